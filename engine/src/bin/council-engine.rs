@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("council-engine: under construction");
+    std::process::exit(2);
+}

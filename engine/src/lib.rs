@@ -1,0 +1,2 @@
+//! The council's own shogi engine: rules (a small facade over rsshogi, so the rest of the
+//! workspace never sees rsshogi types), records, search, evaluation and the USI front end.

@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("council-elo: under construction");
+    std::process::exit(2);
+}

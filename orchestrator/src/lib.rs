@@ -1,0 +1,2 @@
+//! Players (in-process engine, USI process, council), the match runner and its arbiter, records
+//! and ratings.

@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("council-sim: under construction");
+    std::process::exit(2);
+}

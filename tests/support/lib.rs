@@ -1,0 +1,36 @@
+//! Helpers for the end-to-end tests: find the workspace's binaries the way a user would run them.
+//!
+//! `cargo test --workspace` builds every binary of a package that has integration tests before
+//! any test runs, so the binaries sit next to this test executable's `deps/` folder. Running only
+//! this package (`cargo test -p council-tests`) may find stale or missing binaries: build the
+//! workspace first.
+
+use std::path::PathBuf;
+
+/// The path of a workspace binary (`council-engine`, `council-match`, ...) in the same target
+/// profile folder as the running test.
+///
+/// Panics with a message naming the missing binary and the command that builds it.
+pub fn workspace_bin(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    // target/<profile>/deps/<test-binary> -> target/<profile>/<name>
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("test binary lives in target/<profile>/deps");
+    let path = profile_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "binary {} not found; run `cargo build --workspace --bins` (with --release if testing with --release) first",
+        path.display()
+    );
+    path
+}
+
+/// The workspace root (where `configs/` and `Cargo.toml` are).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace root")
+        .to_path_buf()
+}
