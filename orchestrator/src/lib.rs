@@ -1,2 +1,4 @@
 //! Players (in-process engine, USI process, council), the match runner and its arbiter, records
 //! and ratings.
+
+pub mod results;
