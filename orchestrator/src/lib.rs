@@ -2,3 +2,4 @@
 //! and ratings.
 
 pub mod results;
+pub mod stats;
