@@ -1,2 +1,7 @@
 //! The council's own shogi engine: rules (a small facade over rsshogi, so the rest of the
 //! workspace never sees rsshogi types), records, search, evaluation and the USI front end.
+
+pub mod notation;
+pub mod position;
+pub mod types;
+pub mod usi;

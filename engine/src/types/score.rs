@@ -1,0 +1,111 @@
+//! `Score`: an evaluation from the side to move's point of view, in centipawns or as a mate
+//! distance in plies.
+//!
+//! Ordering invariant (from the mover's view): every winning mate ranks above every centipawn
+//! score, which rank above every losing mate; a faster win ranks higher, a slower loss ranks
+//! higher. `Mate(0)` means the side to move is mated now: the lowest score of all.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// An engine score, from the side to move's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Score {
+    /// Centipawns; positive is good for the side to move.
+    Cp(i32),
+    /// Mate in this many plies: positive when the side to move mates, negative (or zero) when it
+    /// is mated. USI's `mate +` / `mate -` (length unknown) are `Mate(Score::MATE_UNKNOWN)` and
+    /// `Mate(-Score::MATE_UNKNOWN)`.
+    Mate(i32),
+}
+
+impl Score {
+    /// Plies standing for "a mate of unknown length" (`score mate +` in USI).
+    pub const MATE_UNKNOWN: i32 = i32::MAX;
+
+    /// Whether the side to move mates.
+    #[must_use]
+    pub const fn is_winning_mate(self) -> bool {
+        matches!(self, Self::Mate(n) if n > 0)
+    }
+
+    /// Whether the side to move is mated.
+    #[must_use]
+    pub const fn is_losing_mate(self) -> bool {
+        matches!(self, Self::Mate(n) if n <= 0)
+    }
+
+    /// A key whose natural order is the score order described in the module docs.
+    fn rank(self) -> (u8, i64) {
+        match self {
+            Self::Mate(n) if n > 0 => (2, -i64::from(n)),
+            Self::Cp(cp) => (1, i64::from(cp)),
+            Self::Mate(n) => (0, -i64::from(n)),
+        }
+    }
+}
+
+impl Ord for Score {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.rank().cmp(&other.rank())
+    }
+}
+
+impl PartialOrd for Score {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// USI `score` fragment: `cp 35`, `mate 5`, `mate -4`, `mate +` / `mate -` for unknown length.
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Cp(cp) => write!(f, "cp {cp}"),
+            Self::Mate(Self::MATE_UNKNOWN) => f.write_str("mate +"),
+            Self::Mate(n) if n == -Self::MATE_UNKNOWN => f.write_str("mate -"),
+            Self::Mate(n) => write!(f, "mate {n}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Score::{Cp, Mate};
+    use super::*;
+
+    #[test]
+    fn order_follows_the_movers_view() {
+        // Worst to best.
+        let ladder = [
+            Mate(0),
+            Mate(-1),
+            Mate(-7),
+            Mate(-Score::MATE_UNKNOWN),
+            Cp(-30_000),
+            Cp(-1),
+            Cp(0),
+            Cp(250),
+            Cp(30_000),
+            Mate(Score::MATE_UNKNOWN),
+            Mate(9),
+            Mate(3),
+            Mate(1),
+        ];
+        for (i, a) in ladder.iter().enumerate() {
+            for (j, b) in ladder.iter().enumerate() {
+                assert_eq!(a.cmp(b), i.cmp(&j), "{a:?} vs {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn display_is_the_usi_fragment() {
+        assert_eq!(Cp(-12).to_string(), "cp -12");
+        assert_eq!(Mate(5).to_string(), "mate 5");
+        assert_eq!(Mate(-2).to_string(), "mate -2");
+        assert_eq!(Mate(Score::MATE_UNKNOWN).to_string(), "mate +");
+        assert_eq!(Mate(-Score::MATE_UNKNOWN).to_string(), "mate -");
+        assert!(Mate(3).is_winning_mate() && Mate(0).is_losing_mate() && !Cp(0).is_losing_mate());
+    }
+}
