@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Independent referee for the engine's rules tests, built on cshogi (PyPI).
+
+Commands (all read stdin, write stdout, one answer line per input line):
+  perft    input  `<depth> <sfen>`   output `<count>`
+  legal    input  `<sfen>`           output `<in_check 0|1> <sorted USI moves...>`
+
+cshogi's `legal_moves` lists every legal move including every legal non-promotion and excludes
+pawn-drop mate, the same definition as ours. Exits non-zero (loudly) if cshogi is missing.
+"""
+import sys
+
+try:
+    import cshogi
+except ImportError as exc:  # never skip: the Rust test reports this as a failure
+    sys.stderr.write(f"cshogi_referee.py: cannot import cshogi ({exc}); pip install -r tests/requirements.txt\n")
+    sys.exit(3)
+
+
+def perft(board, depth):
+    if depth == 0:
+        return 1
+    moves = list(board.legal_moves)
+    if depth == 1:
+        return len(moves)
+    nodes = 0
+    for move in moves:
+        board.push(move)
+        nodes += perft(board, depth - 1)
+        board.pop()
+    return nodes
+
+
+def main():
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        if command == "perft":
+            depth, sfen = line.split(" ", 1)
+            print(perft(cshogi.Board(sfen), int(depth)), flush=True)
+        elif command == "legal":
+            board = cshogi.Board(line)
+            moves = sorted(cshogi.move_to_usi(m) for m in board.legal_moves)
+            print(" ".join([str(int(board.is_check()))] + moves), flush=True)
+        else:
+            sys.stderr.write(f"cshogi_referee.py: unknown command {command!r} (perft|legal)\n")
+            sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
