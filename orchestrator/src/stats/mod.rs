@@ -6,8 +6,13 @@
 
 pub mod elo;
 pub mod head_to_head;
+pub mod ratings;
+pub mod simulate;
 pub mod sprt;
+pub mod table;
 
 pub use elo::{Pentanomial, Wdl};
 pub use head_to_head::{EloEstimate, HeadToHead, SampleModel};
+pub use ratings::{Anchor, FitOptions, Ratings, RatingsError, fit};
 pub use sprt::{EloModel, Sprt, SprtError, SprtReport, SprtStatus};
+pub use table::GameTable;
