@@ -715,7 +715,7 @@ fn ford_violations(table: &GameTable, excluded_kinds: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     for c in 0..count {
         match (scored_on[c], scores_out[c]) {
-            (false, false) => out.push(format!("{} played no one else", names(c))),
+            (false, false) => out.push(format!("{} never played the others", names(c))),
             (false, true) => out.push(format!("{} never lost a point to the others", names(c))),
             (true, false) => out.push(format!("{} never scored against the others", names(c))),
             (true, true) => {}
