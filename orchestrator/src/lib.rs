@@ -1,6 +1,6 @@
 //! Players (in-process engine, USI process, council), the match runner and its arbiter, records
 //! and ratings.
 
-pub mod report;
+pub mod rating_report;
 pub mod results;
 pub mod stats;

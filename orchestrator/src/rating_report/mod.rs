@@ -1,0 +1,10 @@
+//! The rating report of `council-elo`: reading and merging results files, and the ratings in text,
+//! CSV, JSON and SVG. Formatting only; the numbers come from `stats`. (The match report,
+//! `summary.json`, is the runner's `report` module.)
+
+pub mod input;
+pub mod ratings;
+pub mod svg;
+
+pub use input::{InputError, MergeOptions, MergedResults, read_results};
+pub use ratings::RatingReport;
