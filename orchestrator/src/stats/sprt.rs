@@ -74,13 +74,30 @@ pub enum SprtError {
 /// let report = sprt.test(&h2h);
 /// assert_eq!(report.status, SprtStatus::AcceptH1);
 /// ```
+///
+/// As a config table (e.g. `[sprt]` in TOML) it reads `elo0` and `elo1` (required), `alpha` and
+/// `beta` (default 0.05 each) and `model` (`"normalized"`, the default, or `"logistic"`); unknown
+/// keys are refused. Call [`Sprt::validate`] after deserializing.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sprt {
+    /// H0: the Elo difference (first player minus second) is elo0.
     pub elo0: f64,
+    /// H1: the Elo difference is elo1 (> elo0).
     pub elo1: f64,
+    /// Probability of accepting H1 when H0 holds.
+    #[serde(default = "default_error_rate")]
     pub alpha: f64,
+    /// Probability of accepting H0 when H1 holds.
+    #[serde(default = "default_error_rate")]
     pub beta: f64,
+    /// How elo0 and elo1 are measured.
+    #[serde(default)]
     pub model: EloModel,
+}
+
+fn default_error_rate() -> f64 {
+    0.05
 }
 
 /// One evaluation of the test.
@@ -468,6 +485,23 @@ mod tests {
             Sprt::new(0.0, 5.0, 0.6, 0.5, Logistic),
             Err(SprtError::ErrorSum(_))
         ));
+    }
+
+    #[test]
+    fn config_table_has_defaults_and_refuses_typos() {
+        let s: Sprt = toml::from_str("elo0 = 0\nelo1 = 10\n").expect("minimal table");
+        assert_eq!(
+            s,
+            Sprt::new(0.0, 10.0, 0.05, 0.05, Normalized).expect("valid")
+        );
+        let s: Sprt =
+            toml::from_str("elo0 = -5\nelo1 = 5\nalpha = 0.1\nbeta = 0.2\nmodel = \"logistic\"\n")
+                .expect("full table");
+        assert_eq!((s.alpha, s.beta, s.model), (0.1, 0.2, Logistic));
+        assert!(toml::from_str::<Sprt>("elo0 = 0\nelo1 = 5\nelo2 = 7\n").is_err());
+        assert!(toml::from_str::<Sprt>("elo0 = 0\nelo1 = 5\nmodel = \"bayes\"\n").is_err());
+        let backwards: Sprt = toml::from_str("elo0 = 5\nelo1 = 0\n").expect("parses");
+        assert!(backwards.validate().is_err());
     }
 
     #[test]
