@@ -213,6 +213,13 @@ impl RatingReport {
                 merged.duplicates()
             ));
         }
+        if table.self_play_games() > 0 {
+            notes.push(format!(
+                "{} games of a player against itself count only for the first-move value and the \
+                 colour and reason tables",
+                table.self_play_games()
+            ));
+        }
         if !merged.skipped.is_empty() {
             notes.push(format!(
                 "{} malformed lines were skipped",

@@ -123,22 +123,38 @@ impl GameTable {
         out
     }
 
-    /// Each player's results over all games, from the player's side.
+    /// Each player's results over all games against others, from the player's side (a game of a
+    /// player against itself has no result for that player; see [`GameTable::self_play_games`]).
     pub fn totals(&self) -> Vec<Wdl> {
-        self.colour_results()
-            .into_iter()
-            .map(|(mut a, b)| {
-                add_wdl(&mut a, &b);
-                a
-            })
-            .collect()
+        let mut out = vec![Wdl::default(); self.players.len()];
+        for (&(s, g, _), wdl) in &self.cells {
+            if s != g {
+                add_wdl(&mut out[s], wdl);
+                add_wdl(&mut out[g], &wdl.flipped());
+            }
+        }
+        out
     }
 
-    /// `matrix[i][j]`: player i's results against player j, both colours, all handicaps.
+    /// Games a player played against itself (same name on both sides): they inform only the
+    /// first-move value and the per-colour and per-reason counts.
+    pub fn self_play_games(&self) -> u64 {
+        self.cells
+            .iter()
+            .filter(|((s, g, _), _)| s == g)
+            .map(|(_, w)| w.games())
+            .sum()
+    }
+
+    /// `matrix[i][j]`: player i's results against player j, both colours, all handicaps (the
+    /// diagonal stays empty).
     pub fn crosstable(&self) -> Vec<Vec<Wdl>> {
         let n = self.players.len();
         let mut m = vec![vec![Wdl::default(); n]; n];
         for (&(s, g, _), wdl) in &self.cells {
+            if s == g {
+                continue;
+            }
             add_wdl(&mut m[s][g], wdl);
             add_wdl(&mut m[g][s], &wdl.flipped());
         }
@@ -225,5 +241,20 @@ mod tests {
         assert_eq!(reasons[0].0, Reason::Resign);
         assert_eq!(reasons[0].1.sente_wins, 2);
         assert_eq!(reasons.iter().map(|r| r.1.games()).sum::<u64>(), 4);
+        assert_eq!(t.self_play_games(), 0);
+    }
+
+    #[test]
+    fn self_play_counts_per_colour_but_not_in_totals() {
+        let mut t = GameTable::new();
+        t.add_game("A", "A", None, Outcome::Sente, Reason::Resign);
+        t.add_game("A", "B", None, Outcome::Draw, Reason::Resign);
+        assert_eq!(t.self_play_games(), 1);
+        assert_eq!(t.totals()[0], Wdl::new(0, 1, 0));
+        assert_eq!(
+            t.colour_results()[0],
+            (Wdl::new(1, 1, 0), Wdl::new(0, 0, 1))
+        );
+        assert_eq!(t.crosstable()[0][0], Wdl::default());
     }
 }
