@@ -4,5 +4,6 @@
 pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod record;
 pub mod types;
 pub mod usi;

@@ -4,6 +4,8 @@
 Commands (all read stdin, write stdout, one answer line per input line):
   perft    input  `<depth> <sfen>`   output `<count>`
   legal    input  `<sfen>`           output `<in_check 0|1> <sorted USI moves...>`
+  record   input  `<path>.csa|.kif`  output tab-separated: sfen, USI moves, sente|gote names,
+                                     win (0 none/draw, 1 sente, 2 gote, - unknown), end marker
 
 cshogi's `legal_moves` lists every legal move including every legal non-promotion and excludes
 pawn-drop mate, the same definition as ours. Exits non-zero (loudly) if cshogi is missing.
@@ -31,6 +33,21 @@ def perft(board, depth):
     return nodes
 
 
+def read_record(path):
+    """Reads a record with cshogi's own CSA or KIF parser."""
+    from cshogi import CSA, KIF
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if path.endswith(".csa"):
+        parsed = CSA.Parser.parse_str(text)[0]
+    else:
+        parsed = KIF.Parser.parse_str(text)
+    moves = " ".join(cshogi.move_to_usi(m) for m in parsed.moves)
+    names = "|".join(n or "" for n in parsed.names)
+    win = "-" if parsed.win is None else str(int(parsed.win))
+    return "\t".join([parsed.sfen, moves, names, win, parsed.endgame or ""])
+
+
 def main():
     command = sys.argv[1] if len(sys.argv) > 1 else ""
     for line in sys.stdin:
@@ -40,6 +57,8 @@ def main():
         if command == "perft":
             depth, sfen = line.split(" ", 1)
             print(perft(cshogi.Board(sfen), int(depth)), flush=True)
+        elif command == "record":
+            print(read_record(line), flush=True)
         elif command == "legal":
             board = cshogi.Board(line)
             moves = sorted(cshogi.move_to_usi(m) for m in board.legal_moves)

@@ -1,0 +1,154 @@
+//! CSA records (V2.2, as floodgate and shogi-server write them), through rsshogi, with errors
+//! that name the line.
+//!
+//! End markers written: %TORYO (resignation, and checkmate: the mated side resigns, as on
+//! floodgate), %SENNICHITE, %KACHI, %JISHOGI (maximum plies), %ILLEGAL_MOVE, %TIME_UP,
+//! %CHUDAN, and %+ILLEGAL_ACTION / %-ILLEGAL_ACTION naming the loser of a perpetual check or a
+//! crash (with a `'*reason: <name>` comment so the reason survives a round trip).
+
+use super::convert::{self, LineMap};
+use super::{Format, GameRecord, RecordError};
+use crate::notation::UsiMove;
+use crate::types::{PieceKind, Square};
+use rsshogi::records::formats::csa::{self as rs_csa, CsaError};
+
+pub(super) fn write(rec: &GameRecord) -> Result<String, RecordError> {
+    let out = convert::to_rs(rec, Format::Csa)?;
+    rs_csa::export_csa(&out).map_err(|e| RecordError::Unwritable {
+        format: Format::Csa,
+        problem: e.to_string(),
+    })
+}
+
+pub(super) fn read(text: &str) -> Result<GameRecord, RecordError> {
+    let map = line_map(text);
+    match rs_csa::parse_csa_str(text) {
+        Ok(source) => convert::from_rs(&source, &map),
+        Err(error) => Err(explain(&error, &map)),
+    }
+}
+
+fn is_move(statement: &str) -> bool {
+    let b = statement.as_bytes();
+    b.len() == 7
+        && matches!(b[0], b'+' | b'-')
+        && b[1..5].iter().all(u8::is_ascii_digit)
+        && b[5..7].iter().all(u8::is_ascii_uppercase)
+}
+
+fn line_map(text: &str) -> LineMap<'_> {
+    let mut map = LineMap::new(Format::Csa, text);
+    for (i, line) in map.lines.clone().iter().enumerate() {
+        let line_no = i + 1;
+        let trimmed = line.trim();
+        if trimmed == "/" {
+            break; // only the first game of a multi-game file is read
+        }
+        if trimmed.starts_with('\'') {
+            continue;
+        }
+        if map.start_line == 0 && trimmed.starts_with('P') {
+            map.start_line = line_no;
+        }
+        for statement in trimmed.split(',').map(str::trim) {
+            if is_move(statement) {
+                map.move_lines.push(line_no);
+            } else if statement.starts_with('%') && map.end_line.is_none() {
+                map.end_line = Some(line_no);
+            }
+        }
+    }
+    map
+}
+
+/// Turns rsshogi's complaint into one that names the line (and, for an illegal move, why).
+fn explain(error: &CsaError, map: &LineMap<'_>) -> RecordError {
+    match error {
+        CsaError::Sfen(e) => map.syntax(map.start_line.max(1), format!("start position: {e}")),
+        CsaError::InvalidLine(t) => map.syntax(map.line_of(t), "not a CSA line"),
+        CsaError::InvalidBoard(t) => {
+            map.syntax(map.line_of(t), "not a CSA board line (P1..P9, PI, P+, P-)")
+        }
+        CsaError::InvalidMove(t) => map.syntax(map.line_of(t), "not a CSA move (e.g. +7776FU)"),
+        CsaError::MoveSideMismatch(t) => {
+            map.syntax(map.line_of(t), "the sign does not match the side to move")
+        }
+        CsaError::IllegalMove { index } => illegal_move(*index, map),
+        CsaError::MissingEndMarker => map.syntax(map.lines.len(), "missing end marker"),
+    }
+}
+
+/// Replays the moves before the illegal one to say which rule it breaks.
+fn illegal_move(index: usize, map: &LineMap<'_>) -> RecordError {
+    let line = map.move_lines.get(index).copied().unwrap_or(1);
+    let number = index + 1;
+    let fallback = || map.syntax(line, format!("move {number} is not legal here"));
+    // The text up to the offending line is a valid record of the moves before it.
+    let before: String = map.lines[..line - 1]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let Ok(source) = rs_csa::parse_csa_str(&before) else {
+        return fallback();
+    };
+    // A bad start position is the more basic problem.
+    let prefix = match convert::from_rs(&source, &line_map(&before)) {
+        Ok(prefix) => prefix,
+        Err(error) => return error,
+    };
+    let Some(word) = map.lines[line - 1]
+        .split(',')
+        .map(str::trim)
+        .find(|s| is_move(s))
+    else {
+        return fallback();
+    };
+    let pos = prefix.position();
+    let Some(usi) = usi_of(word, |sq| pos.piece_at(sq).map(|p| p.kind)) else {
+        return fallback();
+    };
+    match pos.parse_usi_move(&usi.to_string()) {
+        Err(error) => RecordError::IllegalMove {
+            format: Format::Csa,
+            line,
+            number,
+            error,
+        },
+        Ok(_) => fallback(),
+    }
+}
+
+/// What a CSA move word (`+7776FU`, `+0045KA`, `+8822UM`) means in USI terms, given what stands
+/// on its origin square.
+fn usi_of(word: &str, piece_on: impl Fn(Square) -> Option<PieceKind>) -> Option<UsiMove> {
+    let b = word.as_bytes();
+    let digit = |i: usize| b[i] - b'0';
+    let to = Square::new(digit(3), digit(4))?;
+    let kind = csa_kind(&word[5..7])?;
+    if digit(1) == 0 && digit(2) == 0 {
+        return Some(UsiMove::Drop { kind, to });
+    }
+    let from = Square::new(digit(1), digit(2))?;
+    let promote = kind.is_promoted() && piece_on(from).is_some_and(|k| !k.is_promoted());
+    Some(UsiMove::Normal { from, to, promote })
+}
+
+fn csa_kind(code: &str) -> Option<PieceKind> {
+    Some(match code {
+        "FU" => PieceKind::Pawn,
+        "KY" => PieceKind::Lance,
+        "KE" => PieceKind::Knight,
+        "GI" => PieceKind::Silver,
+        "KI" => PieceKind::Gold,
+        "KA" => PieceKind::Bishop,
+        "HI" => PieceKind::Rook,
+        "OU" => PieceKind::King,
+        "TO" => PieceKind::ProPawn,
+        "NY" => PieceKind::ProLance,
+        "NK" => PieceKind::ProKnight,
+        "NG" => PieceKind::ProSilver,
+        "UM" => PieceKind::Horse,
+        "RY" => PieceKind::Dragon,
+        _ => return None,
+    })
+}
