@@ -1,2 +1,16 @@
-//! Monte Carlo models of `../shared/spec/models.md`: the random-walk game length, the council
-//! and the simple majority model.
+//! Monte Carlo models of `shared/spec/models.md` sections 2 to 4: the random-walk model of game
+//! length, the council of noisy engines, and the simple three-voter majority model. Each model
+//! returns numbers (`report` and `plot` format them); every simulation takes a master seed and
+//! replays bit-for-bit on any number of threads (see `streams`).
+
+pub mod council;
+pub mod error;
+pub mod game_length;
+pub mod majority;
+pub mod moments;
+pub mod plain;
+pub mod plot;
+pub mod report;
+pub mod streams;
+
+pub use error::SimError;

@@ -1,0 +1,240 @@
+//! Monte Carlo games of the random-walk model: `W` walk steps, then `L = W + K`.
+//!
+//! Per batch (see `streams`): every game draws its walk's standard normals (rand_distr's
+//! ziggurat `StandardNormal`, in blocks: `streams::NormalBlock`) one step at a time until
+//! `|X| >= 1`, then one more normal for `K`.
+//! `W` is counted exactly (a count per value), `L` goes into shifted power sums and a
+//! histogram with one-ply bins. Batches are merged in batch order.
+
+use serde::Serialize;
+
+use super::GameLengthParams;
+use crate::moments::{Moments, PowerSums};
+use crate::streams::{self, Batch, NormalBlock, SimRng};
+
+/// Counts of `L` in one-ply bins `[lo + i, lo + i + 1)`, plus what fell outside.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Histogram {
+    pub lo: i64,
+    pub counts: Vec<u64>,
+    pub below: u64,
+    pub above: u64,
+}
+
+impl Histogram {
+    fn new(layout: &Layout) -> Histogram {
+        Histogram {
+            lo: layout.lo,
+            counts: vec![0; layout.bins],
+            below: 0,
+            above: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, x: f64) {
+        let offset = x - self.lo as f64;
+        // Truncation is floor for offset >= 0 (and avoids a libm call on baseline x86-64).
+        if offset < 0.0 {
+            self.below += 1;
+        } else if offset >= self.counts.len() as f64 {
+            self.above += 1;
+        } else {
+            self.counts[offset as usize] += 1;
+        }
+    }
+
+    fn merge(&mut self, other: &Histogram) {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.below += other.below;
+        self.above += other.above;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum::<u64>() + self.below + self.above
+    }
+}
+
+/// Where the histogram's bins lie and the shift for the power sums; fixed before the run so the
+/// result does not depend on how the games were split.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layout {
+    pub shift: f64,
+    pub lo: i64,
+    pub bins: usize,
+}
+
+impl Layout {
+    /// A layout around the model's exact moments (or a rough estimate when `A` is outside the
+    /// kernel's range): from 8 sd below the mean to 16 sd above it.
+    pub fn for_params(params: &GameLengthParams) -> Layout {
+        let length = params
+            .exact_moments()
+            .map(|e| e.length)
+            .unwrap_or_else(|_| {
+                // Brownian exit time from (-1, 1): mean 1 / A^2, variance 2 / (3 A^4).
+                let a2 = params.a * params.a;
+                Moments::normal(
+                    params.m + 1.0 / a2 + 1.0,
+                    (2.0 / 3.0f64).sqrt() / a2 + params.s,
+                )
+            });
+        let (mean, sd) = (length.mean, length.sd().max(1.0));
+        let lo = (mean - 8.0 * sd).floor();
+        let hi = (mean + 16.0 * sd).ceil();
+        Layout {
+            shift: mean,
+            lo: lo as i64,
+            bins: (hi - lo).clamp(1.0, 1e6) as usize,
+        }
+    }
+}
+
+/// The outcome of a Monte Carlo run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GameLengthRun {
+    pub params: GameLengthParams,
+    pub games: u64,
+    pub seed: u64,
+    /// Sample moments of `L`.
+    pub length: Moments,
+    /// Sample moments of `W`.
+    pub walk: Moments,
+    /// `walk_counts[t]`: games whose walk took `t` steps.
+    pub walk_counts: Vec<u64>,
+    pub histogram: Histogram,
+}
+
+struct BatchResult {
+    length: PowerSums,
+    walk_counts: Vec<u64>,
+    histogram: Histogram,
+}
+
+/// Steps of one walk: `X += a Z` until `|X| >= 1`.
+#[inline]
+pub fn walk_steps(rng: &mut SimRng, normals: &mut NormalBlock, a: f64) -> u32 {
+    let mut x = 0.0f64;
+    let mut t = 0u32;
+    loop {
+        let pending = normals.pending(rng);
+        let (next_x, used, decided) = walk_along(x, a, pending);
+        normals.consume(used);
+        t += used as u32;
+        if decided {
+            return t;
+        }
+        x = next_x;
+    }
+}
+
+/// Walks from `x` along `steps` until `|X| >= 1` or the steps run out: `(X, steps used,
+/// decided)`. Kept out of line on purpose: inlined, `x` ends up in a stack slot (the caller's
+/// loop holds a call), costing a store-to-load round trip per step.
+#[inline(never)]
+fn walk_along(mut x: f64, a: f64, steps: &[f64]) -> (f64, usize, bool) {
+    for (k, &z) in steps.iter().enumerate() {
+        x += a * z;
+        if x.abs() >= 1.0 {
+            return (x, k + 1, true);
+        }
+    }
+    (x, steps.len(), false)
+}
+
+fn run_batch(params: &GameLengthParams, layout: &Layout, batch: Batch) -> BatchResult {
+    let mut rng = batch.rng;
+    let mut normals = NormalBlock::default();
+    let mut length = PowerSums::new(layout.shift);
+    let mut walk_counts = vec![0u64; 64];
+    let mut histogram = Histogram::new(layout);
+    for _ in 0..batch.items {
+        let w = walk_steps(&mut rng, &mut normals, params.a);
+        let l = w as f64 + params.m + params.s * normals.next(&mut rng);
+        let w = w as usize;
+        if w >= walk_counts.len() {
+            walk_counts.resize(w + 1, 0);
+        }
+        walk_counts[w] += 1;
+        length.push(l);
+        histogram.push(l);
+    }
+    BatchResult {
+        length,
+        walk_counts,
+        histogram,
+    }
+}
+
+/// Moments of a distribution on `0, 1, 2, ...` given by counts.
+pub fn moments_of_counts(counts: &[u64]) -> Option<Moments> {
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return None;
+    }
+    let n = n as f64;
+    let mean = counts
+        .iter()
+        .enumerate()
+        .map(|(t, &c)| t as f64 * c as f64)
+        .sum::<f64>()
+        / n;
+    let central = |k: i32| {
+        counts
+            .iter()
+            .enumerate()
+            .map(|(t, &c)| (t as f64 - mean).powi(k) * c as f64)
+            .sum::<f64>()
+            / n
+    };
+    Some(Moments {
+        mean,
+        variance: central(2),
+        m3: central(3),
+        m4: central(4),
+    })
+}
+
+/// Plays `games` games (at least one) with master seed `seed` on the current rayon pool.
+pub fn simulate(
+    params: &GameLengthParams,
+    games: u64,
+    seed: u64,
+    layout: &Layout,
+    progress: &(dyn Fn(u64) + Sync),
+) -> GameLengthRun {
+    let games = games.max(1);
+    let results = streams::run(
+        seed,
+        games,
+        |batch| run_batch(params, layout, batch),
+        progress,
+    );
+    let mut length = PowerSums::new(layout.shift);
+    let mut walk_counts: Vec<u64> = Vec::new();
+    let mut histogram = Histogram::new(layout);
+    for r in &results {
+        length.merge(&r.length);
+        if r.walk_counts.len() > walk_counts.len() {
+            walk_counts.resize(r.walk_counts.len(), 0);
+        }
+        for (a, b) in walk_counts.iter_mut().zip(&r.walk_counts) {
+            *a += b;
+        }
+        histogram.merge(&r.histogram);
+    }
+    while walk_counts.last() == Some(&0) {
+        walk_counts.pop();
+    }
+    GameLengthRun {
+        params: *params,
+        games,
+        seed,
+        length: length.moments().expect("at least one game"),
+        walk: moments_of_counts(&walk_counts).expect("at least one game"),
+        walk_counts,
+        histogram,
+    }
+}
