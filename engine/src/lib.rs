@@ -1,9 +1,11 @@
 //! The council's own shogi engine: rules (a small facade over rsshogi, so the rest of the
 //! workspace never sees rsshogi types), records, search, evaluation and the USI front end.
 
+pub mod eval;
 pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod record;
+pub mod search;
 pub mod types;
 pub mod usi;

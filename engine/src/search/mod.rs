@@ -1,0 +1,218 @@
+//! The engine's search: an [`Engine`] that owns the transposition table and move-ordering
+//! statistics, and searches a position under [`Limits`] until done or stopped.
+//!
+//! Search never prints: it reports each finished iteration (and MultiPV line) to a
+//! [`SearchObserver`], which the USI loop, the `bench` command and the orchestrator's
+//! in-process player each implement. Strength controls (node limit, depth limit, move time,
+//! evaluation noise with a seed) are [`EngineSettings`]; with the same settings, seed and
+//! call sequence the engine replays exactly (node and depth limits are deterministic; time
+//! limits are not, by nature).
+
+mod alphabeta;
+pub mod bench;
+mod ordering;
+mod see;
+pub mod time;
+mod tt;
+mod value;
+
+use crate::eval::noise::Noise;
+use alphabeta::{CoreLimits, CoreResult, Flags, LineInfo, Searcher};
+use ordering::Heuristics;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use tt::TranspositionTable;
+
+#[cfg(test)]
+use value::{MATE_IN_MAX, mate_plies};
+
+/// The clock part of `go`: remaining times, byoyomi and Fischer increments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    pub btime: Duration,
+    pub wtime: Duration,
+    pub byoyomi: Duration,
+    pub binc: Duration,
+    pub winc: Duration,
+}
+
+/// What one `go` allows. Empty limits (no field set) mean: search to the depth limit of the
+/// settings, or forever until stopped when there is none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub nodes: Option<u64>,
+    pub depth: Option<u32>,
+    pub movetime: Option<Duration>,
+    pub clock: Option<Clock>,
+    /// Search until stopped (`go infinite`, and `go ponder` until `ponderhit`).
+    pub infinite: bool,
+}
+
+/// Lets another thread stop a running search, and tells it whether it is pondering.
+///
+/// Clones share the same flags. `stop()` ends the search as soon as it next looks (every
+/// 1024 nodes). While `pondering` is set the clock is not counted; clearing it (ponderhit)
+/// starts the clock from that moment.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag {
+    flags: Flags,
+}
+
+impl StopFlag {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn stop(&self) {
+        self.flags.stop.store(true, Ordering::Relaxed);
+    }
+
+    #[must_use]
+    pub fn is_stopped(&self) -> bool {
+        self.flags.stop.load(Ordering::Relaxed)
+    }
+
+    /// Clears both flags, ready for a new search.
+    pub fn reset(&self) {
+        self.flags.stop.store(false, Ordering::Relaxed);
+        self.flags.pondering.store(false, Ordering::Relaxed);
+    }
+
+    pub fn set_pondering(&self, pondering: bool) {
+        self.flags.pondering.store(pondering, Ordering::Relaxed);
+    }
+
+    #[must_use]
+    pub fn is_pondering(&self) -> bool {
+        self.flags.pondering.load(Ordering::Relaxed)
+    }
+}
+
+/// Engine settings: the USI options and the strength controls.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineSettings {
+    /// Transposition table size in MiB (USI_Hash).
+    pub hash_mb: usize,
+    /// Number of principal variations to report (MultiPV), at least 1.
+    pub multipv: usize,
+    /// Strength: stop after this many nodes (deterministic).
+    pub node_limit: Option<u64>,
+    /// Strength: never search deeper than this (deterministic).
+    pub depth_limit: Option<u32>,
+    /// Strength: think at most this long per move.
+    pub move_time: Option<Duration>,
+    /// Strength: Gaussian evaluation noise, standard deviation in centipawns (0 = none).
+    pub noise_sd_cp: f64,
+    /// Seed of the evaluation noise.
+    pub noise_seed: u64,
+    /// Safety margin kept on the clock, in milliseconds.
+    pub margin_ms: u64,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        Self {
+            hash_mb: 64,
+            multipv: 1,
+            node_limit: None,
+            depth_limit: None,
+            move_time: None,
+            noise_sd_cp: 0.0,
+            noise_seed: 0,
+            margin_ms: time::DEFAULT_MARGIN_MS,
+        }
+    }
+}
+
+/// A shogi engine instance: settings, hash table and learned move-ordering statistics.
+pub struct Engine {
+    settings: EngineSettings,
+    tt: TranspositionTable,
+    heur: Heuristics,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new(EngineSettings::default())
+    }
+}
+
+impl Engine {
+    #[must_use]
+    pub fn new(settings: EngineSettings) -> Self {
+        let tt = TranspositionTable::new(settings.hash_mb);
+        Self { settings, tt, heur: Heuristics::new() }
+    }
+
+    #[must_use]
+    pub fn settings(&self) -> &EngineSettings {
+        &self.settings
+    }
+
+    /// Changes the settings; the hash table is reallocated (and cleared) only if its size changed.
+    pub fn set_settings(&mut self, settings: EngineSettings) {
+        if settings.hash_mb != self.settings.hash_mb {
+            self.tt = TranspositionTable::new(settings.hash_mb);
+        }
+        self.settings = settings;
+    }
+
+    /// Forgets everything learned (hash table, history): a new game starts from scratch,
+    /// so that a game replays exactly whatever came before it.
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.heur.clear();
+    }
+
+    /// The limits the core search runs under: the `go` limits combined with the settings.
+    fn core_limits(&self, limits: &Limits, sente: bool) -> CoreLimits {
+        let s = &self.settings;
+        let mut limits = *limits;
+        if let Some(mt) = s.move_time {
+            limits.movetime = Some(limits.movetime.map_or(mt, |m| m.min(mt)));
+        }
+        let depth = match (limits.depth, s.depth_limit) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => value::MAX_PLY as u32,
+        };
+        let nodes = match (limits.nodes, s.node_limit) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        CoreLimits {
+            depth: depth.clamp(1, value::MAX_PLY as u32) as i32,
+            nodes,
+            budget: time::budget(&limits, sente, s.margin_ms),
+            multipv: s.multipv.max(1),
+        }
+    }
+
+    /// Searches an rsshogi position (whose state stack holds the game history).
+    pub(crate) fn search_core(
+        &mut self,
+        pos: &rsshogi::board::Position,
+        limits: &Limits,
+        stop: &StopFlag,
+        on_line: &mut dyn FnMut(&LineInfo),
+    ) -> CoreResult {
+        let core_limits = self.core_limits(limits, pos.turn() == rsshogi::types::Color::BLACK);
+        self.tt.new_search();
+        self.heur.age();
+        self.heur.clear_killers();
+        let noise = Noise { sd_cp: self.settings.noise_sd_cp, seed: self.settings.noise_seed };
+        let mut searcher = Searcher::new(
+            pos.clone(),
+            &mut self.tt,
+            &mut self.heur,
+            noise,
+            stop.flags.clone(),
+            core_limits,
+        );
+        searcher.run(on_line)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,327 @@
+//! Move ordering: try the moves most likely to cause a cutoff first, so alpha-beta prunes.
+//!
+//! Order: the hash move, captures (and pawn promotions) that do not lose material by
+//! MVV-LVA, the two killer moves of the ply and the counter move, quiet moves by history, and
+//! last the losing captures. In check every evasion is generated and scored in one go.
+//! Invariants: the picker yields pseudo-legal moves, each at most once; the caller checks
+//! king safety (`is_legal_after_pseudo_move32`) before playing one.
+//! See: chessprogramming wiki "Move Ordering", "MVV-LVA", "Killer Heuristic",
+//! "History Heuristic", "Countermove Heuristic".
+
+use super::see::see_ge;
+use super::value::MAX_PLY;
+use crate::eval::capture_value;
+use rsshogi::board::{CapturePlusPro, Evasions, Move32List, Position, QuietsProMinus, generate_moves_move32};
+use rsshogi::types::{Move32, Piece};
+
+const PIECE_TO: usize = Piece::COUNT * 81;
+/// History values saturate here (the "gravity" update keeps them inside).
+pub(crate) const HISTORY_MAX: i32 = 16_384;
+
+/// Search statistics shared by all nodes of one engine; kept between moves of a game.
+pub(crate) struct Heuristics {
+    /// Quiet-move success by (moved piece after the move, destination).
+    history: Vec<i32>,
+    killers: Vec<[Move32; 2]>,
+    /// Best reply to the previous move, indexed by that move's (piece, destination).
+    counter: Vec<Move32>,
+}
+
+impl Heuristics {
+    pub(crate) fn new() -> Self {
+        Self {
+            history: vec![0; PIECE_TO],
+            killers: vec![[Move32::MOVE_NONE; 2]; MAX_PLY as usize + 8],
+            counter: vec![Move32::MOVE_NONE; PIECE_TO],
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.history.fill(0);
+        self.counter.fill(Move32::MOVE_NONE);
+        self.clear_killers();
+    }
+
+    pub(crate) fn clear_killers(&mut self) {
+        self.killers.fill([Move32::MOVE_NONE; 2]);
+    }
+
+    /// Age the history between searches so old lessons weigh less.
+    pub(crate) fn age(&mut self) {
+        for h in &mut self.history {
+            *h /= 2;
+        }
+    }
+
+    #[inline]
+    fn index(mv: Move32) -> usize {
+        mv.piece_after_move().to_index() * 81 + mv.to_sq().to_index()
+    }
+
+    #[inline]
+    pub(crate) fn history(&self, mv: Move32) -> i32 {
+        self.history[Self::index(mv)]
+    }
+
+    /// Bonus (or malus when negative), with gravity so values stay within `±HISTORY_MAX`.
+    /// See: chessprogramming wiki "History Heuristic" (history gravity).
+    #[inline]
+    pub(crate) fn update_history(&mut self, mv: Move32, bonus: i32) {
+        let h = &mut self.history[Self::index(mv)];
+        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    }
+
+    pub(crate) fn killers(&self, ply: usize) -> [Move32; 2] {
+        self.killers[ply]
+    }
+
+    pub(crate) fn store_killer(&mut self, ply: usize, mv: Move32) {
+        let k = &mut self.killers[ply];
+        if k[0] != mv {
+            k[1] = k[0];
+            k[0] = mv;
+        }
+    }
+
+    pub(crate) fn counter(&self, prev: Move32) -> Move32 {
+        if prev.is_normal() && prev.has_piece_info() {
+            self.counter[Self::index(prev)]
+        } else {
+            Move32::MOVE_NONE
+        }
+    }
+
+    pub(crate) fn store_counter(&mut self, prev: Move32, mv: Move32) {
+        if prev.is_normal() && prev.has_piece_info() {
+            self.counter[Self::index(prev)] = mv;
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stage {
+    HashMove,
+    GenCaptures,
+    GoodCaptures,
+    Killer1,
+    Killer2,
+    Counter,
+    GenQuiets,
+    Quiets,
+    BadCaptures,
+    GenEvasions,
+    Evasions,
+    Done,
+}
+
+/// A scored list with selection-sort picking (cheap when a cutoff comes early).
+struct Scored {
+    moves: Move32List,
+    scores: Vec<i32>,
+    next: usize,
+}
+
+impl Scored {
+    fn new() -> Self {
+        Self { moves: Move32List::new(), scores: Vec::new(), next: 0 }
+    }
+
+    fn pick_best(&mut self) -> Option<(Move32, i32)> {
+        let n = self.moves.len();
+        if self.next >= n {
+            return None;
+        }
+        let mut best = self.next;
+        for i in self.next + 1..n {
+            if self.scores[i] > self.scores[best] {
+                best = i;
+            }
+        }
+        let slice = self.moves.as_mut_slice();
+        slice.swap(self.next, best);
+        self.scores.swap(self.next, best);
+        let out = (slice[self.next], self.scores[self.next]);
+        self.next += 1;
+        Some(out)
+    }
+}
+
+/// Yields the moves of a node in the order described in the module doc.
+pub(crate) struct MovePicker {
+    stage: Stage,
+    hash_move: Move32,
+    killers: [Move32; 2],
+    counter: Move32,
+    list: Scored,
+    bad: Vec<Move32>,
+    bad_next: usize,
+    /// Quiescence: captures and pawn promotions only (plus evasions in check).
+    captures_only: bool,
+}
+
+/// MVV-LVA: the most valuable victim first, the least valuable attacker breaking ties.
+#[inline]
+fn mvv_lva(pos: &Position, mv: Move32) -> i32 {
+    let victim = capture_value(pos.piece_on(mv.to_sq()).piece_type());
+    let attacker = mv.piece_after_move().piece_type().raw() as i32;
+    let promo = if mv.is_promotion() { 300 } else { 0 };
+    victim * 8 - attacker + promo
+}
+
+impl MovePicker {
+    pub(crate) fn new(pos: &Position, hash_move: Move32, killers: [Move32; 2], counter: Move32) -> Self {
+        let in_check = pos.is_in_check();
+        let hash_move = if hash_move != Move32::MOVE_NONE && pos.is_pseudo_legal_move32(hash_move, true) {
+            hash_move
+        } else {
+            Move32::MOVE_NONE
+        };
+        let stage = if hash_move != Move32::MOVE_NONE {
+            Stage::HashMove
+        } else if in_check {
+            Stage::GenEvasions
+        } else {
+            Stage::GenCaptures
+        };
+        Self {
+            stage,
+            hash_move,
+            killers,
+            counter,
+            list: Scored::new(),
+            bad: Vec::new(),
+            bad_next: 0,
+            captures_only: false,
+        }
+    }
+
+    /// Quiescence search: captures and promotions, or all evasions when in check.
+    pub(crate) fn new_quiescence(pos: &Position, hash_move: Move32) -> Self {
+        let mut picker = Self::new(pos, hash_move, [Move32::MOVE_NONE; 2], Move32::MOVE_NONE);
+        picker.captures_only = true;
+        // In quiescence only a tactical hash move is worth trying out of turn.
+        if !pos.is_in_check() && picker.hash_move != Move32::MOVE_NONE && !is_tactical(pos, picker.hash_move) {
+            picker.hash_move = Move32::MOVE_NONE;
+            picker.stage = Stage::GenCaptures;
+        }
+        picker
+    }
+
+    /// True for a killer or counter move that may be played here.
+    fn usable_quiet(&self, pos: &Position, mv: Move32) -> bool {
+        mv != Move32::MOVE_NONE
+            && mv != self.hash_move
+            && pos.is_pseudo_legal_move32(mv, false)
+            && !is_tactical(pos, mv)
+    }
+
+    pub(crate) fn next(&mut self, pos: &Position, heur: &Heuristics) -> Option<Move32> {
+        loop {
+            match self.stage {
+                Stage::HashMove => {
+                    self.stage = if pos.is_in_check() { Stage::GenEvasions } else { Stage::GenCaptures };
+                    return Some(self.hash_move);
+                }
+                Stage::GenCaptures => {
+                    generate_moves_move32::<CapturePlusPro>(pos, &mut self.list.moves);
+                    self.list.scores.clear();
+                    self.list.next = 0;
+                    for &mv in self.list.moves.iter() {
+                        self.list.scores.push(mvv_lva(pos, mv));
+                    }
+                    self.stage = Stage::GoodCaptures;
+                }
+                Stage::GoodCaptures => {
+                    while let Some((mv, _)) = self.list.pick_best() {
+                        if mv == self.hash_move {
+                            continue;
+                        }
+                        if see_ge(pos, mv, 0) {
+                            return Some(mv);
+                        }
+                        self.bad.push(mv);
+                    }
+                    self.stage = if self.captures_only { Stage::Done } else { Stage::Killer1 };
+                }
+                Stage::Killer1 => {
+                    self.stage = Stage::Killer2;
+                    let k = self.killers[0];
+                    if self.usable_quiet(pos, k) {
+                        return Some(k);
+                    }
+                }
+                Stage::Killer2 => {
+                    self.stage = Stage::Counter;
+                    let k = self.killers[1];
+                    if k != self.killers[0] && self.usable_quiet(pos, k) {
+                        return Some(k);
+                    }
+                }
+                Stage::Counter => {
+                    self.stage = Stage::GenQuiets;
+                    let c = self.counter;
+                    if c != self.killers[0] && c != self.killers[1] && self.usable_quiet(pos, c) {
+                        return Some(c);
+                    }
+                }
+                Stage::GenQuiets => {
+                    generate_moves_move32::<QuietsProMinus>(pos, &mut self.list.moves);
+                    self.list.scores.clear();
+                    self.list.next = 0;
+                    for &mv in self.list.moves.iter() {
+                        self.list.scores.push(heur.history(mv));
+                    }
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => {
+                    while let Some((mv, _)) = self.list.pick_best() {
+                        if mv == self.hash_move || mv == self.killers[0] || mv == self.killers[1] || mv == self.counter {
+                            continue;
+                        }
+                        return Some(mv);
+                    }
+                    self.stage = Stage::BadCaptures;
+                }
+                Stage::BadCaptures => {
+                    if self.bad_next < self.bad.len() {
+                        self.bad_next += 1;
+                        return Some(self.bad[self.bad_next - 1]);
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::GenEvasions => {
+                    generate_moves_move32::<Evasions>(pos, &mut self.list.moves);
+                    self.list.scores.clear();
+                    self.list.next = 0;
+                    for &mv in self.list.moves.iter() {
+                        let score = if pos.piece_on(mv.to_sq()) != Piece::NONE {
+                            1_000_000 + mvv_lva(pos, mv)
+                        } else {
+                            heur.history(mv)
+                        };
+                        self.list.scores.push(score);
+                    }
+                    self.stage = Stage::Evasions;
+                }
+                Stage::Evasions => {
+                    while let Some((mv, _)) = self.list.pick_best() {
+                        if mv == self.hash_move {
+                            continue;
+                        }
+                        return Some(mv);
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+}
+
+/// Captures and pawn promotions: the moves quiescence looks at and history does not score.
+#[inline]
+pub(crate) fn is_tactical(pos: &Position, mv: Move32) -> bool {
+    pos.piece_on(mv.to_sq()) != Piece::NONE
+        || (mv.is_promotion() && mv.piece_after_move().piece_type() == rsshogi::types::PieceType::PRO_PAWN)
+}

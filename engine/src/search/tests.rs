@@ -1,0 +1,180 @@
+//! Behaviour of the search on positions whose right answer is known by construction.
+
+use super::*;
+use rsshogi::board::{Position, position_from_sfen};
+use rsshogi::types::Move32;
+
+fn pos(sfen: &str) -> Position {
+    let mut p = position_from_sfen(sfen).expect("test sfen");
+    p.init_stack();
+    p
+}
+
+fn engine_with(settings: EngineSettings) -> Engine {
+    Engine::new(EngineSettings { hash_mb: 8, ..settings })
+}
+
+fn search(engine: &mut Engine, p: &Position, limits: Limits) -> CoreResult {
+    engine.search_core(p, &limits, &StopFlag::new(), &mut |_| {})
+}
+
+fn depth(d: u32) -> Limits {
+    Limits { depth: Some(d), ..Limits::default() }
+}
+
+fn play(p: &Position, mv: Move32) -> Position {
+    let mut next = p.clone();
+    next.apply_move32(mv);
+    next
+}
+
+#[test]
+fn finds_mate_in_one() {
+    // Gote king on 5a, a Sente gold on 5c and one in hand: G*5b mates.
+    let p = pos("4k4/9/4G4/9/9/9/9/9/4K4 b G2r2b2g4s4n4l18p 1");
+    let r = search(&mut engine_with(EngineSettings::default()), &p, depth(3));
+    let best = r.best.expect("a move");
+    assert!(play(&p, best).is_mated(), "{} does not mate", best.to_usi());
+    assert_eq!(mate_plies(r.value), 1);
+}
+
+#[test]
+fn finds_mate_in_three() {
+    // Tsume: 1. G*4b (or similar) ... the search must report a mate in 3 plies and play a
+    // move after which every defence still loses to a mate in one.
+    let p = pos("7nl/7k1/9/7P1/9/9/9/9/K8 b 2GS2r2b2g3s3n3l17p 1");
+    let r = search(&mut engine_with(EngineSettings::default()), &p, depth(6));
+    assert!(r.value >= MATE_IN_MAX, "no mate found: value {}", r.value);
+    let plies = mate_plies(r.value);
+    assert!(plies <= 5 && plies % 2 == 1, "mate in {plies}");
+    let best = r.best.expect("a move");
+    let after = play(&p, best);
+    let mut replies = rsshogi::board::Move32List::new();
+    rsshogi::board::generate_legal_all_move32(&after, &mut replies);
+    assert!(!replies.is_empty() || after.is_mated());
+    for &reply in replies.iter() {
+        let next = play(&after, reply);
+        let mut engine = engine_with(EngineSettings::default());
+        let r2 = search(&mut engine, &next, depth(4));
+        assert!(r2.value >= MATE_IN_MAX, "after {} {} no mate", best.to_usi(), reply.to_usi());
+    }
+}
+
+#[test]
+fn never_plays_a_pawn_drop_mate() {
+    // P*1b would mate (king 1a, gold 2c covers 1b and 2b, knight 3c covers 2a): illegal.
+    let p = pos("8k/9/6NG1/9/9/9/9/9/K8 b Pr2b3g4s3n4l17p 1");
+    let illegal = p.move32_from_usi("P*1b");
+    assert!(illegal.is_none_or(|m| !p.is_legal_move32(m)), "the position must make P*1b illegal");
+    let r = search(&mut engine_with(EngineSettings::default()), &p, depth(5));
+    let best = r.best.expect("a move");
+    assert_ne!(best.to_usi(), "P*1b");
+    assert!(p.is_legal_move32(best));
+    assert_ne!(mate_plies(r.value), 1, "claims a mate in one that does not exist");
+}
+
+#[test]
+fn a_pawn_push_mate_is_played() {
+    // Same net, but the pawn is on the board: 1c1b is a legal mate.
+    let p = pos("8k/9/6NGP/9/9/9/9/9/K8 b r2b3g4s3n4l17p 1");
+    let r = search(&mut engine_with(EngineSettings::default()), &p, depth(3));
+    let best = r.best.expect("a move");
+    assert!(play(&p, best).is_mated(), "{} does not mate", best.to_usi());
+    assert_eq!(mate_plies(r.value), 1);
+}
+
+#[test]
+fn mated_position_has_no_move() {
+    // Gote to move, mated by the gold on 5b supported from 5c.
+    let p = pos("4k4/4G4/4G4/9/9/9/9/9/4K4 w 2r2b2g4s4n4l18p 2");
+    assert!(p.is_mated());
+    let r = search(&mut engine_with(EngineSettings::default()), &p, depth(3));
+    assert!(r.best.is_none());
+}
+
+#[test]
+fn wins_hanging_material() {
+    // Gote's rook on 5e hangs to Sente's bishop on 1a? No: to the rook on 5h along the file.
+    let p = pos("4k4/9/9/9/4r4/9/9/4R4/4K4 b 2b4g4s4n4l18p 1");
+    let r = search(&mut engine_with(EngineSettings::default()), &p, depth(4));
+    assert_eq!(r.best.expect("a move").to_usi(), "5h5e");
+}
+
+#[test]
+fn same_settings_and_seed_replay_exactly() {
+    let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+    let settings = EngineSettings { noise_sd_cp: 80.0, noise_seed: 42, ..EngineSettings::default() };
+    let limits = Limits { nodes: Some(20_000), ..Limits::default() };
+    let a = search(&mut engine_with(settings.clone()), &start, limits);
+    let b = search(&mut engine_with(settings), &start, limits);
+    assert_eq!(a.best, b.best);
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.pv, b.pv);
+    assert_eq!(a.value, b.value);
+}
+
+#[test]
+fn noise_seeds_change_choices() {
+    // With strong noise, different seeds perceive the opening differently and pick different
+    // moves; without noise the choice does not depend on the seed at all.
+    let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+    let limits = Limits { depth: Some(3), ..Limits::default() };
+    let mut noisy = std::collections::HashSet::new();
+    let mut quiet = std::collections::HashSet::new();
+    for seed in 0..12 {
+        let s = EngineSettings { noise_sd_cp: 150.0, noise_seed: seed, ..EngineSettings::default() };
+        noisy.insert(search(&mut engine_with(s), &start, limits).best);
+        let s = EngineSettings { noise_sd_cp: 0.0, noise_seed: seed, ..EngineSettings::default() };
+        quiet.insert(search(&mut engine_with(s), &start, limits).best);
+    }
+    assert!(noisy.len() >= 3, "only {} distinct moves across seeds", noisy.len());
+    assert_eq!(quiet.len(), 1);
+}
+
+#[test]
+fn multipv_gives_distinct_moves_ordered_by_score() {
+    let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+    let mut engine = engine_with(EngineSettings { multipv: 4, ..EngineSettings::default() });
+    let mut last: Vec<(usize, i32, String)> = Vec::new();
+    let mut max_depth = 0;
+    let r = engine.search_core(&start, &depth(4), &StopFlag::new(), &mut |line| {
+        if line.depth > max_depth {
+            max_depth = line.depth;
+            last.clear();
+        }
+        last.push((line.multipv, line.value, line.pv[0].to_usi()));
+    });
+    assert_eq!(last.len(), 4, "{last:?}");
+    let firsts: std::collections::HashSet<&String> = last.iter().map(|l| &l.2).collect();
+    assert_eq!(firsts.len(), 4, "{last:?}");
+    for w in last.windows(2) {
+        assert_eq!(w[0].0 + 1, w[1].0);
+        assert!(w[0].1 >= w[1].1, "{last:?}");
+    }
+    assert_eq!(r.best.expect("move").to_usi(), last[0].2);
+}
+
+#[test]
+fn node_limit_is_respected() {
+    let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+    let r = search(&mut engine_with(EngineSettings::default()), &start, Limits { nodes: Some(5_000), ..Limits::default() });
+    assert!(r.nodes <= 5_000, "{}", r.nodes);
+    assert!(r.best.is_some());
+}
+
+#[test]
+fn stop_flag_ends_an_infinite_search() {
+    let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+    let stop = StopFlag::new();
+    let mut engine = engine_with(EngineSettings::default());
+    let limits = Limits { infinite: true, ..Limits::default() };
+    let r = std::thread::scope(|s| {
+        let stopper = stop.clone();
+        s.spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            stopper.stop();
+        });
+        engine.search_core(&start, &limits, &stop, &mut |_| {})
+    });
+    assert!(r.best.is_some());
+}

@@ -1,0 +1,115 @@
+//! Time management: how long to think for one move, from the USI clock.
+//!
+//! Two budgets: a soft one (do not start another iteration past it; iterations roughly
+//! triple in cost, so we stop early rather than waste half-finished work) and a hard one (abort
+//! the search). Invariant: the hard budget never exceeds what the clock allows minus a safety
+//! margin, so the engine never loses on time; with byoyomi it uses the byoyomi fully but for
+//! the margin, since byoyomi time cannot be saved for later.
+//! See: chessprogramming wiki "Time Management".
+
+use super::Limits;
+use std::time::Duration;
+
+/// Soft and hard thinking budgets for one search; `None` means unlimited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Budget {
+    pub soft: Option<Duration>,
+    pub hard: Option<Duration>,
+}
+
+/// Default safety margin: GUI round trip, process scheduling on a loaded machine.
+pub const DEFAULT_MARGIN_MS: u64 = 200;
+
+/// Works out the budget for the side to move (`sente` true for Black).
+pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
+    if limits.infinite {
+        return Budget { soft: None, hard: None };
+    }
+    let mut soft: Option<u64> = None;
+    let mut hard: Option<u64> = None;
+    if let Some(mt) = limits.movetime {
+        let ms = (mt.as_millis() as u64).saturating_sub(margin_ms.min(mt.as_millis() as u64 / 4)).max(1);
+        soft = Some(ms);
+        hard = Some(ms);
+    }
+    if let Some(clock) = &limits.clock {
+        let (remaining, inc) = if sente { (clock.btime, clock.binc) } else { (clock.wtime, clock.winc) };
+        let remaining = remaining.as_millis() as u64;
+        let inc = inc.as_millis() as u64;
+        let byoyomi = clock.byoyomi.as_millis() as u64;
+        // What we may spend on this move at most: all the byoyomi, plus part of the main time.
+        let safe_total = (remaining + byoyomi + inc).saturating_sub(margin_ms);
+        // Expect the game to go on for a while: spread the main time over ~40 more moves.
+        let share = remaining / 40 + inc * 3 / 4;
+        let clock_soft = if byoyomi > 0 {
+            // Byoyomi cannot be banked: plan to use most of it every move.
+            (share + byoyomi * 7 / 10).min(safe_total)
+        } else {
+            share.min(safe_total)
+        };
+        let clock_hard = if byoyomi > 0 {
+            (share * 3 + byoyomi).min(remaining / 3 + byoyomi).min(safe_total)
+        } else {
+            (share * 4).min(remaining / 4 + inc).min(safe_total)
+        };
+        let clock_soft = clock_soft.max(1);
+        let clock_hard = clock_hard.max(clock_soft.min(safe_total.max(1)));
+        soft = Some(soft.map_or(clock_soft, |s| s.min(clock_soft)));
+        hard = Some(hard.map_or(clock_hard, |h| h.min(clock_hard)));
+    }
+    Budget {
+        soft: soft.map(Duration::from_millis),
+        hard: hard.map(Duration::from_millis),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Clock;
+
+    fn clock(btime: u64, wtime: u64, byoyomi: u64, inc: u64) -> Limits {
+        Limits {
+            clock: Some(Clock {
+                btime: Duration::from_millis(btime),
+                wtime: Duration::from_millis(wtime),
+                byoyomi: Duration::from_millis(byoyomi),
+                binc: Duration::from_millis(inc),
+                winc: Duration::from_millis(inc),
+            }),
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn byoyomi_only_stays_inside_the_byoyomi() {
+        let b = budget(&clock(0, 0, 1000, 0), true, DEFAULT_MARGIN_MS);
+        let hard = b.hard.expect("hard").as_millis();
+        assert!(hard <= 800, "{hard}");
+        assert!(hard >= 500, "{hard}");
+        assert!(b.soft.expect("soft") <= b.hard.expect("hard"));
+    }
+
+    #[test]
+    fn main_time_is_spread_and_never_overspent() {
+        let b = budget(&clock(60_000, 1_000, 0, 0), true, DEFAULT_MARGIN_MS);
+        assert!(b.hard.expect("hard").as_millis() <= 15_000);
+        assert!(b.soft.expect("soft").as_millis() >= 1_000);
+        // Gote has one second left and no byoyomi: still within it.
+        let b = budget(&clock(60_000, 1_000, 0, 0), false, DEFAULT_MARGIN_MS);
+        assert!(b.hard.expect("hard").as_millis() <= 800);
+    }
+
+    #[test]
+    fn increment_is_used() {
+        let without = budget(&clock(10_000, 10_000, 0, 0), true, DEFAULT_MARGIN_MS);
+        let with = budget(&clock(10_000, 10_000, 0, 2_000), true, DEFAULT_MARGIN_MS);
+        assert!(with.soft > without.soft);
+    }
+
+    #[test]
+    fn infinite_has_no_budget() {
+        let limits = Limits { infinite: true, ..clock(0, 0, 1000, 0) };
+        assert_eq!(budget(&limits, true, DEFAULT_MARGIN_MS), Budget { soft: None, hard: None });
+    }
+}
