@@ -17,6 +17,8 @@ mod tt;
 mod value;
 
 use crate::eval::noise::Noise;
+use crate::position::Position;
+use crate::types::{Move, Score};
 use alphabeta::{CoreLimits, CoreResult, Flags, LineInfo, Searcher};
 use ordering::Heuristics;
 use std::sync::atomic::Ordering;
@@ -86,6 +88,95 @@ impl StopFlag {
     #[must_use]
     pub fn is_pondering(&self) -> bool {
         self.flags.pondering.load(Ordering::Relaxed)
+    }
+}
+
+/// One finished iteration of the search (one line of MultiPV), as reported to observers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo {
+    pub depth: u32,
+    pub seldepth: u32,
+    /// 1-based MultiPV index.
+    pub multipv: usize,
+    pub score: Score,
+    pub nodes: u64,
+    pub nps: u64,
+    pub time: Duration,
+    /// Per mille of the hash table in use.
+    pub hashfull: u32,
+    pub pv: Vec<Move>,
+}
+
+/// Receives progress from a running search (the search itself never prints).
+pub trait SearchObserver {
+    /// Called for each line of each completed iteration, best line first.
+    fn on_info(&mut self, info: &SearchInfo);
+}
+
+impl<F: FnMut(&SearchInfo)> SearchObserver for F {
+    fn on_info(&mut self, info: &SearchInfo) {
+        self(info);
+    }
+}
+
+/// An observer that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Silent;
+
+impl SearchObserver for Silent {
+    fn on_info(&mut self, _: &SearchInfo) {}
+}
+
+/// What the engine plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BestMove {
+    Move(Move),
+    /// No legal move: the side to move is checkmated.
+    Resign,
+    /// The side to move declares an impasse win (the CSA 27-point rule holds).
+    Win,
+}
+
+/// The outcome of one search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    pub best: BestMove,
+    /// Score of `best` from the side to move's view.
+    pub score: Score,
+    /// Last completed iteration depth.
+    pub depth: u32,
+    pub seldepth: u32,
+    pub nodes: u64,
+    pub time: Duration,
+    /// Principal variation, starting with the best move (empty for resign / win).
+    pub pv: Vec<Move>,
+}
+
+impl SearchResult {
+    /// The move the engine expects in reply (USI `ponder`), when the PV has one.
+    #[must_use]
+    pub fn ponder(&self) -> Option<Move> {
+        self.pv.get(1).copied()
+    }
+}
+
+/// Converts a search value to the public score type.
+fn to_score(v: value::Value) -> Score {
+    if value::is_mate(v) { Score::Mate(value::mate_plies(v)) } else { Score::Cp(v) }
+}
+
+fn to_info(line: &LineInfo) -> SearchInfo {
+    let ms = line.time.as_millis().max(1) as u64;
+    SearchInfo {
+        depth: line.depth.max(1) as u32,
+        seldepth: line.seldepth.max(line.depth).max(1) as u32,
+        multipv: line.multipv,
+        score: to_score(line.value),
+        nodes: line.nodes,
+        nps: line.nodes * 1000 / ms,
+        time: line.time,
+        hashfull: line.hashfull,
+        pv: line.pv.iter().map(|&m| Move::from_rs(m)).collect(),
     }
 }
 
@@ -186,6 +277,39 @@ impl Engine {
             nodes,
             budget: time::budget(&limits, sente, s.margin_ms),
             multipv: s.multipv.max(1),
+        }
+    }
+
+    /// Searches `pos` (its game history counts for repetitions) and returns the move to play:
+    /// `Resign` only when there is no legal move, `Win` only when the impasse declaration
+    /// holds, otherwise always a legal move, even when stopped at once.
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        stop: &StopFlag,
+        observer: &mut dyn SearchObserver,
+    ) -> SearchResult {
+        if pos.impasse_declaration().is_ok() {
+            return SearchResult {
+                best: BestMove::Win,
+                score: Score::Mate(1),
+                depth: 0,
+                seldepth: 0,
+                nodes: 0,
+                time: Duration::ZERO,
+                pv: Vec::new(),
+            };
+        }
+        let r = self.search_core(pos.raw(), limits, stop, &mut |line| observer.on_info(&to_info(line)));
+        SearchResult {
+            best: r.best.map_or(BestMove::Resign, |m| BestMove::Move(Move::from_rs(m.to_move()))),
+            score: to_score(r.value),
+            depth: r.depth.max(0) as u32,
+            seldepth: r.seldepth.max(r.depth).max(0) as u32,
+            nodes: r.nodes,
+            time: r.time,
+            pv: r.pv.iter().map(|&m| Move::from_rs(m)).collect(),
         }
     }
 

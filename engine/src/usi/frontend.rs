@@ -1,0 +1,340 @@
+//! The USI engine front end: reads GUI commands, keeps the current position and options, and
+//! runs the search on its own thread so that `stop`, `ponderhit`, `isready` and `quit` are
+//! answered while it thinks.
+//!
+//! Invariants: every `go` is answered by exactly one `bestmove`; after `go ponder` or
+//! `go infinite` the `bestmove` waits for `ponderhit`/`stop` even if the search ends sooner;
+//! a malformed command, option or position earns an `info string` that names the problem
+//! and is otherwise ignored, and a rejected `position` clears the position, so a following
+//! `go` answers `bestmove resign` with an explanation instead of moving from a wrong position.
+//! Lines are parsed and formatted by the shared pure [`super::protocol`] module.
+
+use super::protocol::{
+    EngineMessage, Go, GuiCommand, IdField, Info, InfoScore, OptionKind, OptionSpec, PositionStart,
+    ScoreBound, UsiBestMove, parse_gui_command,
+};
+use crate::position::Position;
+use crate::search::{
+    BestMove, Clock, Engine, EngineSettings, Limits, SearchInfo, SearchResult, StopFlag,
+};
+use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Where the engine's lines go; shared with the search thread.
+type Out = Arc<Mutex<Box<dyn Write + Send>>>;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn send(out: &Out, msg: &EngineMessage) {
+    let mut w = lock(out);
+    // A GUI that closed our stdout cannot be told anything more; the read loop ends on EOF.
+    let _ = writeln!(w, "{msg}");
+    let _ = w.flush();
+}
+
+fn info_string(out: &Out, text: &str) {
+    send(out, &EngineMessage::Info(Info { string: Some(text.to_string()), ..Info::default() }));
+}
+
+/// The options we declare, with the setting each one controls.
+fn option_specs(s: &EngineSettings) -> Vec<OptionSpec> {
+    let spin = |name: &str, default: i64, min: i64, max: i64| OptionSpec {
+        name: name.to_string(),
+        kind: OptionKind::Spin { default: Some(default), min: Some(min), max: Some(max) },
+    };
+    vec![
+        spin("USI_Hash", s.hash_mb as i64, 1, 4096),
+        OptionSpec { name: "USI_Ponder".into(), kind: OptionKind::Check { default: Some(false) } },
+        spin("MultiPV", s.multipv as i64, 1, 600),
+        spin("NodeLimit", s.node_limit.map_or(0, |n| n as i64), 0, i64::MAX),
+        spin("DepthLimit", s.depth_limit.map_or(0, i64::from), 0, 127),
+        spin("MoveTime", s.move_time.map_or(0, |d| d.as_millis() as i64), 0, i64::MAX),
+        spin("NoiseSD", s.noise_sd_cp.round() as i64, 0, 100_000),
+        spin("NoiseSeed", s.noise_seed as i64, 0, i64::MAX),
+        spin("ByoyomiMargin", s.margin_ms as i64, 0, 60_000),
+    ]
+}
+
+/// Applies `setoption`; an error message names the option and the value.
+fn apply_option(s: &mut EngineSettings, name: &str, value: Option<&str>) -> Result<(), String> {
+    let number = |v: Option<&str>| -> Result<u64, String> {
+        let v = v.ok_or_else(|| format!("option {name} needs a value"))?;
+        v.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("option {name}: value `{v}` is not a non-negative integer"))
+    };
+    match name.to_ascii_lowercase().as_str() {
+        "usi_hash" | "hash" => s.hash_mb = number(value)?.clamp(1, 4096) as usize,
+        "multipv" => s.multipv = number(value)?.clamp(1, 600) as usize,
+        "nodelimit" => s.node_limit = Some(number(value)?).filter(|&n| n > 0),
+        "depthlimit" => s.depth_limit = Some(number(value)?.min(127) as u32).filter(|&d| d > 0),
+        "movetime" => s.move_time = Some(number(value)?).filter(|&m| m > 0).map(Duration::from_millis),
+        "noisesd" => s.noise_sd_cp = number(value)? as f64,
+        "noiseseed" => s.noise_seed = number(value)?,
+        "byoyomimargin" => s.margin_ms = number(value)?,
+        "usi_ponder" => {}
+        _ => return Err(format!("unknown option `{name}`")),
+    }
+    Ok(())
+}
+
+/// Builds the position of a `position` command, or says what is wrong with it.
+fn build_position(start: &PositionStart, moves: &[String]) -> Result<Position, String> {
+    let mut pos = match start {
+        PositionStart::Startpos => Position::startpos(),
+        PositionStart::Sfen(sfen) => Position::from_sfen(sfen).map_err(|e| format!("bad SFEN `{sfen}`: {e}"))?,
+    };
+    for (i, text) in moves.iter().enumerate() {
+        let mv = pos
+            .parse_usi_move(text)
+            .map_err(|e| format!("move {} `{text}` rejected: {e}", i + 1))?;
+        pos.play(mv);
+    }
+    Ok(pos)
+}
+
+fn limits_from_go(go: &Go) -> Limits {
+    let ms = Duration::from_millis;
+    let has_clock = go.btime.is_some() || go.wtime.is_some() || go.byoyomi.is_some() || go.binc.is_some() || go.winc.is_some();
+    Limits {
+        nodes: go.nodes,
+        depth: go.depth,
+        movetime: go.movetime.map(ms),
+        clock: has_clock.then(|| Clock {
+            btime: ms(go.btime.unwrap_or(0)),
+            wtime: ms(go.wtime.unwrap_or(0)),
+            byoyomi: ms(go.byoyomi.unwrap_or(0)),
+            binc: ms(go.binc.unwrap_or(0)),
+            winc: ms(go.winc.unwrap_or(0)),
+        }),
+        infinite: go.infinite,
+    }
+}
+
+fn info_line(info: &SearchInfo) -> EngineMessage {
+    EngineMessage::Info(Info {
+        depth: Some(info.depth),
+        seldepth: Some(info.seldepth),
+        time: Some(info.time.as_millis() as u64),
+        nodes: Some(info.nodes),
+        nps: Some(info.nps),
+        hashfull: Some(info.hashfull),
+        multipv: Some(info.multipv as u32),
+        score: Some(InfoScore { value: info.score, bound: ScoreBound::Exact }),
+        currmove: None,
+        pv: info.pv.iter().map(|m| m.to_usi()).collect(),
+        string: None,
+    })
+}
+
+fn bestmove_line(r: &SearchResult) -> EngineMessage {
+    EngineMessage::BestMove(match r.best {
+        BestMove::Move(mv) => UsiBestMove::Move { mv: mv.to_usi(), ponder: r.ponder().map(|p| p.to_usi()) },
+        BestMove::Resign => UsiBestMove::Resign,
+        BestMove::Win => UsiBestMove::Win,
+    })
+}
+
+/// The front end's state between commands.
+struct FrontEnd {
+    out: Out,
+    settings: EngineSettings,
+    engine: Arc<Mutex<Engine>>,
+    position: Option<Position>,
+    stop: StopFlag,
+    search: Option<JoinHandle<()>>,
+}
+
+impl FrontEnd {
+    fn new(out: Out) -> Self {
+        let settings = EngineSettings::default();
+        Self {
+            out,
+            engine: Arc::new(Mutex::new(Engine::new(settings.clone()))),
+            settings,
+            position: Some(Position::startpos()),
+            stop: StopFlag::new(),
+            search: None,
+        }
+    }
+
+    fn searching(&mut self) -> bool {
+        if self.search.as_ref().is_some_and(JoinHandle::is_finished) {
+            self.join();
+        }
+        self.search.is_some()
+    }
+
+    fn join(&mut self) {
+        if let Some(handle) = self.search.take()
+            && handle.join().is_err()
+        {
+            info_string(&self.out, "internal error: the search thread panicked");
+        }
+    }
+
+    fn stop_and_join(&mut self) {
+        if self.search.is_some() {
+            self.stop.stop();
+            self.join();
+        }
+    }
+
+    /// Handles one line; returns false on `quit`.
+    fn handle(&mut self, line: &str) -> bool {
+        if line.trim().is_empty() {
+            return true;
+        }
+        let command = match parse_gui_command(line) {
+            Ok(c) => c,
+            Err(e) => {
+                info_string(&self.out, &e.to_string());
+                return true;
+            }
+        };
+        match command {
+            GuiCommand::Usi => {
+                send(&self.out, &EngineMessage::Id(IdField::Name(format!("council-engine {}", env!("CARGO_PKG_VERSION")))));
+                send(&self.out, &EngineMessage::Id(IdField::Author("the council project".into())));
+                for spec in option_specs(&self.settings) {
+                    send(&self.out, &EngineMessage::Option(spec));
+                }
+                send(&self.out, &EngineMessage::UsiOk);
+            }
+            GuiCommand::IsReady => send(&self.out, &EngineMessage::ReadyOk),
+            GuiCommand::SetOption { name, value } => {
+                if self.searching() {
+                    info_string(&self.out, &format!("option {name} ignored: a search is running"));
+                } else {
+                    match apply_option(&mut self.settings, &name, value.as_deref()) {
+                        Ok(()) => lock(&self.engine).set_settings(self.settings.clone()),
+                        Err(e) => info_string(&self.out, &e),
+                    }
+                }
+            }
+            GuiCommand::UsiNewGame => {
+                self.stop_and_join();
+                lock(&self.engine).new_game();
+            }
+            GuiCommand::Position { start, moves } => {
+                if self.searching() {
+                    info_string(&self.out, "position ignored: a search is running (send stop first)");
+                    return true;
+                }
+                match build_position(&start, &moves) {
+                    Ok(p) => self.position = Some(p),
+                    Err(e) => {
+                        self.position = None;
+                        info_string(&self.out, &format!("position rejected, no position set: {e}"));
+                    }
+                }
+            }
+            GuiCommand::Go(go) => self.go(&go),
+            GuiCommand::Stop => self.stop_and_join(),
+            GuiCommand::PonderHit => self.stop.set_pondering(false),
+            GuiCommand::GameOver(_) => self.stop_and_join(),
+            GuiCommand::Quit => {
+                self.stop_and_join();
+                return false;
+            }
+        }
+        true
+    }
+
+    fn go(&mut self, go: &Go) {
+        if self.searching() {
+            info_string(&self.out, "go ignored: a search is already running");
+            return;
+        }
+        if go.mate.is_some() {
+            send(&self.out, &EngineMessage::Checkmate(super::protocol::CheckmateAnswer::NotImplemented));
+            return;
+        }
+        let Some(position) = self.position.clone() else {
+            info_string(&self.out, "go without a valid position (the last position command was rejected)");
+            send(&self.out, &EngineMessage::BestMove(UsiBestMove::Resign));
+            return;
+        };
+        if !go.searchmoves.is_empty() {
+            info_string(&self.out, "searchmoves is not supported; searching all moves");
+        }
+        let limits = limits_from_go(go);
+        let wait_for_release = go.ponder || go.infinite;
+        self.stop.reset();
+        self.stop.set_pondering(go.ponder);
+        let stop = self.stop.clone();
+        let out = Arc::clone(&self.out);
+        let engine = Arc::clone(&self.engine);
+        self.search = Some(std::thread::spawn(move || {
+            let mut engine = lock(&engine);
+            let mut observer = |info: &SearchInfo| send(&out, &info_line(info));
+            let result = engine.search(&position, &limits, &stop, &mut observer);
+            // USI: after `go ponder` / `go infinite` the answer waits for ponderhit or stop.
+            while wait_for_release && !stop.is_stopped() && (go_is_infinite(&limits) || stop.is_pondering()) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            send(&out, &bestmove_line(&result));
+        }));
+    }
+}
+
+fn go_is_infinite(limits: &Limits) -> bool {
+    limits.infinite
+}
+
+/// Runs the USI loop until `quit` or the end of input.
+///
+/// # Errors
+/// Only when reading standard input fails.
+pub fn run(input: impl BufRead, output: impl Write + Send + 'static) -> io::Result<()> {
+    let mut front = FrontEnd::new(Arc::new(Mutex::new(Box::new(output))));
+    for line in input.lines() {
+        let line = line?;
+        tracing::trace!(target: "usi", "<< {line}");
+        if !front.handle(&line) {
+            return Ok(());
+        }
+    }
+    // End of input: behave as on quit.
+    front.stop_and_join();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_set_the_strength_controls() {
+        let mut s = EngineSettings::default();
+        apply_option(&mut s, "NodeLimit", Some("5000")).expect("ok");
+        apply_option(&mut s, "DepthLimit", Some("7")).expect("ok");
+        apply_option(&mut s, "NoiseSD", Some("120")).expect("ok");
+        apply_option(&mut s, "NoiseSeed", Some("9")).expect("ok");
+        apply_option(&mut s, "MultiPV", Some("3")).expect("ok");
+        apply_option(&mut s, "MoveTime", Some("250")).expect("ok");
+        assert_eq!(s.node_limit, Some(5000));
+        assert_eq!(s.depth_limit, Some(7));
+        assert_eq!(s.noise_sd_cp, 120.0);
+        assert_eq!(s.noise_seed, 9);
+        assert_eq!(s.multipv, 3);
+        assert_eq!(s.move_time, Some(Duration::from_millis(250)));
+        apply_option(&mut s, "NodeLimit", Some("0")).expect("ok");
+        assert_eq!(s.node_limit, None);
+        let err = apply_option(&mut s, "NodeLimit", Some("lots")).expect_err("bad value");
+        assert!(err.contains("NodeLimit") && err.contains("lots"), "{err}");
+        assert!(apply_option(&mut s, "Nonsense", Some("1")).is_err());
+    }
+
+    #[test]
+    fn a_bad_position_names_the_move() {
+        let e = build_position(&PositionStart::Startpos, &["7g7f".into(), "7g7f".into()]).expect_err("illegal");
+        assert!(e.contains("move 2") && e.contains("7g7f"), "{e}");
+        let e = build_position(&PositionStart::Sfen("nonsense b - 1".into()), &[]).expect_err("bad sfen");
+        assert!(e.contains("nonsense"), "{e}");
+    }
+}
