@@ -1,9 +1,11 @@
-//! `council-engine`: with no arguments a USI engine on stdin/stdout; `perft` (and `bench`)
+//! `council-engine`: with no arguments a USI engine on stdin/stdout; `perft` and `bench`
 //! as subcommands. Thin: argument handling only, the work lives in the `engine` library.
+//! USI owns stdout: logs go to stderr only.
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use engine::position::Position;
+use std::io::Write;
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -21,6 +23,12 @@ struct Cli {
 enum Command {
     /// Count the legal move sequences of a given length (the last line printed is the count).
     Perft(PerftArgs),
+    /// Search a fixed set of positions to a fixed depth; the last line is `<nodes> nodes <nps> nps`.
+    Bench {
+        /// Search depth per position.
+        #[arg(long, default_value_t = engine::search::bench::BENCH_DEPTH)]
+        depth: u32,
+    },
 }
 
 #[derive(Args)]
@@ -36,6 +44,10 @@ struct PerftArgs {
 }
 
 fn main() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
     if let Err(e) = run(Cli::parse()) {
         // One line: what was being done and why it failed.
         eprintln!("council-engine: {e:#}");
@@ -46,9 +58,32 @@ fn main() {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Perft(args)) => perft(&args),
-        // The USI engine (search helper's area) plugs in here.
-        None => anyhow::bail!("the USI engine is not built yet"),
+        Some(Command::Bench { depth }) => bench(depth),
+        None => {
+            let stdin = std::io::stdin().lock();
+            engine::usi::frontend::run(stdin, std::io::stdout())
+                .context("reading USI commands from stdin")
+        }
     }
+}
+
+fn bench(depth: u32) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    let report = engine::search::bench::run(depth, &mut |i, sfen, nodes, best| {
+        let _ = writeln!(
+            out,
+            "position {:>2} nodes {nodes:>10} bestmove {best:<6} {sfen}",
+            i + 1
+        );
+    });
+    writeln!(
+        out,
+        "depth {depth}, {} positions, {:.3} s",
+        engine::search::bench::BENCH_SFENS.len(),
+        report.elapsed.as_secs_f64()
+    )?;
+    writeln!(out, "{} nodes {} nps", report.nodes, report.nps())?;
+    Ok(())
 }
 
 fn perft(args: &PerftArgs) -> Result<()> {

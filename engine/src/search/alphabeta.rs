@@ -41,8 +41,6 @@ pub(crate) struct LineInfo {
     pub nodes: u64,
     pub time: Duration,
     pub value: Value,
-    /// `Some(Lower)` / `Some(Upper)` when the value is only a bound (aspiration failure).
-    pub bound: Option<Bound>,
     /// 1-based.
     pub multipv: usize,
     pub pv: Vec<Move>,
@@ -288,7 +286,6 @@ impl<'a> Searcher<'a> {
                         nodes: self.nodes,
                         time: self.elapsed(),
                         value: rm.value,
-                        bound: None,
                         multipv: i + 1,
                         pv: rm.pv.clone(),
                         hashfull: self.tt.hashfull(),

@@ -52,6 +52,8 @@ pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
         } else {
             (share * 4).min(remaining / 4 + inc).min(safe_total)
         };
+        // Byoyomi only: nothing to save for later moves, so never stop before the hard limit.
+        let clock_soft = if remaining == 0 && byoyomi > 0 { clock_hard_for_byoyomi(byoyomi, safe_total) * 2 } else { clock_soft };
         let clock_soft = clock_soft.max(1);
         let clock_hard = clock_hard.max(clock_soft.min(safe_total.max(1)));
         soft = Some(soft.map_or(clock_soft, |s| s.min(clock_soft)));
@@ -61,6 +63,10 @@ pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
         soft: soft.map(Duration::from_millis),
         hard: hard.map(Duration::from_millis),
     }
+}
+
+fn clock_hard_for_byoyomi(byoyomi: u64, safe_total: u64) -> u64 {
+    byoyomi.min(safe_total)
 }
 
 #[cfg(test)]
@@ -87,7 +93,7 @@ mod tests {
         let hard = b.hard.expect("hard").as_millis();
         assert!(hard <= 800, "{hard}");
         assert!(hard >= 500, "{hard}");
-        assert!(b.soft.expect("soft") <= b.hard.expect("hard"));
+        assert!(b.soft.expect("soft") >= b.hard.expect("hard"), "byoyomi is used to the end");
     }
 
     #[test]

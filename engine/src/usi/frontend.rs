@@ -18,6 +18,7 @@ use crate::search::{
     BestMove, Clock, Engine, EngineSettings, Limits, SearchInfo, SearchResult, StopFlag,
 };
 use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -147,6 +148,9 @@ struct FrontEnd {
     position: Option<Position>,
     stop: StopFlag,
     search: Option<JoinHandle<()>>,
+    /// Set by the search thread just before it sends `bestmove`: from then on the GUI may
+    /// send the next command, and the thread is only returning.
+    answered: Arc<AtomicBool>,
 }
 
 impl FrontEnd {
@@ -159,11 +163,12 @@ impl FrontEnd {
             position: Some(Position::startpos()),
             stop: StopFlag::new(),
             search: None,
+            answered: Arc::new(AtomicBool::new(false)),
         }
     }
 
     fn searching(&mut self) -> bool {
-        if self.search.as_ref().is_some_and(JoinHandle::is_finished) {
+        if self.answered.load(Ordering::Acquire) || self.search.as_ref().is_some_and(JoinHandle::is_finished) {
             self.join();
         }
         self.search.is_some()
@@ -269,6 +274,8 @@ impl FrontEnd {
         let stop = self.stop.clone();
         let out = Arc::clone(&self.out);
         let engine = Arc::clone(&self.engine);
+        self.answered.store(false, Ordering::Release);
+        let answered = Arc::clone(&self.answered);
         self.search = Some(std::thread::spawn(move || {
             let mut engine = lock(&engine);
             let mut observer = |info: &SearchInfo| send(&out, &info_line(info));
@@ -277,6 +284,7 @@ impl FrontEnd {
             while wait_for_release && !stop.is_stopped() && (go_is_infinite(&limits) || stop.is_pondering()) {
                 std::thread::sleep(Duration::from_millis(2));
             }
+            answered.store(true, Ordering::Release);
             send(&out, &bestmove_line(&result));
         }));
     }

@@ -3,4 +3,5 @@
 //! `protocol` is the one pure parser/formatter shared by the engine front end and the
 //! orchestrator; it does no I/O.
 
+pub mod frontend;
 pub mod protocol;
