@@ -37,7 +37,11 @@ impl Session {
                 }
             }
         });
-        let mut s = Self { child, stdin, lines: rx };
+        let mut s = Self {
+            child,
+            stdin,
+            lines: rx,
+        };
         s.send("usi");
         s.until(|l| l == "usiok");
         s.send("isready");
@@ -87,15 +91,23 @@ impl Session {
 
 fn bestmove(lines: &[String]) -> String {
     let last = lines.last().expect("a bestmove line");
-    last.split_whitespace().nth(1).expect("bestmove has a move").to_string()
+    last.split_whitespace()
+        .nth(1)
+        .expect("bestmove has a move")
+        .to_string()
 }
 
 /// Asserts that `mv` is one of the facade's legal moves in the USI `position` line.
 fn assert_legal(position_line: &str, mv: &str) {
-    let args = position_line.strip_prefix("position ").expect("position line");
+    let args = position_line
+        .strip_prefix("position ")
+        .expect("position line");
     let pos = Position::from_usi_position(args).expect("test positions are valid");
     let legal: Vec<String> = pos.legal_moves().iter().map(|m| m.to_usi()).collect();
-    assert!(legal.contains(&mv.to_string()), "{mv} is not legal in {position_line}; legal: {legal:?}");
+    assert!(
+        legal.contains(&mv.to_string()),
+        "{mv} is not legal in {position_line}; legal: {legal:?}"
+    );
 }
 
 #[test]
@@ -105,9 +117,19 @@ fn handshake_declares_the_options() {
     let lines = s.until(|l| l == "usiok");
     assert!(lines.iter().any(|l| l.starts_with("id name ")));
     assert!(lines.iter().any(|l| l.starts_with("id author ")));
-    for option in ["USI_Hash", "MultiPV", "NodeLimit", "DepthLimit", "MoveTime", "NoiseSD", "NoiseSeed"] {
+    for option in [
+        "USI_Hash",
+        "MultiPV",
+        "NodeLimit",
+        "DepthLimit",
+        "MoveTime",
+        "NoiseSD",
+        "NoiseSeed",
+    ] {
         assert!(
-            lines.iter().any(|l| l.starts_with(&format!("option name {option} type "))),
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {option} type "))),
             "option {option} missing: {lines:?}"
         );
     }
@@ -142,10 +164,21 @@ fn every_go_variant_answers_a_legal_move_with_full_info() {
                 .rev()
                 .find(|l| l.starts_with("info depth"))
                 .unwrap_or_else(|| panic!("no info line for `{go}` in position {i}: {lines:?}"));
-            for key in [" seldepth ", " nodes ", " nps ", " time ", " score ", " multipv ", " pv "] {
+            for key in [
+                " seldepth ",
+                " nodes ",
+                " nps ",
+                " time ",
+                " score ",
+                " multipv ",
+                " pv ",
+            ] {
                 assert!(info.contains(key), "`{key}` missing in {info}");
             }
-            assert!(info.contains(" score cp ") || info.contains(" score mate "), "{info}");
+            assert!(
+                info.contains(" score cp ") || info.contains(" score mate "),
+                "{info}"
+            );
         }
     }
     s.send("gameover win");
@@ -160,7 +193,10 @@ fn infinite_and_ponder_wait_for_the_gui() {
     s.send("go infinite");
     s.send("isready");
     let before = s.until(|l| l == "readyok");
-    assert!(!before.iter().any(|l| l.starts_with("bestmove")), "{before:?}");
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "{before:?}"
+    );
     s.send("stop");
     let lines = s.until(|l| l.starts_with("bestmove"));
     assert_legal("position startpos moves 2g2f", &bestmove(&lines));
@@ -170,7 +206,10 @@ fn infinite_and_ponder_wait_for_the_gui() {
     s.send("go ponder btime 0 wtime 0 byoyomi 300");
     s.send("isready");
     let before = s.until(|l| l == "readyok");
-    assert!(!before.iter().any(|l| l.starts_with("bestmove")), "{before:?}");
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "{before:?}"
+    );
     s.send("ponderhit");
     let lines = s.until(|l| l.starts_with("bestmove"));
     assert_legal("position startpos moves 2g2f 8c8d", &bestmove(&lines));
@@ -182,7 +221,10 @@ fn infinite_and_ponder_wait_for_the_gui() {
     assert_legal("position startpos moves 2g2f 8c8d", &bestmove(&lines));
     s.send("isready");
     let after = s.until(|l| l == "readyok");
-    assert!(!after.iter().any(|l| l.starts_with("bestmove")), "a second bestmove: {after:?}");
+    assert!(
+        !after.iter().any(|l| l.starts_with("bestmove")),
+        "a second bestmove: {after:?}"
+    );
     s.send("gameover lose");
     s.quit();
 }
@@ -191,10 +233,16 @@ fn infinite_and_ponder_wait_for_the_gui() {
 fn mated_side_resigns() {
     let mut s = Session::start();
     // Gote to move, mated by the gold on 5b supported from 5c.
-    let lines = s.go("position sfen 4k4/4G4/4G4/9/9/9/9/9/4K4 w 2r2b2g4s4n4l18p 2", "go depth 5");
+    let lines = s.go(
+        "position sfen 4k4/4G4/4G4/9/9/9/9/9/4K4 w 2r2b2g4s4n4l18p 2",
+        "go depth 5",
+    );
     assert_eq!(lines.last().map(String::as_str), Some("bestmove resign"));
     // Mated by a sequence of moves in the game (not only by a SFEN).
-    let lines = s.go("position sfen 4k4/9/4G4/9/9/9/9/9/4K4 b G2r2b2g4s4n4l18p 1 moves G*5b", "go depth 3");
+    let lines = s.go(
+        "position sfen 4k4/9/4G4/9/9/9/9/9/4K4 b G2r2b2g4s4n4l18p 1 moves G*5b",
+        "go depth 3",
+    );
     assert_eq!(lines.last().map(String::as_str), Some("bestmove resign"));
     s.quit();
 }
@@ -205,7 +253,10 @@ fn mate_in_one_is_played_and_reported() {
     let position = "position sfen 4k4/9/4G4/9/9/9/9/9/4K4 b G2r2b2g4s4n4l18p 1";
     let lines = s.go(position, "go depth 4");
     assert_eq!(bestmove(&lines), "G*5b");
-    assert!(lines.iter().any(|l| l.contains(" score mate 1 ")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains(" score mate 1 ")),
+        "{lines:?}"
+    );
     s.quit();
 }
 
@@ -213,7 +264,10 @@ fn mate_in_one_is_played_and_reported() {
 fn impasse_declaration_answers_win_only_when_it_holds() {
     let mut s = Session::start();
     // Sente's king and 14 pieces in Gote's camp, 32 points with the hand, not in check.
-    let lines = s.go("position sfen KRBGGGGSS/SSLL5/2NN5/9/9/9/9/9/4k4 b RB2n2l18p 1", "go depth 3");
+    let lines = s.go(
+        "position sfen KRBGGGGSS/SSLL5/2NN5/9/9/9/9/9/4k4 b RB2n2l18p 1",
+        "go depth 3",
+    );
     assert_eq!(lines.last().map(String::as_str), Some("bestmove win"));
     // Same camp but too few points (no rook and bishop in hand): no declaration.
     let position = "position sfen KRBGGGGSS/SSLL5/2NN5/9/9/9/9/9/4k4 b 2n2l18prb 1";
@@ -245,14 +299,20 @@ fn malformed_input_is_reported_and_never_moves_from_a_wrong_position() {
     // The rejected SFEN left no position: go must not move from a stale one.
     s.send("go depth 3");
     let lines = s.until(|l| l.starts_with("bestmove"));
-    assert!(lines.iter().any(|l| l.starts_with("info string ")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string ")),
+        "{lines:?}"
+    );
     assert_eq!(lines.last().map(String::as_str), Some("bestmove resign"));
 
     // An illegal move in the game record: named, and again no move from a wrong position.
     s.send("position startpos moves 7g7f 3c3d 7f7e 7f7e");
     s.send("go depth 3");
     let lines = s.until(|l| l.starts_with("bestmove"));
-    let complaint = lines.iter().find(|l| l.starts_with("info string ")).expect("a complaint");
+    let complaint = lines
+        .iter()
+        .find(|l| l.starts_with("info string "))
+        .expect("a complaint");
     assert!(complaint.contains("7f7e"), "{complaint}");
     assert_eq!(lines.last().map(String::as_str), Some("bestmove resign"));
 
@@ -267,11 +327,19 @@ fn multipv_reports_distinct_ranked_lines() {
     let mut s = Session::start();
     s.send("setoption name MultiPV value 3");
     let lines = s.go("position startpos", "go depth 4");
-    let last_depth: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth 4 ")).collect();
+    let last_depth: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 4 "))
+        .collect();
     assert_eq!(last_depth.len(), 3, "{lines:?}");
     let firsts: std::collections::HashSet<&str> = last_depth
         .iter()
-        .map(|l| l.split(" pv ").nth(1).and_then(|pv| pv.split_whitespace().next()).expect("pv"))
+        .map(|l| {
+            l.split(" pv ")
+                .nth(1)
+                .and_then(|pv| pv.split_whitespace().next())
+                .expect("pv")
+        })
         .collect();
     assert_eq!(firsts.len(), 3, "{last_depth:?}");
     for (i, l) in last_depth.iter().enumerate() {
@@ -287,7 +355,10 @@ fn same_seed_same_move_and_end_of_input_is_quit() {
         s.send("setoption name NoiseSD value 100");
         s.send("setoption name NoiseSeed value 77");
         s.send("setoption name NodeLimit value 4000");
-        let lines = s.go("position startpos moves 7g7f 3c3d", "go btime 0 wtime 0 byoyomi 5000");
+        let lines = s.go(
+            "position startpos moves 7g7f 3c3d",
+            "go btime 0 wtime 0 byoyomi 5000",
+        );
         // Close stdin without quit: the engine must exit cleanly.
         drop(s.stdin);
         let status = s.child.wait().expect("exit");

@@ -72,6 +72,7 @@ fn tables() -> &'static Tables {
     TABLES.get_or_init(build_tables)
 }
 
+#[allow(clippy::needless_range_loop)] // indices are squares and piece types, not positions in a list
 fn build_tables() -> Tables {
     let mut pst = [[0; 81]; 16];
     for raw in 0..81usize {
@@ -96,9 +97,7 @@ fn build_tables() -> Tables {
                 // Silver: active in the middle ranks.
                 4 => (if (2..=5).contains(&advance) { 12 } else { 0 }) + centre * 3,
                 // Gold: a defender; it belongs near our own king.
-                7 => {
-                    (if advance <= 2 { 12 } else { -(advance - 2) * 6 }) + centre * 2
-                }
+                7 => (if advance <= 2 { 12 } else { -(advance - 2) * 6 }) + centre * 2,
                 // Promoted minors: the further in the better (they attack the king).
                 9..=12 => advance * 4,
                 // King: on the back ranks and off the centre file.
@@ -122,7 +121,7 @@ fn build_tables() -> Tables {
         let mut near = KING_ATTACKS[sq] | Bitboard::from_square(sq);
         let mut wide = near;
         while let Some(s) = near.pop_lsb() {
-            wide = wide | KING_ATTACKS[s];
+            wide |= KING_ATTACKS[s];
         }
         *zone = wide;
     }
@@ -165,7 +164,11 @@ fn mobility_weight(pt: PieceType) -> i32 {
 #[must_use]
 pub fn evaluate(pos: &Position) -> i32 {
     let sente = evaluate_sente(pos);
-    let stm = if pos.turn() == Color::BLACK { sente } else { -sente };
+    let stm = if pos.turn() == Color::BLACK {
+        sente
+    } else {
+        -sente
+    };
     (stm + TEMPO).clamp(-EVAL_LIMIT + 1, EVAL_LIMIT - 1)
 }
 
@@ -189,10 +192,7 @@ fn evaluate_sente(pos: &Position) -> i32 {
     let bb = pos.bitboards();
     let occupied = bb.occupied();
     let kings = [pos.king_square(Color::BLACK), pos.king_square(Color::WHITE)];
-    let zones: [Bitboard; 2] = [
-        king_zone(kings[0]),
-        king_zone(kings[1]),
-    ];
+    let zones: [Bitboard; 2] = [king_zone(kings[0]), king_zone(kings[1])];
     let mut sides = [Side::default(), Side::default()];
 
     let mut pieces = occupied;
@@ -217,7 +217,7 @@ fn evaluate_sente(pos: &Position) -> i32 {
         if on_enemy_zone.any() {
             side.attackers += 1;
             side.attack_units += ATTACK_WEIGHT[pt.raw() as usize] * on_enemy_zone.count() as i32;
-            side.zone_attacks = side.zone_attacks | on_enemy_zone;
+            side.zone_attacks |= on_enemy_zone;
         }
         // Proximity: enemy pieces inside the wider 5x5 area around the king count too.
         if !kings[them].is_none() && t.zone2[kings[them].to_index()].test(sq) {
@@ -268,9 +268,8 @@ fn evaluate_sente(pos: &Position) -> i32 {
             .and_not(enemy.zone_attacks)
             .and_not(bb.color_pieces(color))
             .count() as i32;
-        let mut danger = enemy.attack_units * 2 + enemy.attackers * 6
-            - sides[us].defence * 4
-            - free * 3;
+        let mut danger =
+            enemy.attack_units * 2 + enemy.attackers * 6 - sides[us].defence * 4 - free * 3;
         if enemy.attackers == 0 {
             danger /= 3;
         }

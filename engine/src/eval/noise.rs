@@ -41,13 +41,19 @@ mod tests {
 
     #[test]
     fn zero_sd_is_silent() {
-        let noise = Noise { sd_cp: 0.0, seed: 7 };
+        let noise = Noise {
+            sd_cp: 0.0,
+            seed: 7,
+        };
         assert!((0..1000u64).all(|k| noise.offset(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)) == 0));
     }
 
     #[test]
     fn same_key_and_seed_replay() {
-        let a = Noise { sd_cp: 100.0, seed: 1 };
+        let a = Noise {
+            sd_cp: 100.0,
+            seed: 1,
+        };
         for k in 0..100u64 {
             assert_eq!(a.offset(k), a.offset(k));
         }
@@ -55,10 +61,18 @@ mod tests {
 
     #[test]
     fn deviates_have_the_requested_spread_and_seeds_are_independent() {
-        let a = Noise { sd_cp: 100.0, seed: 1 };
-        let b = Noise { sd_cp: 100.0, seed: 2 };
+        let a = Noise {
+            sd_cp: 100.0,
+            seed: 1,
+        };
+        let b = Noise {
+            sd_cp: 100.0,
+            seed: 2,
+        };
         let n = 20_000u64;
-        let keys: Vec<u64> = (0..n).map(|k| k.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0xabc).collect();
+        let keys: Vec<u64> = (0..n)
+            .map(|k| k.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0xabc)
+            .collect();
         let xs: Vec<f64> = keys.iter().map(|&k| f64::from(a.offset(k))).collect();
         let ys: Vec<f64> = keys.iter().map(|&k| f64::from(b.offset(k))).collect();
         let mean = xs.iter().sum::<f64>() / n as f64;

@@ -161,7 +161,10 @@ impl<'a> Searcher<'a> {
         if self.flags.pondering.load(Ordering::Relaxed) {
             return None;
         }
-        Some(self.ponder_released.map_or_else(|| self.start.elapsed(), |t| t.elapsed()))
+        Some(
+            self.ponder_released
+                .map_or_else(|| self.start.elapsed(), |t| t.elapsed()),
+        )
     }
 
     #[inline]
@@ -172,14 +175,17 @@ impl<'a> Searcher<'a> {
             self.stopped = true;
             return;
         }
-        if self.nodes % CHECK_PERIOD != 0 {
+        if !self.nodes.is_multiple_of(CHECK_PERIOD) {
             return;
         }
         if self.flags.stop.load(Ordering::Relaxed) {
             self.stopped = true;
             return;
         }
-        if self.ponder_released.is_none() && self.was_pondering && !self.flags.pondering.load(Ordering::Relaxed) {
+        if self.ponder_released.is_none()
+            && self.was_pondering
+            && !self.flags.pondering.load(Ordering::Relaxed)
+        {
             self.ponder_released = Some(Instant::now());
         }
         if let (Some(hard), Some(elapsed)) = (self.limits.budget.hard, self.budget_elapsed())
@@ -194,7 +200,11 @@ impl<'a> Searcher<'a> {
     fn static_eval(&self) -> Value {
         let e = evaluate(&self.pos);
         let n = self.noise.offset(self.pos.key().low_u64());
-        if self.pos.turn() == Color::BLACK { e + n } else { e - n }
+        if self.pos.turn() == Color::BLACK {
+            e + n
+        } else {
+            e - n
+        }
     }
 
     /// Runs iterative deepening and returns the ranked result. `report` receives each line.
@@ -227,7 +237,10 @@ impl<'a> Searcher<'a> {
         }
         // Seed the order with the hash move so the first iteration starts well.
         if let Some(hit) = self.tt.probe(self.pos.key().low_u64(), 0)
-            && let Some(i) = self.root_moves.iter().position(|r| r.mv.to_move() == hit.mv)
+            && let Some(i) = self
+                .root_moves
+                .iter()
+                .position(|r| r.mv.to_move() == hit.mv)
         {
             self.root_moves.swap(0, i);
         }
@@ -254,7 +267,7 @@ impl<'a> Searcher<'a> {
                 loop {
                     let value = self.root_search(alpha, beta, depth, pv_idx);
                     // Stable sort keeps the previous order among equal (unsearched) moves.
-                    self.root_moves[pv_idx..].sort_by(|a, b| b.value.cmp(&a.value));
+                    self.root_moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.value));
                     if self.stopped {
                         break;
                     }
@@ -278,7 +291,7 @@ impl<'a> Searcher<'a> {
             }
             if !self.stopped {
                 // Lines found later may outscore earlier ones: rank the lines, then report them.
-                self.root_moves[..multipv].sort_by(|a, b| b.value.cmp(&a.value));
+                self.root_moves[..multipv].sort_by_key(|rm| std::cmp::Reverse(rm.value));
                 for (i, rm) in self.root_moves[..multipv].iter().enumerate() {
                     report(&LineInfo {
                         depth,
@@ -319,7 +332,11 @@ impl<'a> Searcher<'a> {
             }
             if let (Some(soft), Some(elapsed)) = (self.limits.budget.soft, self.budget_elapsed()) {
                 // Iterations cost a few times the previous one: stop early rather than waste.
-                let unstable = if best_changes > 2 && depth > 6 { 1.4 } else { 1.0 };
+                let unstable = if best_changes > 2 && depth > 6 {
+                    1.4
+                } else {
+                    1.0
+                };
                 if elapsed.as_secs_f64() > soft.as_secs_f64() * 0.55 * unstable {
                     break;
                 }
@@ -329,7 +346,11 @@ impl<'a> Searcher<'a> {
             }
         }
         let best = &self.root_moves[0];
-        let value = if best.searched || completed_depth == 0 { best.value } else { best.prev_value };
+        let value = if best.searched || completed_depth == 0 {
+            best.value
+        } else {
+            best.prev_value
+        };
         CoreResult {
             best: Some(best.mv),
             value: if value <= -INFINITE { DRAW } else { value },
@@ -356,7 +377,11 @@ impl<'a> Searcher<'a> {
             let value = if i == pv_idx {
                 -self.search(-beta, -alpha, new_depth, 1, false, true)
             } else {
-                let r = if depth >= 3 && i >= pv_idx + 4 && !gives_check && !is_tactical_root(&self.pos) {
+                let r = if depth >= 3
+                    && i >= pv_idx + 4
+                    && !gives_check
+                    && !is_tactical_root(&self.pos)
+                {
                     1
                 } else {
                     0
@@ -370,7 +395,9 @@ impl<'a> Searcher<'a> {
                 }
                 v
             };
-            self.pos.undo_move32(mv).expect("undo of a move just played");
+            self.pos
+                .undo_move32(mv)
+                .expect("undo of a move just played");
             if self.stopped {
                 break;
             }
@@ -400,7 +427,15 @@ impl<'a> Searcher<'a> {
     }
 
     #[allow(clippy::too_many_lines, clippy::too_many_arguments)]
-    fn search(&mut self, mut alpha: Value, mut beta: Value, depth: i32, ply: i32, cut_node: bool, pv_node: bool) -> Value {
+    fn search(
+        &mut self,
+        mut alpha: Value,
+        mut beta: Value,
+        depth: i32,
+        ply: i32,
+        cut_node: bool,
+        pv_node: bool,
+    ) -> Value {
         if depth <= 0 {
             return self.qsearch(alpha, beta, ply, 0);
         }
@@ -447,15 +482,24 @@ impl<'a> Searcher<'a> {
         }
 
         // A mate in one ends the node: nothing searches faster or scores higher.
-        if !in_check && hit.is_none_or(|h| h.value < MATE_IN_MAX) {
-            if let Some(m) = solve_mate_in_one_in_place(&mut self.pos) {
-                let v = mate_in(ply + 1);
-                self.tt.store(key, ply, m.to_move(), v, DRAW, depth.max(1) + 4, Bound::Exact);
-                if pv_node {
-                    self.pv[p].push(m.to_move());
-                }
-                return v;
+        if !in_check
+            && hit.is_none_or(|h| h.value < MATE_IN_MAX)
+            && let Some(m) = solve_mate_in_one_in_place(&mut self.pos)
+        {
+            let v = mate_in(ply + 1);
+            self.tt.store(
+                key,
+                ply,
+                m.to_move(),
+                v,
+                DRAW,
+                depth.max(1) + 4,
+                Bound::Exact,
+            );
+            if pv_node {
+                self.pv[p].push(m.to_move());
             }
+            return v;
         }
 
         let static_eval = if in_check {
@@ -480,7 +524,10 @@ impl<'a> Searcher<'a> {
 
         if !pv_node && !in_check {
             // Reverse futility: far above beta at low depth, assume the opponent cannot recover.
-            if depth <= 6 && eval - 110 * (depth - i32::from(improving)) >= beta && eval < MATE_IN_MAX {
+            if depth <= 6
+                && eval - 110 * (depth - i32::from(improving)) >= beta
+                && eval < MATE_IN_MAX
+            {
                 return eval;
             }
             // Null move: if passing still fails high, a real move will too.
@@ -497,7 +544,9 @@ impl<'a> Searcher<'a> {
                 self.stack[p].null_move = true;
                 let v = -self.search(-beta, -beta + 1, depth - r, ply + 1, !cut_node, false);
                 self.stack[p].null_move = false;
-                self.pos.undo_null_move().expect("undo of a null move just played");
+                self.pos
+                    .undo_null_move()
+                    .expect("undo of a null move just played");
                 if self.stopped {
                     return DRAW;
                 }
@@ -508,9 +557,17 @@ impl<'a> Searcher<'a> {
         }
 
         // Without a hash move a deep node is searched a little shallower (internal reduction).
-        let depth = if tt_move == Move32::MOVE_NONE && depth >= 6 && !in_check { depth - 1 } else { depth };
+        let depth = if tt_move == Move32::MOVE_NONE && depth >= 6 && !in_check {
+            depth - 1
+        } else {
+            depth
+        };
 
-        let prev_move = if p >= 1 { self.stack[p - 1].current } else { Move32::MOVE_NONE };
+        let prev_move = if p >= 1 {
+            self.stack[p - 1].current
+        } else {
+            Move32::MOVE_NONE
+        };
         let killers = self.heur.killers(p);
         let counter = self.heur.counter(prev_move);
         let mut picker = MovePicker::new(&self.pos, tt_move, killers, counter);
@@ -547,14 +604,22 @@ impl<'a> Searcher<'a> {
             }
 
             // Check extension for checks that do not lose material, within reason.
-            let ext = i32::from(gives_check && ply < 2 * self.root_depth && see_ge(&self.pos, mv, 0));
+            let ext =
+                i32::from(gives_check && ply < 2 * self.root_depth && see_ge(&self.pos, mv, 0));
             let new_depth = depth - 1 + ext;
 
             self.stack[p].current = mv;
             self.nodes += 1;
             self.pos.apply_move32_with_gives_check(mv, gives_check);
             let value = if searched == 0 {
-                -self.search(-beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node, pv_node)
+                -self.search(
+                    -beta,
+                    -alpha,
+                    new_depth,
+                    ply + 1,
+                    !pv_node && !cut_node,
+                    pv_node,
+                )
             } else {
                 let mut r = 0;
                 if depth >= 3 && searched >= 2 + usize::from(pv_node) && (!tactical || cut_node) {
@@ -575,7 +640,9 @@ impl<'a> Searcher<'a> {
                 }
                 v
             };
-            self.pos.undo_move32(mv).expect("undo of a move just played");
+            self.pos
+                .undo_move32(mv)
+                .expect("undo of a move just played");
             if self.stopped {
                 return DRAW;
             }
@@ -608,7 +675,10 @@ impl<'a> Searcher<'a> {
             return mated_in(ply);
         }
 
-        if best_value >= beta && best_move != Move32::MOVE_NONE && !is_tactical(&self.pos, best_move) {
+        if best_value >= beta
+            && best_move != Move32::MOVE_NONE
+            && !is_tactical(&self.pos, best_move)
+        {
             let bonus = (depth * depth * 16).min(2000);
             self.heur.update_history(best_move, bonus);
             for &q in &quiets {
@@ -626,7 +696,15 @@ impl<'a> Searcher<'a> {
             Bound::Upper
         };
         let store_eval = if in_check { DRAW } else { static_eval };
-        self.tt.store(key, ply, best_move.to_move(), best_value, store_eval, depth, bound);
+        self.tt.store(
+            key,
+            ply,
+            best_move.to_move(),
+            best_value,
+            store_eval,
+            depth,
+            bound,
+        );
         best_value
     }
 
@@ -671,7 +749,9 @@ impl<'a> Searcher<'a> {
                 return best_value;
             }
             // A mate threat the opponent cannot meet is worth more than any exchange.
-            if qply == 0 && let Some(m) = solve_mate_in_one_in_place(&mut self.pos) {
+            if qply == 0
+                && let Some(m) = solve_mate_in_one_in_place(&mut self.pos)
+            {
                 let v = mate_in(ply + 1);
                 self.pv[p].push(m.to_move());
                 return v;
@@ -700,7 +780,9 @@ impl<'a> Searcher<'a> {
             self.nodes += 1;
             self.pos.apply_move32_with_gives_check(mv, gives_check);
             let value = -self.qsearch(-beta, -alpha, ply + 1, qply + 1);
-            self.pos.undo_move32(mv).expect("undo of a move just played");
+            self.pos
+                .undo_move32(mv)
+                .expect("undo of a move just played");
             if self.stopped {
                 return DRAW;
             }
@@ -723,8 +805,20 @@ impl<'a> Searcher<'a> {
         if in_check && searched == 0 {
             return mated_in(ply);
         }
-        let bound = if best_value >= beta { Bound::Lower } else { Bound::Upper };
-        self.tt.store(key, ply, best_move.to_move(), best_value, static_eval, 0, bound);
+        let bound = if best_value >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            key,
+            ply,
+            best_move.to_move(),
+            best_value,
+            static_eval,
+            0,
+            bound,
+        );
         best_value
     }
 }

@@ -35,15 +35,25 @@ impl BenchReport {
     #[must_use]
     pub fn nps(&self) -> u64 {
         let secs = self.elapsed.as_secs_f64();
-        if secs > 0.0 { (self.nodes as f64 / secs) as u64 } else { 0 }
+        if secs > 0.0 {
+            (self.nodes as f64 / secs) as u64
+        } else {
+            0
+        }
     }
 }
 
 /// Runs the bench; `on_position` hears each position's index, SFEN, nodes and best move.
 pub fn run(depth: u32, on_position: &mut dyn FnMut(usize, &str, u64, String)) -> BenchReport {
-    let settings = EngineSettings { hash_mb: 16, ..EngineSettings::default() };
+    let settings = EngineSettings {
+        hash_mb: 16,
+        ..EngineSettings::default()
+    };
     let mut engine = Engine::new(settings);
-    let limits = Limits { depth: Some(depth), ..Limits::default() };
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
     let mut nodes = 0;
     let start = Instant::now();
     for (i, sfen) in BENCH_SFENS.iter().enumerate() {
@@ -55,5 +65,8 @@ pub fn run(depth: u32, on_position: &mut dyn FnMut(usize, &str, u64, String)) ->
         let best = r.best.map_or_else(|| "resign".to_string(), |m| m.to_usi());
         on_position(i, sfen, r.nodes, best);
     }
-    BenchReport { nodes, elapsed: start.elapsed() }
+    BenchReport {
+        nodes,
+        elapsed: start.elapsed(),
+    }
 }

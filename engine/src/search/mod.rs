@@ -162,7 +162,11 @@ impl SearchResult {
 
 /// Converts a search value to the public score type.
 fn to_score(v: value::Value) -> Score {
-    if value::is_mate(v) { Score::Mate(value::mate_plies(v)) } else { Score::Cp(v) }
+    if value::is_mate(v) {
+        Score::Mate(value::mate_plies(v))
+    } else {
+        Score::Cp(v)
+    }
 }
 
 fn to_info(line: &LineInfo) -> SearchInfo {
@@ -233,7 +237,11 @@ impl Engine {
     #[must_use]
     pub fn new(settings: EngineSettings) -> Self {
         let tt = TranspositionTable::new(settings.hash_mb);
-        Self { settings, tt, heur: Heuristics::new() }
+        Self {
+            settings,
+            tt,
+            heur: Heuristics::new(),
+        }
     }
 
     #[must_use]
@@ -301,9 +309,13 @@ impl Engine {
                 pv: Vec::new(),
             };
         }
-        let r = self.search_core(pos.raw(), limits, stop, &mut |line| observer.on_info(&to_info(line)));
+        let r = self.search_core(pos.raw(), limits, stop, &mut |line| {
+            observer.on_info(&to_info(line))
+        });
         SearchResult {
-            best: r.best.map_or(BestMove::Resign, |m| BestMove::Move(Move::from_rs(m.to_move()))),
+            best: r.best.map_or(BestMove::Resign, |m| {
+                BestMove::Move(Move::from_rs(m.to_move()))
+            }),
             score: to_score(r.value),
             depth: r.depth.max(0) as u32,
             seldepth: r.seldepth.max(r.depth).max(0) as u32,
@@ -325,7 +337,10 @@ impl Engine {
         self.tt.new_search();
         self.heur.age();
         self.heur.clear_killers();
-        let noise = Noise { sd_cp: self.settings.noise_sd_cp, seed: self.settings.noise_seed };
+        let noise = Noise {
+            sd_cp: self.settings.noise_sd_cp,
+            seed: self.settings.noise_seed,
+        };
         let mut searcher = Searcher::new(
             pos.clone(),
             &mut self.tt,

@@ -11,7 +11,9 @@
 use super::see::see_ge;
 use super::value::MAX_PLY;
 use crate::eval::capture_value;
-use rsshogi::board::{CapturePlusPro, Evasions, Move32List, Position, QuietsProMinus, generate_moves_move32};
+use rsshogi::board::{
+    CapturePlusPro, Evasions, Move32List, Position, QuietsProMinus, generate_moves_move32,
+};
 use rsshogi::types::{Move32, Piece};
 
 const PIECE_TO: usize = Piece::COUNT * 81;
@@ -124,7 +126,11 @@ struct Scored {
 
 impl Scored {
     fn new() -> Self {
-        Self { moves: Move32List::new(), scores: Vec::new(), next: 0 }
+        Self {
+            moves: Move32List::new(),
+            scores: Vec::new(),
+            next: 0,
+        }
     }
 
     fn pick_best(&mut self) -> Option<(Move32, i32)> {
@@ -170,13 +176,19 @@ fn mvv_lva(pos: &Position, mv: Move32) -> i32 {
 }
 
 impl MovePicker {
-    pub(crate) fn new(pos: &Position, hash_move: Move32, killers: [Move32; 2], counter: Move32) -> Self {
+    pub(crate) fn new(
+        pos: &Position,
+        hash_move: Move32,
+        killers: [Move32; 2],
+        counter: Move32,
+    ) -> Self {
         let in_check = pos.is_in_check();
-        let hash_move = if hash_move != Move32::MOVE_NONE && pos.is_pseudo_legal_move32(hash_move, true) {
-            hash_move
-        } else {
-            Move32::MOVE_NONE
-        };
+        let hash_move =
+            if hash_move != Move32::MOVE_NONE && pos.is_pseudo_legal_move32(hash_move, true) {
+                hash_move
+            } else {
+                Move32::MOVE_NONE
+            };
         let stage = if hash_move != Move32::MOVE_NONE {
             Stage::HashMove
         } else if in_check {
@@ -201,7 +213,10 @@ impl MovePicker {
         let mut picker = Self::new(pos, hash_move, [Move32::MOVE_NONE; 2], Move32::MOVE_NONE);
         picker.captures_only = true;
         // In quiescence only a tactical hash move is worth trying out of turn.
-        if !pos.is_in_check() && picker.hash_move != Move32::MOVE_NONE && !is_tactical(pos, picker.hash_move) {
+        if !pos.is_in_check()
+            && picker.hash_move != Move32::MOVE_NONE
+            && !is_tactical(pos, picker.hash_move)
+        {
             picker.hash_move = Move32::MOVE_NONE;
             picker.stage = Stage::GenCaptures;
         }
@@ -220,7 +235,11 @@ impl MovePicker {
         loop {
             match self.stage {
                 Stage::HashMove => {
-                    self.stage = if pos.is_in_check() { Stage::GenEvasions } else { Stage::GenCaptures };
+                    self.stage = if pos.is_in_check() {
+                        Stage::GenEvasions
+                    } else {
+                        Stage::GenCaptures
+                    };
                     return Some(self.hash_move);
                 }
                 Stage::GenCaptures => {
@@ -242,7 +261,11 @@ impl MovePicker {
                         }
                         self.bad.push(mv);
                     }
-                    self.stage = if self.captures_only { Stage::Done } else { Stage::Killer1 };
+                    self.stage = if self.captures_only {
+                        Stage::Done
+                    } else {
+                        Stage::Killer1
+                    };
                 }
                 Stage::Killer1 => {
                     self.stage = Stage::Killer2;
@@ -276,7 +299,11 @@ impl MovePicker {
                 }
                 Stage::Quiets => {
                     while let Some((mv, _)) = self.list.pick_best() {
-                        if mv == self.hash_move || mv == self.killers[0] || mv == self.killers[1] || mv == self.counter {
+                        if mv == self.hash_move
+                            || mv == self.killers[0]
+                            || mv == self.killers[1]
+                            || mv == self.counter
+                        {
                             continue;
                         }
                         return Some(mv);
@@ -323,5 +350,6 @@ impl MovePicker {
 #[inline]
 pub(crate) fn is_tactical(pos: &Position, mv: Move32) -> bool {
     pos.piece_on(mv.to_sq()) != Piece::NONE
-        || (mv.is_promotion() && mv.piece_after_move().piece_type() == rsshogi::types::PieceType::PRO_PAWN)
+        || (mv.is_promotion()
+            && mv.piece_after_move().piece_type() == rsshogi::types::PieceType::PRO_PAWN)
 }

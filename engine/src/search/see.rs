@@ -56,7 +56,7 @@ pub(crate) fn see_ge(pos: &Position, mv: Move32, threshold: i32) -> bool {
     let mut res = true;
     loop {
         stm = stm.flip();
-        attackers = attackers & occupied;
+        attackers &= occupied;
         let stm_attackers = attackers & bb.color_pieces(stm);
         if stm_attackers.is_empty() {
             break;
@@ -83,7 +83,11 @@ pub(crate) fn see_ge(pos: &Position, mv: Move32, threshold: i32) -> bool {
     res
 }
 
-fn least_valuable(pos: &Position, attackers: Bitboard, color: Color) -> Option<(PieceType, Bitboard)> {
+fn least_valuable(
+    pos: &Position,
+    attackers: Bitboard,
+    color: Color,
+) -> Option<(PieceType, Bitboard)> {
     let bb = pos.bitboards();
     LVA_ORDER.iter().find_map(|&pt| {
         let hit = attackers & bb.pieces_for(pt, color);

@@ -11,7 +11,10 @@ fn pos(sfen: &str) -> Position {
 }
 
 fn engine_with(settings: EngineSettings) -> Engine {
-    Engine::new(EngineSettings { hash_mb: 8, ..settings })
+    Engine::new(EngineSettings {
+        hash_mb: 8,
+        ..settings
+    })
 }
 
 fn search(engine: &mut Engine, p: &Position, limits: Limits) -> CoreResult {
@@ -19,7 +22,10 @@ fn search(engine: &mut Engine, p: &Position, limits: Limits) -> CoreResult {
 }
 
 fn depth(d: u32) -> Limits {
-    Limits { depth: Some(d), ..Limits::default() }
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
 }
 
 fn play(p: &Position, mv: Move32) -> Position {
@@ -56,7 +62,12 @@ fn finds_mate_in_three() {
         let next = play(&after, reply);
         let mut engine = engine_with(EngineSettings::default());
         let r2 = search(&mut engine, &next, depth(4));
-        assert!(r2.value >= MATE_IN_MAX, "after {} {} no mate", best.to_usi(), reply.to_usi());
+        assert!(
+            r2.value >= MATE_IN_MAX,
+            "after {} {} no mate",
+            best.to_usi(),
+            reply.to_usi()
+        );
     }
 }
 
@@ -65,12 +76,19 @@ fn never_plays_a_pawn_drop_mate() {
     // P*1b would mate (king 1a, gold 2c covers 1b and 2b, knight 3c covers 2a): illegal.
     let p = pos("8k/9/6NG1/9/9/9/9/9/K8 b Pr2b3g4s3n4l17p 1");
     let illegal = p.move32_from_usi("P*1b");
-    assert!(illegal.is_none_or(|m| !p.is_legal_move32(m)), "the position must make P*1b illegal");
+    assert!(
+        illegal.is_none_or(|m| !p.is_legal_move32(m)),
+        "the position must make P*1b illegal"
+    );
     let r = search(&mut engine_with(EngineSettings::default()), &p, depth(5));
     let best = r.best.expect("a move");
     assert_ne!(best.to_usi(), "P*1b");
     assert!(p.is_legal_move32(best));
-    assert_ne!(mate_plies(r.value), 1, "claims a mate in one that does not exist");
+    assert_ne!(
+        mate_plies(r.value),
+        1,
+        "claims a mate in one that does not exist"
+    );
 }
 
 #[test]
@@ -103,8 +121,15 @@ fn wins_hanging_material() {
 #[test]
 fn same_settings_and_seed_replay_exactly() {
     let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
-    let settings = EngineSettings { noise_sd_cp: 80.0, noise_seed: 42, ..EngineSettings::default() };
-    let limits = Limits { nodes: Some(20_000), ..Limits::default() };
+    let settings = EngineSettings {
+        noise_sd_cp: 80.0,
+        noise_seed: 42,
+        ..EngineSettings::default()
+    };
+    let limits = Limits {
+        nodes: Some(20_000),
+        ..Limits::default()
+    };
     let a = search(&mut engine_with(settings.clone()), &start, limits);
     let b = search(&mut engine_with(settings), &start, limits);
     assert_eq!(a.best, b.best);
@@ -118,23 +143,41 @@ fn noise_seeds_change_choices() {
     // With strong noise, different seeds perceive the opening differently and pick different
     // moves; without noise the choice does not depend on the seed at all.
     let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
-    let limits = Limits { depth: Some(3), ..Limits::default() };
+    let limits = Limits {
+        depth: Some(3),
+        ..Limits::default()
+    };
     let mut noisy = std::collections::HashSet::new();
     let mut quiet = std::collections::HashSet::new();
     for seed in 0..12 {
-        let s = EngineSettings { noise_sd_cp: 150.0, noise_seed: seed, ..EngineSettings::default() };
+        let s = EngineSettings {
+            noise_sd_cp: 150.0,
+            noise_seed: seed,
+            ..EngineSettings::default()
+        };
         noisy.insert(search(&mut engine_with(s), &start, limits).best);
-        let s = EngineSettings { noise_sd_cp: 0.0, noise_seed: seed, ..EngineSettings::default() };
+        let s = EngineSettings {
+            noise_sd_cp: 0.0,
+            noise_seed: seed,
+            ..EngineSettings::default()
+        };
         quiet.insert(search(&mut engine_with(s), &start, limits).best);
     }
-    assert!(noisy.len() >= 3, "only {} distinct moves across seeds", noisy.len());
+    assert!(
+        noisy.len() >= 3,
+        "only {} distinct moves across seeds",
+        noisy.len()
+    );
     assert_eq!(quiet.len(), 1);
 }
 
 #[test]
 fn multipv_gives_distinct_moves_ordered_by_score() {
     let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
-    let mut engine = engine_with(EngineSettings { multipv: 4, ..EngineSettings::default() });
+    let mut engine = engine_with(EngineSettings {
+        multipv: 4,
+        ..EngineSettings::default()
+    });
     let mut last: Vec<(usize, i32, String)> = Vec::new();
     let mut max_depth = 0;
     let r = engine.search_core(&start, &depth(4), &StopFlag::new(), &mut |line| {
@@ -157,7 +200,14 @@ fn multipv_gives_distinct_moves_ordered_by_score() {
 #[test]
 fn node_limit_is_respected() {
     let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
-    let r = search(&mut engine_with(EngineSettings::default()), &start, Limits { nodes: Some(5_000), ..Limits::default() });
+    let r = search(
+        &mut engine_with(EngineSettings::default()),
+        &start,
+        Limits {
+            nodes: Some(5_000),
+            ..Limits::default()
+        },
+    );
     assert!(r.nodes <= 5_000, "{}", r.nodes);
     assert!(r.best.is_some());
 }
@@ -167,7 +217,10 @@ fn stop_flag_ends_an_infinite_search() {
     let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
     let stop = StopFlag::new();
     let mut engine = engine_with(EngineSettings::default());
-    let limits = Limits { infinite: true, ..Limits::default() };
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
     let r = std::thread::scope(|s| {
         let stopper = stop.clone();
         s.spawn(move || {

@@ -23,17 +23,26 @@ pub const DEFAULT_MARGIN_MS: u64 = 200;
 /// Works out the budget for the side to move (`sente` true for Black).
 pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
     if limits.infinite {
-        return Budget { soft: None, hard: None };
+        return Budget {
+            soft: None,
+            hard: None,
+        };
     }
     let mut soft: Option<u64> = None;
     let mut hard: Option<u64> = None;
     if let Some(mt) = limits.movetime {
-        let ms = (mt.as_millis() as u64).saturating_sub(margin_ms.min(mt.as_millis() as u64 / 4)).max(1);
+        let ms = (mt.as_millis() as u64)
+            .saturating_sub(margin_ms.min(mt.as_millis() as u64 / 4))
+            .max(1);
         soft = Some(ms);
         hard = Some(ms);
     }
     if let Some(clock) = &limits.clock {
-        let (remaining, inc) = if sente { (clock.btime, clock.binc) } else { (clock.wtime, clock.winc) };
+        let (remaining, inc) = if sente {
+            (clock.btime, clock.binc)
+        } else {
+            (clock.wtime, clock.winc)
+        };
         let remaining = remaining.as_millis() as u64;
         let inc = inc.as_millis() as u64;
         let byoyomi = clock.byoyomi.as_millis() as u64;
@@ -48,12 +57,18 @@ pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
             share.min(safe_total)
         };
         let clock_hard = if byoyomi > 0 {
-            (share * 3 + byoyomi).min(remaining / 3 + byoyomi).min(safe_total)
+            (share * 3 + byoyomi)
+                .min(remaining / 3 + byoyomi)
+                .min(safe_total)
         } else {
             (share * 4).min(remaining / 4 + inc).min(safe_total)
         };
         // Byoyomi only: nothing to save for later moves, so never stop before the hard limit.
-        let clock_soft = if remaining == 0 && byoyomi > 0 { clock_hard_for_byoyomi(byoyomi, safe_total) * 2 } else { clock_soft };
+        let clock_soft = if remaining == 0 && byoyomi > 0 {
+            clock_hard_for_byoyomi(byoyomi, safe_total) * 2
+        } else {
+            clock_soft
+        };
         let clock_soft = clock_soft.max(1);
         let clock_hard = clock_hard.max(clock_soft.min(safe_total.max(1)));
         soft = Some(soft.map_or(clock_soft, |s| s.min(clock_soft)));
@@ -93,7 +108,10 @@ mod tests {
         let hard = b.hard.expect("hard").as_millis();
         assert!(hard <= 800, "{hard}");
         assert!(hard >= 500, "{hard}");
-        assert!(b.soft.expect("soft") >= b.hard.expect("hard"), "byoyomi is used to the end");
+        assert!(
+            b.soft.expect("soft") >= b.hard.expect("hard"),
+            "byoyomi is used to the end"
+        );
     }
 
     #[test]
@@ -115,7 +133,16 @@ mod tests {
 
     #[test]
     fn infinite_has_no_budget() {
-        let limits = Limits { infinite: true, ..clock(0, 0, 1000, 0) };
-        assert_eq!(budget(&limits, true, DEFAULT_MARGIN_MS), Budget { soft: None, hard: None });
+        let limits = Limits {
+            infinite: true,
+            ..clock(0, 0, 1000, 0)
+        };
+        assert_eq!(
+            budget(&limits, true, DEFAULT_MARGIN_MS),
+            Budget {
+                soft: None,
+                hard: None
+            }
+        );
     }
 }

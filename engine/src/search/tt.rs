@@ -60,7 +60,10 @@ impl TranspositionTable {
         let want = (bytes / std::mem::size_of::<Bucket>()).max(1);
         // Round down to a power of two so the index is a mask.
         let count = 1usize << (usize::BITS - 1 - want.leading_zeros());
-        Self { buckets: vec![Bucket::default(); count], generation: 0 }
+        Self {
+            buckets: vec![Bucket::default(); count],
+            generation: 0,
+        }
     }
 
     pub(crate) fn clear(&mut self) {
@@ -82,17 +85,21 @@ impl TranspositionTable {
     pub(crate) fn probe(&self, key: u64, ply: i32) -> Option<Hit> {
         let check = (key >> 32) as u32;
         let bucket = &self.buckets[self.index(key)];
-        bucket.0.iter().find(|e| e.flags & 3 != 0 && e.check == check).map(|e| Hit {
-            mv: Move::from_raw(e.mv),
-            value: value_from_tt(Value::from(e.value), ply),
-            eval: Value::from(e.eval),
-            depth: i32::from(e.depth),
-            bound: match e.flags & 3 {
-                1 => Bound::Upper,
-                2 => Bound::Lower,
-                _ => Bound::Exact,
-            },
-        })
+        bucket
+            .0
+            .iter()
+            .find(|e| e.flags & 3 != 0 && e.check == check)
+            .map(|e| Hit {
+                mv: Move::from_raw(e.mv),
+                value: value_from_tt(Value::from(e.value), ply),
+                eval: Value::from(e.eval),
+                depth: i32::from(e.depth),
+                bound: match e.flags & 3 {
+                    1 => Bound::Upper,
+                    2 => Bound::Lower,
+                    _ => Bound::Exact,
+                },
+            })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -112,7 +119,10 @@ impl TranspositionTable {
         let index = self.index(key);
         let bucket = &mut self.buckets[index];
         // Same position: replace in place. Otherwise the empty, then the oldest/shallowest slot.
-        let slot = bucket.0.iter().position(|e| e.flags & 3 != 0 && e.check == check);
+        let slot = bucket
+            .0
+            .iter()
+            .position(|e| e.flags & 3 != 0 && e.check == check);
         let slot = slot.unwrap_or_else(|| {
             let mut best = 0;
             let mut best_score = i32::MAX;
@@ -136,7 +146,11 @@ impl TranspositionTable {
         if same && bound != Bound::Exact && depth + 2 < i32::from(entry.depth) {
             return;
         }
-        let mv_raw = if mv == Move::MOVE_NONE && same { entry.mv } else { mv.raw() };
+        let mv_raw = if mv == Move::MOVE_NONE && same {
+            entry.mv
+        } else {
+            mv.raw()
+        };
         let bound_bits = match bound {
             Bound::Upper => 1,
             Bound::Lower => 2,
@@ -157,7 +171,11 @@ impl TranspositionTable {
         let sample = self.buckets.len().min(250);
         let mut used = 0;
         for bucket in &self.buckets[..sample] {
-            used += bucket.0.iter().filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation).count();
+            used += bucket
+                .0
+                .iter()
+                .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation)
+                .count();
         }
         (used * 1000 / (sample * BUCKET)) as u32
     }
@@ -195,7 +213,15 @@ mod tests {
         let mut tt = TranspositionTable::new(1);
         let key = 0x1234_5678_9abc_def0;
         let mv = Move::from_usi("7g7f").expect("move");
-        tt.store(key, 3, mv, super::super::value::MATE - 10, 5, 4, Bound::Exact);
+        tt.store(
+            key,
+            3,
+            mv,
+            super::super::value::MATE - 10,
+            5,
+            4,
+            Bound::Exact,
+        );
         let hit = tt.probe(key, 5).expect("hit");
         assert_eq!(hit.mv, mv);
         // Mate in 7 from the storing node (10 - 3) is mate in 12 plies from the root at ply 5.

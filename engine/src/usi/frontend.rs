@@ -38,22 +38,47 @@ fn send(out: &Out, msg: &EngineMessage) {
 }
 
 fn info_string(out: &Out, text: &str) {
-    send(out, &EngineMessage::Info(Info { string: Some(text.to_string()), ..Info::default() }));
+    send(
+        out,
+        &EngineMessage::Info(Info {
+            string: Some(text.to_string()),
+            ..Info::default()
+        }),
+    );
 }
 
 /// The options we declare, with the setting each one controls.
 fn option_specs(s: &EngineSettings) -> Vec<OptionSpec> {
     let spin = |name: &str, default: i64, min: i64, max: i64| OptionSpec {
         name: name.to_string(),
-        kind: OptionKind::Spin { default: Some(default), min: Some(min), max: Some(max) },
+        kind: OptionKind::Spin {
+            default: Some(default),
+            min: Some(min),
+            max: Some(max),
+        },
     };
     vec![
         spin("USI_Hash", s.hash_mb as i64, 1, 4096),
-        OptionSpec { name: "USI_Ponder".into(), kind: OptionKind::Check { default: Some(false) } },
+        OptionSpec {
+            name: "USI_Ponder".into(),
+            kind: OptionKind::Check {
+                default: Some(false),
+            },
+        },
         spin("MultiPV", s.multipv as i64, 1, 600),
-        spin("NodeLimit", s.node_limit.map_or(0, |n| n as i64), 0, i64::MAX),
+        spin(
+            "NodeLimit",
+            s.node_limit.map_or(0, |n| n as i64),
+            0,
+            i64::MAX,
+        ),
         spin("DepthLimit", s.depth_limit.map_or(0, i64::from), 0, 127),
-        spin("MoveTime", s.move_time.map_or(0, |d| d.as_millis() as i64), 0, i64::MAX),
+        spin(
+            "MoveTime",
+            s.move_time.map_or(0, |d| d.as_millis() as i64),
+            0,
+            i64::MAX,
+        ),
         spin("NoiseSD", s.noise_sd_cp.round() as i64, 0, 100_000),
         spin("NoiseSeed", s.noise_seed as i64, 0, i64::MAX),
         spin("ByoyomiMargin", s.margin_ms as i64, 0, 60_000),
@@ -73,7 +98,11 @@ fn apply_option(s: &mut EngineSettings, name: &str, value: Option<&str>) -> Resu
         "multipv" => s.multipv = number(value)?.clamp(1, 600) as usize,
         "nodelimit" => s.node_limit = Some(number(value)?).filter(|&n| n > 0),
         "depthlimit" => s.depth_limit = Some(number(value)?.min(127) as u32).filter(|&d| d > 0),
-        "movetime" => s.move_time = Some(number(value)?).filter(|&m| m > 0).map(Duration::from_millis),
+        "movetime" => {
+            s.move_time = Some(number(value)?)
+                .filter(|&m| m > 0)
+                .map(Duration::from_millis)
+        }
         "noisesd" => s.noise_sd_cp = number(value)? as f64,
         "noiseseed" => s.noise_seed = number(value)?,
         "byoyomimargin" => s.margin_ms = number(value)?,
@@ -87,7 +116,9 @@ fn apply_option(s: &mut EngineSettings, name: &str, value: Option<&str>) -> Resu
 fn build_position(start: &PositionStart, moves: &[String]) -> Result<Position, String> {
     let mut pos = match start {
         PositionStart::Startpos => Position::startpos(),
-        PositionStart::Sfen(sfen) => Position::from_sfen(sfen).map_err(|e| format!("bad SFEN `{sfen}`: {e}"))?,
+        PositionStart::Sfen(sfen) => {
+            Position::from_sfen(sfen).map_err(|e| format!("bad SFEN `{sfen}`: {e}"))?
+        }
     };
     for (i, text) in moves.iter().enumerate() {
         let mv = pos
@@ -100,7 +131,11 @@ fn build_position(start: &PositionStart, moves: &[String]) -> Result<Position, S
 
 fn limits_from_go(go: &Go) -> Limits {
     let ms = Duration::from_millis;
-    let has_clock = go.btime.is_some() || go.wtime.is_some() || go.byoyomi.is_some() || go.binc.is_some() || go.winc.is_some();
+    let has_clock = go.btime.is_some()
+        || go.wtime.is_some()
+        || go.byoyomi.is_some()
+        || go.binc.is_some()
+        || go.winc.is_some();
     Limits {
         nodes: go.nodes,
         depth: go.depth,
@@ -125,7 +160,10 @@ fn info_line(info: &SearchInfo) -> EngineMessage {
         nps: Some(info.nps),
         hashfull: Some(info.hashfull),
         multipv: Some(info.multipv as u32),
-        score: Some(InfoScore { value: info.score, bound: ScoreBound::Exact }),
+        score: Some(InfoScore {
+            value: info.score,
+            bound: ScoreBound::Exact,
+        }),
         currmove: None,
         pv: info.pv.iter().map(|m| m.to_usi()).collect(),
         string: None,
@@ -134,7 +172,10 @@ fn info_line(info: &SearchInfo) -> EngineMessage {
 
 fn bestmove_line(r: &SearchResult) -> EngineMessage {
     EngineMessage::BestMove(match r.best {
-        BestMove::Move(mv) => UsiBestMove::Move { mv: mv.to_usi(), ponder: r.ponder().map(|p| p.to_usi()) },
+        BestMove::Move(mv) => UsiBestMove::Move {
+            mv: mv.to_usi(),
+            ponder: r.ponder().map(|p| p.to_usi()),
+        },
         BestMove::Resign => UsiBestMove::Resign,
         BestMove::Win => UsiBestMove::Win,
     })
@@ -168,7 +209,9 @@ impl FrontEnd {
     }
 
     fn searching(&mut self) -> bool {
-        if self.answered.load(Ordering::Acquire) || self.search.as_ref().is_some_and(JoinHandle::is_finished) {
+        if self.answered.load(Ordering::Acquire)
+            || self.search.as_ref().is_some_and(JoinHandle::is_finished)
+        {
             self.join();
         }
         self.search.is_some()
@@ -203,8 +246,17 @@ impl FrontEnd {
         };
         match command {
             GuiCommand::Usi => {
-                send(&self.out, &EngineMessage::Id(IdField::Name(format!("council-engine {}", env!("CARGO_PKG_VERSION")))));
-                send(&self.out, &EngineMessage::Id(IdField::Author("the council project".into())));
+                send(
+                    &self.out,
+                    &EngineMessage::Id(IdField::Name(format!(
+                        "council-engine {}",
+                        env!("CARGO_PKG_VERSION")
+                    ))),
+                );
+                send(
+                    &self.out,
+                    &EngineMessage::Id(IdField::Author("the council project".into())),
+                );
                 for spec in option_specs(&self.settings) {
                     send(&self.out, &EngineMessage::Option(spec));
                 }
@@ -213,7 +265,10 @@ impl FrontEnd {
             GuiCommand::IsReady => send(&self.out, &EngineMessage::ReadyOk),
             GuiCommand::SetOption { name, value } => {
                 if self.searching() {
-                    info_string(&self.out, &format!("option {name} ignored: a search is running"));
+                    info_string(
+                        &self.out,
+                        &format!("option {name} ignored: a search is running"),
+                    );
                 } else {
                     match apply_option(&mut self.settings, &name, value.as_deref()) {
                         Ok(()) => lock(&self.engine).set_settings(self.settings.clone()),
@@ -227,14 +282,20 @@ impl FrontEnd {
             }
             GuiCommand::Position { start, moves } => {
                 if self.searching() {
-                    info_string(&self.out, "position ignored: a search is running (send stop first)");
+                    info_string(
+                        &self.out,
+                        "position ignored: a search is running (send stop first)",
+                    );
                     return true;
                 }
                 match build_position(&start, &moves) {
                     Ok(p) => self.position = Some(p),
                     Err(e) => {
                         self.position = None;
-                        info_string(&self.out, &format!("position rejected, no position set: {e}"));
+                        info_string(
+                            &self.out,
+                            &format!("position rejected, no position set: {e}"),
+                        );
                     }
                 }
             }
@@ -256,16 +317,25 @@ impl FrontEnd {
             return;
         }
         if go.mate.is_some() {
-            send(&self.out, &EngineMessage::Checkmate(super::protocol::CheckmateAnswer::NotImplemented));
+            send(
+                &self.out,
+                &EngineMessage::Checkmate(super::protocol::CheckmateAnswer::NotImplemented),
+            );
             return;
         }
         let Some(position) = self.position.clone() else {
-            info_string(&self.out, "go without a valid position (the last position command was rejected)");
+            info_string(
+                &self.out,
+                "go without a valid position (the last position command was rejected)",
+            );
             send(&self.out, &EngineMessage::BestMove(UsiBestMove::Resign));
             return;
         };
         if !go.searchmoves.is_empty() {
-            info_string(&self.out, "searchmoves is not supported; searching all moves");
+            info_string(
+                &self.out,
+                "searchmoves is not supported; searching all moves",
+            );
         }
         let limits = limits_from_go(go);
         let wait_for_release = go.ponder || go.infinite;
@@ -281,7 +351,10 @@ impl FrontEnd {
             let mut observer = |info: &SearchInfo| send(&out, &info_line(info));
             let result = engine.search(&position, &limits, &stop, &mut observer);
             // USI: after `go ponder` / `go infinite` the answer waits for ponderhit or stop.
-            while wait_for_release && !stop.is_stopped() && (go_is_infinite(&limits) || stop.is_pondering()) {
+            while wait_for_release
+                && !stop.is_stopped()
+                && (go_is_infinite(&limits) || stop.is_pondering())
+            {
                 std::thread::sleep(Duration::from_millis(2));
             }
             answered.store(true, Ordering::Release);
@@ -340,9 +413,11 @@ mod tests {
 
     #[test]
     fn a_bad_position_names_the_move() {
-        let e = build_position(&PositionStart::Startpos, &["7g7f".into(), "7g7f".into()]).expect_err("illegal");
+        let e = build_position(&PositionStart::Startpos, &["7g7f".into(), "7g7f".into()])
+            .expect_err("illegal");
         assert!(e.contains("move 2") && e.contains("7g7f"), "{e}");
-        let e = build_position(&PositionStart::Sfen("nonsense b - 1".into()), &[]).expect_err("bad sfen");
+        let e = build_position(&PositionStart::Sfen("nonsense b - 1".into()), &[])
+            .expect_err("bad sfen");
         assert!(e.contains("nonsense"), "{e}");
     }
 }
