@@ -288,7 +288,6 @@ impl Position {
     }
 
     /// The inner rsshogi position, for search code in this crate.
-    #[allow(dead_code)]
     pub(crate) fn raw(&self) -> &RsPosition {
         &self.inner
     }
