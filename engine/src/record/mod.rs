@@ -15,7 +15,7 @@ mod convert;
 mod csa;
 mod kif;
 
-use crate::position::{MoveError, Position, SfenError};
+use crate::position::{Handicap, MoveError, Position, SfenError};
 use crate::types::{Color, Move, Score};
 use std::fmt;
 use std::str::FromStr;
@@ -259,6 +259,12 @@ impl GameRecord {
     #[must_use]
     pub fn start(&self) -> &Position {
         &self.start
+    }
+
+    /// The named start (even game or handicap) this record begins from, if it is one.
+    #[must_use]
+    pub fn handicap(&self) -> Option<Handicap> {
+        Handicap::from_sfen(&self.start.to_sfen())
     }
 
     /// The position after the last move, with the game's history (for repetition checks).

@@ -60,6 +60,7 @@ fn reads_a_floodgate_style_csa() {
 fn reads_a_handicap_csa_board_with_gote_to_move() {
     let rec = GameRecord::read_csa(HANDICAP_CSA).expect("read");
     assert_eq!(rec.start().to_sfen(), Handicap::Lance.sfen());
+    assert_eq!(rec.handicap(), Some(Handicap::Lance));
     assert_eq!(usi(&rec), ["5a4b", "7g7f", "4b3b"]);
     // Sente is to move when time runs out: sente loses.
     assert_eq!(
@@ -99,6 +100,7 @@ fn reads_a_kif_board_diagram_and_non_promotion() {
         "lnsgk1snl/1r4g2/p1ppppb1p/6pP1/7R1/2P6/P2PPPP1P/1SG6/LN2KGSNL b BP2p 1"
     );
     assert_eq!(usi(&rec), ["2d2c", "3b2c", "2e2c+"]);
+    assert_eq!(rec.handicap(), None);
     assert_eq!(
         rec.end,
         Some(GameEnd {
