@@ -3,6 +3,25 @@
 //!
 //! Every interval is a 95% interval unless a function says otherwise. Every random process takes
 //! a seed.
+//!
+//! For a runner: the head-to-head numbers of `summary.json` and the SPRT come from the finished
+//! results lines.
+//!
+//! ```
+//! use orchestrator::results::GameResult;
+//! use orchestrator::stats::{EloModel, HeadToHead, Sprt, SprtStatus};
+//!
+//! fn after_each_game(finished: &[GameResult], sprt: &Sprt) -> bool {
+//!     let h2h = HeadToHead::from_games(finished, "council", "single");
+//!     if let Some(e) = h2h.estimate() {
+//!         // summary.json: elo = e.elo, elo_error = e.elo_error (95%), score = e.score
+//!         let _ = (e.elo, e.elo_error, e.los);
+//!     }
+//!     sprt.test(&h2h).status != SprtStatus::Continue // true: stop the match
+//! }
+//! let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05, EloModel::Logistic).expect("valid settings");
+//! assert!(!after_each_game(&[], &sprt));
+//! ```
 
 pub mod elo;
 pub mod head_to_head;
