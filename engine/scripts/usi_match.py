@@ -209,15 +209,22 @@ def play_game(engines, opening, args):
             return "draw", "repetition", moves, times
 
 
+def elo_of(score):
+    if score <= 0:
+        return float("-inf")
+    if score >= 1:
+        return float("inf")
+    return -400 * math.log10(1 / score - 1)
+
+
 def elo(score, n):
-    if n == 0 or score <= 0 or score >= 1:
-        return float("nan"), float("nan")
-    e = -400 * math.log10(1 / score - 1)
-    # 95% interval from the normal approximation of the score's standard error.
-    se = math.sqrt(score * (1 - score) / n)
-    lo = max(score - 1.96 * se, 1e-6)
-    hi = min(score + 1.96 * se, 1 - 1e-6)
-    return e, (-400 * math.log10(1 / hi - 1) - (-400 * math.log10(1 / lo - 1))) / 2
+    """Elo difference of the score and its 95% Wilson interval (finite even at 100%)."""
+    if n == 0:
+        return float("nan"), (float("nan"), float("nan"))
+    z = 1.96
+    centre = (score + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return elo_of(score), (elo_of(centre - half), elo_of(centre + half))
 
 
 def main():
@@ -309,11 +316,11 @@ def main():
               flush=True)
     n = wins + draws + losses
     score = (wins + 0.5 * draws) / n if n else 0.0
-    e, err = elo(score, n)
+    e, (lo, hi) = elo(score, n)
     print(f"reasons: {reasons}")
     print(f"slowest move: {args.a_name} {a_max_time:.3f}s, {args.b_name} {b_max_time:.3f}s")
     print(f"{args.a_name} vs {args.b_name}: +{wins} ={draws} -{losses} score {score:.3f} "
-          f"elo {e:+.0f} +/- {err:.0f} (95%)")
+          f"elo {e:+.0f} (95% interval {lo:+.0f} .. {hi:+.0f})")
 
 
 if __name__ == "__main__":

@@ -487,12 +487,13 @@ impl<'a> Searcher<'a> {
             && let Some(m) = solve_mate_in_one_in_place(&mut self.pos)
         {
             let v = mate_in(ply + 1);
+            let eval = hit.map_or_else(|| self.static_eval(), |h| h.eval);
             self.tt.store(
                 key,
                 ply,
                 m.to_move(),
                 v,
-                DRAW,
+                eval,
                 depth.max(1) + 4,
                 Bound::Exact,
             );

@@ -12,7 +12,7 @@ use super::see::see_ge;
 use super::value::MAX_PLY;
 use crate::eval::capture_value;
 use rsshogi::board::{
-    CapturePlusPro, Evasions, Move32List, Position, QuietsProMinus, generate_moves_move32,
+    CapturePlusPro, Legal, Move32List, Position, QuietsProMinus, generate_moves_move32,
 };
 use rsshogi::types::{Move32, Piece};
 
@@ -131,6 +131,42 @@ impl Scored {
             scores: Vec::new(),
             next: 0,
         }
+    }
+
+    /// Sorts, best first, the moves scoring at least `limit`; the rest follow unsorted. Cheap
+    /// when few moves have earned a history score, which is the common case.
+    /// See: Stockfish `partial_insertion_sort` in movepick.cpp.
+    fn partial_sort(&mut self, limit: i32) {
+        let moves = self.moves.as_mut_slice();
+        let scores = &mut self.scores;
+        let n = moves.len();
+        if n < 2 {
+            return;
+        }
+        let mut sorted_end = 0;
+        for p in 1..n {
+            if scores[p] >= limit {
+                let (tm, ts) = (moves[p], scores[p]);
+                sorted_end += 1;
+                moves[p] = moves[sorted_end];
+                scores[p] = scores[sorted_end];
+                let mut q = sorted_end;
+                while q > 0 && scores[q - 1] < ts {
+                    moves[q] = moves[q - 1];
+                    scores[q] = scores[q - 1];
+                    q -= 1;
+                }
+                moves[q] = tm;
+                scores[q] = ts;
+            }
+        }
+    }
+
+    /// The next move in list order (after `partial_sort`).
+    fn next_in_order(&mut self) -> Option<Move32> {
+        let mv = self.moves.as_slice().get(self.next).copied();
+        self.next += 1;
+        mv
     }
 
     fn pick_best(&mut self) -> Option<(Move32, i32)> {
@@ -295,10 +331,11 @@ impl MovePicker {
                     for &mv in self.list.moves.iter() {
                         self.list.scores.push(heur.history(mv));
                     }
+                    self.list.partial_sort(-HISTORY_MAX / 8);
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
-                    while let Some((mv, _)) = self.list.pick_best() {
+                    while let Some(mv) = self.list.next_in_order() {
                         if mv == self.hash_move
                             || mv == self.killers[0]
                             || mv == self.killers[1]
@@ -318,7 +355,7 @@ impl MovePicker {
                     self.stage = Stage::Done;
                 }
                 Stage::GenEvasions => {
-                    generate_moves_move32::<Evasions>(pos, &mut self.list.moves);
+                    generate_moves_move32::<Legal>(pos, &mut self.list.moves);
                     self.list.scores.clear();
                     self.list.next = 0;
                     for &mv in self.list.moves.iter() {

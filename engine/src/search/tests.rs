@@ -46,8 +46,9 @@ fn finds_mate_in_one() {
 
 #[test]
 fn finds_mate_in_three() {
-    // Tsume: 1. G*4b (or similar) ... the search must report a mate in 3 plies and play a
-    // move after which every defence still loses to a mate in one.
+    // A mate in 3 and not in 1 (checked independently with cshogi's `mate_move(3)`, which
+    // finds G*2c): the search must report a mate in at most 5 plies and play a move after
+    // which every defence still loses to a mate.
     let p = pos("7nl/7k1/9/7P1/9/9/9/9/K8 b 2GS2r2b2g3s3n3l17p 1");
     let r = search(&mut engine_with(EngineSettings::default()), &p, depth(6));
     assert!(r.value >= MATE_IN_MAX, "no mate found: value {}", r.value);
