@@ -514,15 +514,36 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// CPU time of all this process's threads so far (Linux: the sum of every task's schedstat), or
+/// `None` where that is not available. Lets `bench` say how much of the machine it really got.
+fn cpu_seconds() -> Option<f64> {
+    let mut total_ns = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total_ns += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total_ns as f64 * 1e-9)
+}
+
+/// Wall and CPU seconds of one benchmark phase.
+#[derive(Clone, Copy)]
+struct Phase {
+    wall: f64,
+    cpu: Option<f64>,
+}
+
+fn timed(f: &dyn Fn()) -> Phase {
+    let (start, cpu0) = (Instant::now(), cpu_seconds());
+    f();
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
+    Phase { wall, cpu }
+}
+
 fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
     let load_before = load_average();
     let params = Preset::Pro.params();
     let layout = Layout::for_params(&params);
-    let timed = |f: &dyn Fn()| {
-        let start = Instant::now();
-        f();
-        start.elapsed().as_secs_f64()
-    };
     let bar = progress_bar(common, args.games, "fast games");
     let fast_games = timed(&|| {
         play_games(&params, args.games, common.seed, &layout, &|n| bar.inc(n));
@@ -541,62 +562,85 @@ fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
         plain::council(&council_params, args.plain_trials.max(1), common.seed);
     });
     let load_after = load_average();
-    let rate = |n: u64, s: f64| n.max(1) as f64 / s.max(1e-9);
+    let per_s = |n: u64, s: f64| n.max(1) as f64 / s.max(1e-9);
+    let phase = |n: u64, p: Phase| {
+        serde_json::json!({
+            "items": n,
+            "seconds": p.wall,
+            "per_second": per_s(n, p.wall),
+            "cpu_seconds": p.cpu,
+            "per_cpu_second": p.cpu.map(|c| per_s(n, c)),
+        })
+    };
     let (gf, gp) = (
-        rate(args.games, fast_games),
-        rate(args.plain_games, plain_games),
+        per_s(args.games, fast_games.wall),
+        per_s(args.plain_games, plain_games.wall),
     );
     let (tf, tp) = (
-        rate(args.trials, fast_trials),
-        rate(args.plain_trials, plain_trials),
+        per_s(args.trials, fast_trials.wall),
+        per_s(args.plain_trials, plain_trials.wall),
     );
     if common.json {
-        print_json(&serde_json::json!({
+        return print_json(&serde_json::json!({
             "threads": threads,
             "seed": common.seed,
             "load_before": load_before,
             "load_after": load_after,
             "game_length": {
-                "games": args.games, "seconds": fast_games, "games_per_second": gf,
-                "plain_games": args.plain_games, "plain_seconds": plain_games,
-                "plain_games_per_second": gp, "speedup": gf / gp,
+                "fast": phase(args.games, fast_games),
+                "plain": phase(args.plain_games, plain_games),
+                "games_per_second": gf,
+                "speedup": gf / gp,
             },
             "council": {
-                "trials": args.trials, "seconds": fast_trials, "trials_per_second": tf,
-                "plain_trials": args.plain_trials, "plain_seconds": plain_trials,
-                "plain_trials_per_second": tp, "speedup": tf / tp,
+                "fast": phase(args.trials, fast_trials),
+                "plain": phase(args.plain_trials, plain_trials),
+                "trials_per_second": tf,
+                "speedup": tf / tp,
             },
-        }))
-    } else {
-        println!(
-            "council-sim bench: {threads} threads, seed {}, load average before {load_before}, after {load_after}",
-            common.seed
-        );
-        println!(
-            "  game length (pro preset)   fast  {:>12} games in {:>7.2} s = {:.3e} games/s",
-            args.games, fast_games, gf
-        );
-        println!(
-            "                             plain {:>12} games in {:>7.2} s = {:.3e} games/s  (fast/plain {:.1}x)",
-            args.plain_games,
-            plain_games,
-            gp,
-            gf / gp
-        );
-        println!(
-            "  council 3x3, every method  fast  {:>12} trials in {:>6.2} s = {:.3e} trials/s",
-            args.trials, fast_trials, tf
-        );
-        println!(
-            "                             plain {:>12} trials in {:>6.2} s = {:.3e} trials/s  (fast/plain {:.1}x)",
-            args.plain_trials,
-            plain_trials,
-            tp,
-            tf / tp
-        );
-        println!(
-            "plain = one thread, one generator, a Normal sample per draw, allocations per trial, the ML product in linear space"
-        );
-        Ok(())
+        }));
     }
+    let cpu = |n: u64, p: Phase| match p.cpu {
+        Some(c) => format!("cpu {c:>6.2} s = {:.3e}/cpu-s", per_s(n, c)),
+        None => String::new(),
+    };
+    println!(
+        "council-sim bench: {threads} threads, seed {}, load average before {load_before}, after {load_after}",
+        common.seed
+    );
+    println!(
+        "  game length, pro preset   fast  {:>10} games  in {:>6.2} s = {:.3e} games/s   {}",
+        args.games,
+        fast_games.wall,
+        gf,
+        cpu(args.games, fast_games)
+    );
+    println!(
+        "                            plain {:>10} games  in {:>6.2} s = {:.3e} games/s   {}",
+        args.plain_games,
+        plain_games.wall,
+        gp,
+        cpu(args.plain_games, plain_games)
+    );
+    println!("                            fast / plain: {:.2}x", gf / gp);
+    println!(
+        "  council 3x3, all methods  fast  {:>10} trials in {:>6.2} s = {:.3e} trials/s  {}",
+        args.trials,
+        fast_trials.wall,
+        tf,
+        cpu(args.trials, fast_trials)
+    );
+    println!(
+        "                            plain {:>10} trials in {:>6.2} s = {:.3e} trials/s  {}",
+        args.plain_trials,
+        plain_trials.wall,
+        tp,
+        cpu(args.plain_trials, plain_trials)
+    );
+    println!("                            fast / plain: {:.2}x", tf / tp);
+    println!(
+        "plain: one thread, one generator, a Normal sample per draw, allocations per trial, the\n\
+         ML product in linear space. cpu: CPU time of all threads (a loaded machine lowers /s, not /cpu-s)."
+    );
+    Ok(())
 }
