@@ -193,7 +193,13 @@ const GREEN_DARK: RGBColor = RGBColor(0, 150, 0);
 
 /// The sweep's figure: for the noise sweep one row per `n` with best-move rates (left) and
 /// agreement (right); for the members sweep one panel per `n`.
-pub fn sweep_svg(path: &Path, spec: &SweepSpec, points: &[SweepPoint]) -> Result<(), SimError> {
+pub fn sweep_svg(
+    path: &Path,
+    spec: &SweepSpec,
+    points: &[SweepPoint],
+    trials: u64,
+    seed: u64,
+) -> Result<(), SimError> {
     let err = plot_error(path);
     let mut ns: Vec<usize> = points.iter().map(|p| p.candidates).collect();
     ns.dedup();
@@ -202,9 +208,15 @@ pub fn sweep_svg(path: &Path, spec: &SweepSpec, points: &[SweepPoint]) -> Result
     } else {
         1
     };
-    let root = SVGBackend::new(path, (560 * cols as u32, 420 * ns.len().max(1) as u32))
+    let root = SVGBackend::new(path, (560 * cols as u32, 30 + 420 * ns.len().max(1) as u32))
         .into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
+    let root = root
+        .titled(
+            &format!("{trials} trials per point, seed {seed}"),
+            ("sans-serif", 14),
+        )
+        .map_err(|e| err(&e))?;
     let areas = root.split_evenly((ns.len().max(1), cols));
     for (row, &n) in ns.iter().enumerate() {
         let of = |sync: Option<bool>| {

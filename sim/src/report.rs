@@ -472,10 +472,11 @@ fn sweep_values(p: &SweepPoint) -> [f64; 17] {
     ]
 }
 
-/// `council-sweep` as CSV (one line per point, empty cells for missing members).
-pub fn sweep_csv(points: &[SweepPoint]) -> String {
+/// `council-sweep` as CSV (one line per point, empty cells for missing members; every line
+/// carries the run's trials per point and seed).
+pub fn sweep_csv(points: &[SweepPoint], trials: u64, seed: u64) -> String {
     let mut out = SWEEP_COLUMNS.join(",");
-    out.push('\n');
+    out.push_str(",trials,seed\n");
     for p in points {
         let cells: Vec<String> = sweep_values(p)
             .iter()
@@ -488,7 +489,7 @@ pub fn sweep_csv(points: &[SweepPoint]) -> String {
             })
             .collect();
         out.push_str(&cells.join(","));
-        out.push('\n');
+        out.push_str(&format!(",{trials},{seed}\n"));
     }
     out
 }

@@ -255,7 +255,7 @@ fn progress_bar(common: &Common, total: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), target);
     bar.set_style(
         ProgressStyle::with_template(&format!(
-            "{{spinner}} {what} [{{bar:40}}] {{human_pos}}/{{human_len}} {{per_sec}} eta {{eta}}"
+            "{{spinner}} {what} [{{bar:40}}] {{human_pos}}/{{human_len}} eta {{eta}}"
         ))
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
@@ -447,11 +447,14 @@ fn council_sweep(common: &Common, threads: usize, args: &SweepArgs) -> Result<()
     };
     bar.finish_and_clear();
     if let Some(path) = &args.csv {
-        std::fs::write(path, report::sweep_csv(&points))
-            .with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(
+            path,
+            report::sweep_csv(&points, args.trials.max(1), common.seed),
+        )
+        .with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &common.svg {
-        plot::sweep_svg(path, &spec, &points)?;
+        plot::sweep_svg(path, &spec, &points, args.trials.max(1), common.seed)?;
     }
     if common.json {
         print_json(&report::sweep_json(
