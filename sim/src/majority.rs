@@ -86,7 +86,8 @@ impl MajorityModel {
     pub fn simulate(&self, trials: u64, seed: u64, progress: &(dyn Fn(u64) + Sync)) -> Count {
         let b = self.candidates;
         let p = [self.p1, self.p2(), self.p2()];
-        let batches = streams::run(
+        let mut total = Count::default();
+        streams::run(
             seed,
             trials.max(1),
             |batch| {
@@ -115,12 +116,9 @@ impl MajorityModel {
                     trials: batch.items,
                 }
             },
+            |c| total.merge(&c),
             progress,
         );
-        let mut total = Count::default();
-        for c in &batches {
-            total.merge(c);
-        }
         total
     }
 }

@@ -49,22 +49,29 @@ pub fn batches(seed: u64, total: u64) -> Vec<Batch> {
     out
 }
 
-/// Runs `work` on every batch in parallel (on the current rayon pool) and returns the results in
-/// batch order. `progress` is told how many items each finished batch held.
-pub fn run<T, F>(seed: u64, total: u64, work: F, progress: &(dyn Fn(u64) + Sync)) -> Vec<T>
+/// Batches run in parallel per window; their results are merged before the next window starts,
+/// so memory holds at most this many batch results. Any constant gives the same numbers.
+const WINDOW: usize = 256;
+
+/// Runs `work` on every batch in parallel (on the current rayon pool) and hands the results to
+/// `merge` in batch order. `progress` is told how many items each finished batch held.
+pub fn run<T, F, M>(seed: u64, total: u64, work: F, mut merge: M, progress: &(dyn Fn(u64) + Sync))
 where
     T: Send,
     F: Fn(Batch) -> T + Sync,
+    M: FnMut(T),
 {
-    batches(seed, total)
-        .into_par_iter()
-        .map(|batch| {
-            let items = batch.items;
-            let out = work(batch);
-            progress(items);
-            out
-        })
-        .collect()
+    for window in batches(seed, total).chunks(WINDOW) {
+        let results: Vec<T> = window
+            .par_iter()
+            .map(|batch| {
+                let out = work(batch.clone());
+                progress(batch.items);
+                out
+            })
+            .collect();
+        results.into_iter().for_each(&mut merge);
+    }
 }
 
 /// A generator's standard normals (rand_distr's ziggurat `StandardNormal`), drawn a block at a
@@ -207,30 +214,29 @@ mod tests {
 
     #[test]
     fn results_come_back_in_batch_order_on_any_pool() {
-        for threads in [1, 2, 3] {
+        // More batches than a window, so window boundaries are crossed.
+        let count = WINDOW + 3;
+        let collect = |threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .expect("pool");
-            let got = pool.install(|| {
+            let mut got = Vec::new();
+            pool.install(|| {
                 run(
                     1,
-                    5 * BATCH_SIZE,
+                    count as u64 * BATCH_SIZE - 7,
                     |mut b| (b.index, b.rng.next_u64()),
+                    |r| got.push(r),
                     &no_progress,
                 )
             });
-            let idx: Vec<usize> = got.iter().map(|g| g.0).collect();
-            assert_eq!(idx, vec![0, 1, 2, 3, 4]);
-            let single = pool.install(|| {
-                run(
-                    1,
-                    5 * BATCH_SIZE,
-                    |mut b| (b.index, b.rng.next_u64()),
-                    &no_progress,
-                )
-            });
-            assert_eq!(got, single);
-        }
+            got
+        };
+        let one = collect(1);
+        let idx: Vec<usize> = one.iter().map(|g| g.0).collect();
+        assert_eq!(idx, (0..count).collect::<Vec<_>>());
+        assert_eq!(collect(2), one);
+        assert_eq!(collect(3), one);
     }
 }

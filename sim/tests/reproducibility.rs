@@ -61,11 +61,11 @@ fn majority_runs_are_identical_on_one_and_two_threads() {
 }
 
 #[test]
-fn custom_parameters_outside_the_kernel_range_still_simulate() {
-    // A below the kernel's range: the layout falls back to the Brownian estimate.
-    let p = GameLengthParams::new(0.005, 10.0, 1.0).expect("valid");
-    let layout = Layout::for_params(&p);
-    let r = games(&p, 50, 1, &layout, &no_progress);
-    assert_eq!(r.histogram.total(), 50);
+fn step_sizes_outside_the_supported_range_are_refused() {
+    assert!(GameLengthParams::new(0.005, 10.0, 1.0).is_err());
+    assert!(GameLengthParams::new(25.0, 10.0, 1.0).is_err());
+    let p = GameLengthParams::new(0.01, 10.0, 1.0).expect("lower end");
+    let r = games(&p, 20, 1, &Layout::for_params(&p), &no_progress);
+    assert_eq!(r.histogram.total(), 20);
     assert!(r.walk.mean > 1000.0);
 }

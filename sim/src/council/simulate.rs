@@ -187,11 +187,14 @@ pub fn simulate(
     progress: &(dyn Fn(u64) + Sync),
 ) -> CouncilRun {
     let trials = trials.max(1);
-    let results = streams::run(seed, trials, |b| run_batch(params, b), progress);
     let mut counts = CouncilCounts::new(params.members());
-    for r in &results {
-        counts.merge(r);
-    }
+    streams::run(
+        seed,
+        trials,
+        |b| run_batch(params, b),
+        |r| counts.merge(&r),
+        progress,
+    );
     CouncilRun {
         params: params.clone(),
         trials,

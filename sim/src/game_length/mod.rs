@@ -12,7 +12,7 @@ pub mod simulate;
 
 use serde::Serialize;
 
-use crate::error::{SimError, check, positive};
+use crate::error::{SimError, check};
 use crate::moments::Moments;
 
 /// The model's three parameters.
@@ -29,7 +29,10 @@ pub struct GameLengthParams {
 impl GameLengthParams {
     pub fn new(a: f64, m: f64, s: f64) -> Result<GameLengthParams, SimError> {
         Ok(GameLengthParams {
-            a: positive("A (--a)", a)?,
+            // The kernel's range: smaller steps make games of 1e4+ moves (and long runs).
+            a: check("A (--a)", a, "in [0.01, 20]", |a| {
+                (0.01..=20.0).contains(&a)
+            })?,
             m: check("M (--m)", m, "a finite number", f64::is_finite)?,
             s: check("S (--s)", s, "a finite number >= 0", |s| {
                 s.is_finite() && s >= 0.0

@@ -206,25 +206,25 @@ pub fn simulate(
     progress: &(dyn Fn(u64) + Sync),
 ) -> GameLengthRun {
     let games = games.max(1);
-    let results = streams::run(
-        seed,
-        games,
-        |batch| run_batch(params, layout, batch),
-        progress,
-    );
     let mut length = PowerSums::new(layout.shift);
     let mut walk_counts: Vec<u64> = Vec::new();
     let mut histogram = Histogram::new(layout);
-    for r in &results {
-        length.merge(&r.length);
-        if r.walk_counts.len() > walk_counts.len() {
-            walk_counts.resize(r.walk_counts.len(), 0);
-        }
-        for (a, b) in walk_counts.iter_mut().zip(&r.walk_counts) {
-            *a += b;
-        }
-        histogram.merge(&r.histogram);
-    }
+    streams::run(
+        seed,
+        games,
+        |batch| run_batch(params, layout, batch),
+        |r: BatchResult| {
+            length.merge(&r.length);
+            if r.walk_counts.len() > walk_counts.len() {
+                walk_counts.resize(r.walk_counts.len(), 0);
+            }
+            for (a, b) in walk_counts.iter_mut().zip(&r.walk_counts) {
+                *a += b;
+            }
+            histogram.merge(&r.histogram);
+        },
+        progress,
+    );
     while walk_counts.last() == Some(&0) {
         walk_counts.pop();
     }
