@@ -74,7 +74,134 @@ pub struct GameResult {
     /// Seed this game was played with (derived from the run's master seed).
     #[serde(default)]
     pub seed: u64,
-    /// Per-move council votes, for games with council players (shape owned by the council code).
+    /// Per-move council votes, for games with council players (shape owned by the council code:
+    /// `crate::council::CouncilVote`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub votes: Vec<serde_json::Value>,
+    /// The arbiter's sentence on the ending (which rule, which move, what an engine printed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Wall time of each move as the arbiter measured it, ms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub times_ms: Vec<u64>,
+    /// The score each mover reported for its move, from its own side (`{"cp": 35}`,
+    /// `{"mate": 5}`, or null).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scores: Vec<Option<crate::council::vote::Eval>>,
+    /// What each side's moves cost: engine thinking and the orchestrator's own overhead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub costs: Vec<PlayerCost>,
+}
+
+/// One side's cost in one game.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlayerCost {
+    pub player: String,
+    pub moves: u32,
+    /// Time the engines spent thinking, µs (for a council, its slowest member per move).
+    pub engine_us: u64,
+    /// The rest of each move's wall time: the orchestrator's own work (process I/O, legality
+    /// checks, voting, logging), µs.
+    pub overhead_us: u64,
+}
+
+/// A results file that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResultsError {
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}: not a game result: {problem}")]
+    Malformed {
+        file: String,
+        line: usize,
+        problem: String,
+    },
+}
+
+/// What [`read`] found.
+#[derive(Debug, Default)]
+pub struct ResultsRead {
+    pub games: Vec<GameResult>,
+    /// Length in bytes of the complete lines; a last line without its newline (a write cut off
+    /// by a crash) is not counted, so an appender can truncate to this and go on.
+    pub complete_len: u64,
+    /// A last line was cut off (and ignored).
+    pub truncated_tail: bool,
+}
+
+/// Read every line of a results file. A malformed complete line is an error naming file and
+/// line; a cut-off last line (no newline, as a killed writer leaves) is reported, not an error.
+pub fn read(path: &std::path::Path) -> Result<ResultsRead, ResultsError> {
+    let file = path.display().to_string();
+    let text = std::fs::read(path).map_err(|source| ResultsError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    let mut out = ResultsRead::default();
+    let mut offset = 0usize;
+    for (i, chunk) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        if !chunk.ends_with(b"\n") {
+            out.truncated_tail = true;
+            break;
+        }
+        offset += chunk.len();
+        let line = String::from_utf8_lossy(chunk);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let game: GameResult =
+            serde_json::from_str(&line).map_err(|e| ResultsError::Malformed {
+                file: file.clone(),
+                line: i + 1,
+                problem: e.to_string(),
+            })?;
+        out.games.push(game);
+    }
+    out.complete_len = offset as u64;
+    Ok(out)
+}
+
+/// Appends finished games to `results.jsonl`, one flushed and synced line per game.
+pub struct ResultsWriter {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+}
+
+impl ResultsWriter {
+    /// Open `path` for appending, first cutting off a partial last line of `complete_len`
+    /// bytes' worth of complete lines (see [`read`]). A new file is created when missing.
+    pub fn open(path: &std::path::Path, complete_len: Option<u64>) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        if let Some(len) = complete_len
+            && file.metadata()?.len() > len
+        {
+            file.set_len(len)?;
+        }
+        Ok(Self {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Append one game as one line, flushed to disk before returning.
+    pub fn append(&mut self, game: &GameResult) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut line = serde_json::to_vec(game).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        // One write call per line: with O_APPEND a line is never interleaved or split by us.
+        self.file.write_all(&line)?;
+        self.file.flush()?;
+        self.file.sync_data()
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
 }

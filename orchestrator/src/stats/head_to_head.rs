@@ -365,6 +365,10 @@ mod tests {
             plies: 0,
             seed: 0,
             votes: vec![],
+            detail: None,
+            times_ms: vec![],
+            scores: vec![],
+            costs: vec![],
         }
     }
 

@@ -1,0 +1,293 @@
+//! The arbiter's rules, each a small piece with no I/O: the end of a game read off the position
+//! (checkmate, repetition with the perpetual-check rule, impasse declarations), the maximum
+//! length, resign adjudication by score, and the arbiter's own clock.
+//!
+//! Invariant: nothing here trusts an engine. Moves are checked against the full legal-move list
+//! by `Position::parse_usi_move`, declarations by the 27-point rule, and time by the arbiter's
+//! own measurement of each move.
+
+use std::time::Duration;
+
+use engine::position::{Position, Repetition};
+use engine::types::Color;
+
+use crate::config::{Limits, ResignRule};
+use crate::council::vote::Eval;
+use crate::player::ClockState;
+use crate::results::{Outcome, Reason};
+
+/// A finished game's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub result: Outcome,
+    pub reason: Reason,
+    /// A human sentence for logs and records (which rule, which move).
+    pub detail: String,
+}
+
+impl Verdict {
+    pub fn loss(loser: Color, reason: Reason, detail: impl Into<String>) -> Self {
+        Verdict {
+            result: win_for(loser.opposite()),
+            reason,
+            detail: detail.into(),
+        }
+    }
+
+    pub fn draw(reason: Reason, detail: impl Into<String>) -> Self {
+        Verdict {
+            result: Outcome::Draw,
+            reason,
+            detail: detail.into(),
+        }
+    }
+}
+
+pub fn win_for(c: Color) -> Outcome {
+    match c {
+        Color::Sente => Outcome::Sente,
+        Color::Gote => Outcome::Gote,
+    }
+}
+
+/// The verdict the position itself gives, before the side to move is asked: checkmate (no legal
+/// move) or the repetition that the last move completed.
+pub fn position_verdict(pos: &Position) -> Option<Verdict> {
+    match pos.repetition() {
+        Repetition::Draw => return Some(Verdict::draw(Reason::Repetition, "fourfold repetition")),
+        Repetition::PerpetualCheck { loser } => {
+            return Some(Verdict::loss(
+                loser,
+                Reason::PerpetualCheck,
+                "fourfold repetition with perpetual check",
+            ));
+        }
+        _ => {}
+    }
+    if pos.legal_moves().is_empty() {
+        return Some(Verdict::loss(
+            pos.side_to_move(),
+            Reason::Checkmate,
+            "no legal move",
+        ));
+    }
+    None
+}
+
+/// The verdict on an impasse declaration (`bestmove win`) by the side to move.
+pub fn impasse_verdict(pos: &Position) -> Verdict {
+    let me = pos.side_to_move();
+    match pos.impasse_declaration() {
+        Ok(()) => Verdict::loss(me.opposite(), Reason::Impasse, "impasse declaration (27-point rule)"),
+        Err(e) => Verdict::loss(
+            me,
+            Reason::IllegalImpasse,
+            format!("impasse declaration fails the 27-point rule: {e}"),
+        ),
+    }
+}
+
+/// Resign adjudication: both players agree (each from its own side) that the same side is lost
+/// by at least `score_cp` for `moves` consecutive moves each.
+#[derive(Debug, Clone)]
+pub struct ResignTracker {
+    rule: Option<ResignRule>,
+    /// Consecutive plies on which both last scores agreed, and on whom.
+    streak: u32,
+    loser: Option<Color>,
+    last: [Option<Eval>; 2],
+}
+
+impl ResignTracker {
+    pub fn new(rule: Option<ResignRule>) -> Self {
+        Self {
+            rule,
+            streak: 0,
+            loser: None,
+            last: [None, None],
+        }
+    }
+
+    fn idx(c: Color) -> usize {
+        match c {
+            Color::Sente => 0,
+            Color::Gote => 1,
+        }
+    }
+
+    /// Record the score `mover` reported for its move (from its own side).
+    pub fn update(&mut self, mover: Color, eval: Option<Eval>) {
+        let Some(rule) = self.rule else { return };
+        self.last[Self::idx(mover)] = eval;
+        let lost = |e: Option<Eval>| match e {
+            Some(Eval::Cp(cp)) => cp <= -rule.score_cp,
+            Some(Eval::Mate(n)) => n < 0,
+            None => false,
+        };
+        let won = |e: Option<Eval>| match e {
+            Some(Eval::Cp(cp)) => cp >= rule.score_cp,
+            Some(Eval::Mate(n)) => n > 0,
+            None => false,
+        };
+        let (me, them) = (
+            self.last[Self::idx(mover)],
+            self.last[Self::idx(mover.opposite())],
+        );
+        let loser = if lost(me) && won(them) {
+            Some(mover)
+        } else if won(me) && lost(them) {
+            Some(mover.opposite())
+        } else {
+            None
+        };
+        if loser.is_some() && loser == self.loser {
+            self.streak += 1;
+        } else {
+            self.streak = u32::from(loser.is_some());
+        }
+        self.loser = loser;
+    }
+
+    pub fn verdict(&self) -> Option<Verdict> {
+        let rule = self.rule?;
+        (self.streak >= 2 * rule.moves).then(|| {
+            let loser = self.loser?;
+            Some(Verdict::loss(
+                loser,
+                Reason::Adjudication,
+                format!(
+                    "both players scored the game at least {} cp against {:?} for {} moves each",
+                    rule.score_cp, loser, rule.moves
+                ),
+            ))
+        })?
+    }
+}
+
+/// One side's clock, kept by the arbiter: a main time, then byoyomi per move; a Fischer
+/// increment added after each move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    pub remaining: Duration,
+    pub byoyomi: Duration,
+    pub increment: Duration,
+    pub enabled: bool,
+}
+
+impl Clock {
+    pub fn new(limits: &Limits) -> Self {
+        Clock {
+            remaining: Duration::from_millis(limits.time_ms.unwrap_or(0)),
+            byoyomi: Duration::from_millis(limits.byoyomi_ms.unwrap_or(0)),
+            increment: Duration::from_millis(limits.increment_ms.unwrap_or(0)),
+            enabled: limits.has_clock(),
+        }
+    }
+
+    /// The longest the next move may take before it is a timeout (no margin).
+    pub fn allowance(&self) -> Option<Duration> {
+        self.enabled.then(|| self.remaining + self.byoyomi)
+    }
+
+    /// Charge a move that took `spent`. `Err` when it overstepped the allowance by more than
+    /// `margin` (a timeout); otherwise the main time goes down (byoyomi absorbs the excess) and
+    /// the increment is added.
+    pub fn charge(&mut self, spent: Duration, margin: Duration) -> Result<(), Duration> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let allowed = self.remaining + self.byoyomi;
+        if spent > allowed + margin {
+            return Err(spent - allowed);
+        }
+        self.remaining = self.remaining.saturating_sub(spent) + self.increment;
+        Ok(())
+    }
+}
+
+/// Both clocks as `go` states them.
+pub fn clock_state(sente: &Clock, gote: &Clock, mover: Color) -> Option<ClockState> {
+    let mine = match mover {
+        Color::Sente => sente,
+        Color::Gote => gote,
+    };
+    mine.enabled.then_some(ClockState {
+        btime_ms: sente.remaining.as_millis() as u64,
+        wtime_ms: gote.remaining.as_millis() as u64,
+        byoyomi_ms: mine.byoyomi.as_millis() as u64,
+        binc_ms: sente.increment.as_millis() as u64,
+        winc_ms: gote.increment.as_millis() as u64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_millis(x)
+    }
+
+    #[test]
+    fn clock_charges_main_time_then_byoyomi_and_adds_increment() {
+        let limits = Limits {
+            time_ms: Some(1000),
+            byoyomi_ms: Some(500),
+            ..Limits::default()
+        };
+        let mut c = Clock::new(&limits);
+        assert_eq!(c.allowance(), Some(ms(1500)));
+        c.charge(ms(800), ms(0)).expect("in time");
+        assert_eq!(c.remaining, ms(200));
+        // 200 ms main time + 500 ms byoyomi: 650 ms is fine, main time is gone after.
+        c.charge(ms(650), ms(0)).expect("in byoyomi");
+        assert_eq!(c.remaining, ms(0));
+        assert_eq!(c.charge(ms(600), ms(50)), Err(ms(100)));
+        let mut fischer = Clock::new(&Limits {
+            time_ms: Some(1000),
+            increment_ms: Some(100),
+            ..Limits::default()
+        });
+        fischer.charge(ms(300), ms(0)).expect("in time");
+        assert_eq!(fischer.remaining, ms(800));
+        // Without a clock nothing is charged.
+        let mut none = Clock::new(&Limits::default());
+        assert_eq!(none.allowance(), None);
+        assert_eq!(none.charge(ms(1_000_000), ms(0)), Ok(()));
+    }
+
+    #[test]
+    fn resign_adjudication_needs_both_sides_to_agree_for_long_enough() {
+        let rule = ResignRule {
+            score_cp: 500,
+            moves: 2,
+        };
+        let mut t = ResignTracker::new(Some(rule));
+        t.update(Color::Sente, Some(Eval::Cp(-600)));
+        t.update(Color::Gote, Some(Eval::Cp(700)));
+        t.update(Color::Sente, Some(Eval::Cp(-800)));
+        assert_eq!(t.verdict(), None);
+        t.update(Color::Gote, Some(Eval::Mate(5)));
+        let v = t.verdict().expect("adjudicated");
+        assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::Adjudication));
+        // A disagreement resets the count.
+        let mut t = ResignTracker::new(Some(rule));
+        for (mover, cp) in [
+            (Color::Sente, -600),
+            (Color::Gote, 700),
+            (Color::Sente, -100),
+            (Color::Gote, 700),
+            (Color::Sente, -600),
+        ] {
+            t.update(mover, Some(Eval::Cp(cp)));
+        }
+        assert_eq!(t.verdict(), None);
+        // Off by default.
+        let mut t = ResignTracker::new(None);
+        for _ in 0..10 {
+            t.update(Color::Sente, Some(Eval::Cp(-5000)));
+            t.update(Color::Gote, Some(Eval::Cp(5000)));
+        }
+        assert_eq!(t.verdict(), None);
+    }
+}

@@ -1,0 +1,298 @@
+//! A council: a [`Player`] made of member players that think on the same position at the same
+//! time; their answers are combined by the pure rules of [`vote`].
+//!
+//! Invariants: members think concurrently (each in-process member on its own blocking thread,
+//! each USI member in its own process); a member's move that is malformed or illegal in the
+//! position is logged and left out of the vote (the council knows the rules; a single engine
+//! that plays such a move loses by it); a member that failed sits out the rest of the game and
+//! restarts at the next; the council fails only when no member answered. Every decision is
+//! logged as a [`CouncilVote`].
+
+pub mod vote;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Fairness, Limits, Method};
+use crate::player::{BoxFuture, Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
+use vote::{Ballot, Eval, MlSettings, REFERENCE_T, Rule};
+
+/// One member's part in one council decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemberVote {
+    pub name: String,
+    /// Its move (`resign`/`win` included), when it answered with one that could be voted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mv: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<Eval>,
+    /// Why it had no vote (crash, timeout, illegal move...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Its thinking time, ms.
+    pub time_ms: u64,
+}
+
+/// One council decision: the line stored per council move in `results.jsonl` (`votes`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CouncilVote {
+    /// Index of the move in the game (0 = the first move).
+    pub ply: u32,
+    pub council: String,
+    pub method: Method,
+    pub members: Vec<MemberVote>,
+    pub chosen: String,
+    pub rule: Rule,
+    /// The strongest member (smallest `sigma`, then first listed).
+    pub strongest: String,
+    /// The strongest member answered and the council played something else.
+    pub overrode_strongest: bool,
+}
+
+/// A member and how it is weighed.
+pub struct Member {
+    pub player: Box<dyn Player>,
+    pub win_rate_t: f64,
+    pub sigma: f64,
+    /// Own limits; when empty the member takes the council's budget (whole or shared).
+    pub limits: Limits,
+    /// Still in this game (a member that failed sits out until the next game).
+    active: bool,
+}
+
+impl Member {
+    pub fn new(player: Box<dyn Player>, win_rate_t: f64, sigma: f64, limits: Limits) -> Self {
+        Self {
+            player,
+            win_rate_t,
+            sigma,
+            limits,
+            active: false,
+        }
+    }
+}
+
+pub struct CouncilPlayer {
+    name: String,
+    method: Method,
+    fairness: Fairness,
+    ml: MlSettings,
+    members: Vec<Member>,
+}
+
+impl CouncilPlayer {
+    pub fn new(
+        name: &str,
+        method: Method,
+        fairness: Fairness,
+        ml_d: f64,
+        members: Vec<Member>,
+    ) -> Self {
+        Self {
+            name: name.to_string(),
+            method,
+            fairness,
+            ml: MlSettings { d: ml_d },
+            members,
+        }
+    }
+
+    fn strongest(&self) -> usize {
+        (0..self.members.len())
+            .min_by(|&a, &b| {
+                self.members[a]
+                    .sigma
+                    .total_cmp(&self.members[b].sigma)
+                    .then(a.cmp(&b))
+            })
+            .unwrap_or(0)
+    }
+
+    fn member_budget(&self, m: &Member, budget: &Budget) -> Budget {
+        if !m.limits.is_empty() {
+            Budget::per_move(&m.limits)
+        } else {
+            match self.fairness {
+                Fairness::Full => *budget,
+                Fairness::Shared => budget.shared(self.members.len()),
+            }
+        }
+    }
+
+    async fn decide(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+        let requests: Vec<Option<MoveRequest>> = self
+            .members
+            .iter()
+            .map(|m| {
+                m.active.then(|| MoveRequest {
+                    budget: self.member_budget(m, &req.budget),
+                    ..req.clone()
+                })
+            })
+            .collect();
+        let answers = futures::future::join_all(self.members.iter_mut().zip(&requests).map(
+            |(m, r)| async move {
+                match r {
+                    Some(r) => Some(m.player.think(r).await),
+                    None => None,
+                }
+            },
+        ))
+        .await;
+
+        let mut member_votes = Vec::new();
+        let mut ballots = Vec::new();
+        let mut ballot_member = Vec::new();
+        let mut thoughts: Vec<Option<Thought>> = Vec::new();
+        let mut first_error = None;
+        let mut engine_time = Duration::ZERO;
+        for (i, answer) in answers.into_iter().enumerate() {
+            let m = &mut self.members[i];
+            let name = m.player.name().to_string();
+            let mut vote = MemberVote {
+                name,
+                mv: None,
+                score: None,
+                error: None,
+                time_ms: 0,
+            };
+            match answer {
+                None => vote.error = Some("out of this game after an earlier failure".into()),
+                Some(Err(e)) => {
+                    m.active = false;
+                    vote.error = Some(e.to_string());
+                    first_error.get_or_insert(e);
+                }
+                Some(Ok(t)) => {
+                    engine_time = engine_time.max(t.engine_time);
+                    vote.time_ms = t.engine_time.as_millis() as u64;
+                    vote.score = t.eval;
+                    let legal = match &t.decision {
+                        Decision::Move(text) => req
+                            .position
+                            .parse_usi_move(text)
+                            .map(|_| ())
+                            .map_err(|e| format!("`{text}` rejected: {e}")),
+                        _ => Ok(()),
+                    };
+                    match legal {
+                        Ok(()) => {
+                            vote.mv = Some(t.decision.as_usi().to_string());
+                            ballots.push(Ballot {
+                                mv: t.decision.as_usi().to_string(),
+                                eval: t.eval,
+                                win_rate_t: m.win_rate_t,
+                                sigma: m.sigma,
+                            });
+                            ballot_member.push(i);
+                        }
+                        Err(e) => vote.error = Some(e),
+                    }
+                    thoughts.push(Some(t));
+                    member_votes.push(vote);
+                    continue;
+                }
+            }
+            thoughts.push(None);
+            member_votes.push(vote);
+        }
+
+        let Some(decision) = vote::decide(self.method, self.ml, &ballots) else {
+            return Err(first_error.unwrap_or_else(|| PlayerError::Malformed {
+                player: self.name.clone(),
+                detail: "no member gave a legal move".into(),
+            }));
+        };
+        let speaker = ballot_member[decision.speaker];
+        let strongest = self.strongest();
+        let strongest_move = member_votes[strongest].mv.clone();
+        let mut votes = vec![CouncilVote {
+            ply: req.moves.len() as u32,
+            council: self.name.clone(),
+            method: self.method,
+            chosen: decision.mv.clone(),
+            rule: decision.rule,
+            strongest: member_votes[strongest].name.clone(),
+            overrode_strongest: strongest_move.is_some_and(|m| m != decision.mv),
+            members: member_votes,
+        }];
+        let mut nodes = 0;
+        for t in thoughts.iter_mut().flatten() {
+            nodes += t.nodes.unwrap_or(0);
+            votes.append(&mut t.votes);
+        }
+        let Some(spoken) = thoughts[speaker].take() else {
+            unreachable!("the speaker answered");
+        };
+        let t = self.members[speaker].win_rate_t;
+        Ok(Thought {
+            decision: Decision::from_usi(&decision.mv),
+            eval: spoken.eval.map(|e| match e {
+                Eval::Cp(cp) => Eval::Cp((cp as f64 * REFERENCE_T / t).round() as i32),
+                mate => mate,
+            }),
+            pv: spoken.pv,
+            depth: spoken.depth,
+            nodes: Some(nodes),
+            engine_time,
+            votes,
+        })
+    }
+}
+
+impl Player for CouncilPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, seed: u64) -> BoxFuture<'_, Result<(), PlayerError>> {
+        Box::pin(async move {
+            // Each member its own stream of the game's seed, so members' noise differs.
+            let results = futures::future::join_all(self.members.iter_mut().enumerate().map(
+                |(i, m)| async move {
+                    let r = m
+                        .player
+                        .new_game(crate::runner::schedule::game_seed(seed, i as u64 + 1))
+                        .await;
+                    m.active = r.is_ok();
+                    r
+                },
+            ))
+            .await;
+            if self.members.iter().any(|m| m.active) {
+                for e in results.into_iter().filter_map(Result::err) {
+                    tracing::warn!(council = %self.name, "member sits out this game: {e}");
+                }
+                Ok(())
+            } else {
+                results
+                    .into_iter()
+                    .find_map(Result::err)
+                    .map_or(Ok(()), Err)
+            }
+        })
+    }
+
+    fn think<'a>(&'a mut self, req: &'a MoveRequest) -> BoxFuture<'a, Result<Thought, PlayerError>> {
+        Box::pin(self.decide(req))
+    }
+
+    fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            futures::future::join_all(
+                self.members
+                    .iter_mut()
+                    .filter(|m| m.active)
+                    .map(|m| m.player.game_over(outcome)),
+            )
+            .await;
+        })
+    }
+
+    fn shutdown(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            futures::future::join_all(self.members.iter_mut().map(|m| m.player.shutdown())).await;
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! The built-in engine searched in this process, as a [`Player`].
+//!
+//! Invariants: the search runs on a blocking thread (never on the async workers); the engine is
+//! moved into that thread and back, so one instance searches one position at a time; each game
+//! starts from a cleared engine with its noise seeded from the game's seed, so node- or
+//! depth-limited games replay exactly. At the deadline the search is stopped and the move is a
+//! timeout.
+
+use std::time::Duration;
+
+use engine::search::{BestMove, Clock, Engine, EngineSettings, Limits, SearchResult, Silent, StopFlag};
+use engine::types::Score;
+
+use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
+use crate::config::{PlayerConfig, PlayerKind};
+use crate::council::vote::Eval;
+
+pub struct InternalPlayer {
+    name: String,
+    settings: EngineSettings,
+    engine: Option<Engine>,
+}
+
+impl InternalPlayer {
+    /// A player for `config`, which must be of kind `internal`.
+    pub fn new(config: &PlayerConfig) -> Self {
+        let PlayerKind::Internal { noise_cp, hash_mb } = &config.kind else {
+            unreachable!("InternalPlayer::new is only called for internal players");
+        };
+        let settings = EngineSettings {
+            hash_mb: *hash_mb as usize,
+            noise_sd_cp: f64::from(*noise_cp),
+            ..EngineSettings::default()
+        };
+        Self {
+            name: config.name.clone(),
+            settings,
+            engine: None,
+        }
+    }
+
+    async fn search(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+        let mut engine = self
+            .engine
+            .take()
+            .unwrap_or_else(|| Engine::new(self.settings.clone()));
+        let b = req.budget;
+        let limits = Limits {
+            nodes: b.nodes,
+            depth: b.depth,
+            movetime: b.movetime_ms.map(Duration::from_millis),
+            clock: b.clock.map(|c| Clock {
+                btime: Duration::from_millis(c.btime_ms),
+                wtime: Duration::from_millis(c.wtime_ms),
+                byoyomi: Duration::from_millis(c.byoyomi_ms),
+                binc: Duration::from_millis(c.binc_ms),
+                winc: Duration::from_millis(c.winc_ms),
+            }),
+            infinite: false,
+        };
+        let position = req.position.clone();
+        let stop = StopFlag::new();
+        let stopper = stop.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            let began = std::time::Instant::now();
+            let result = engine.search(&position, &limits, &stop, &mut Silent);
+            (engine, result, began.elapsed())
+        });
+        let mut task = std::pin::pin!(task);
+        let (timed_out, joined) = tokio::select! {
+            j = &mut task => (false, j),
+            () = tokio::time::sleep_until(req.deadline) => {
+                stopper.stop();
+                (true, task.await)
+            }
+        };
+        let (engine, result, engine_time) = joined.map_err(|e| PlayerError::Crash {
+            player: self.name.clone(),
+            detail: format!("search thread failed: {e}"),
+        })?;
+        self.engine = Some(engine);
+        if timed_out {
+            return Err(PlayerError::Timeout {
+                player: self.name.clone(),
+                detail: format!(
+                    "no move by its deadline (searched {} ms)",
+                    engine_time.as_millis()
+                ),
+            });
+        }
+        Ok(thought(result, engine_time))
+    }
+}
+
+fn thought(r: SearchResult, engine_time: Duration) -> Thought {
+    Thought {
+        decision: match r.best {
+            BestMove::Move(m) => Decision::Move(m.to_usi()),
+            BestMove::Resign => Decision::Resign,
+            BestMove::Win => Decision::Win,
+        },
+        eval: Some(match r.score {
+            Score::Cp(cp) => Eval::Cp(cp),
+            Score::Mate(n) => Eval::Mate(n),
+        }),
+        pv: r.pv.iter().map(|m| m.to_usi()).collect(),
+        depth: Some(r.depth),
+        nodes: Some(r.nodes),
+        engine_time,
+        votes: Vec::new(),
+    }
+}
+
+impl Player for InternalPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, seed: u64) -> BoxFuture<'_, Result<(), PlayerError>> {
+        Box::pin(async move {
+            let settings = EngineSettings {
+                noise_seed: seed,
+                ..self.settings.clone()
+            };
+            let mut engine = match self.engine.take() {
+                Some(mut e) => {
+                    e.set_settings(settings);
+                    e
+                }
+                None => Engine::new(settings),
+            };
+            // Clearing a large hash table is real work: do it off the async workers.
+            let engine = tokio::task::spawn_blocking(move || {
+                engine.new_game();
+                engine
+            })
+            .await
+            .map_err(|e| PlayerError::Crash {
+                player: self.name.clone(),
+                detail: format!("engine set-up failed: {e}"),
+            })?;
+            self.engine = Some(engine);
+            Ok(())
+        })
+    }
+
+    fn think<'a>(&'a mut self, req: &'a MoveRequest) -> BoxFuture<'a, Result<Thought, PlayerError>> {
+        Box::pin(self.search(req))
+    }
+
+    fn game_over(&mut self, _outcome: Outcome) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+
+    fn shutdown(&mut self) -> BoxFuture<'_, ()> {
+        self.engine = None;
+        Box::pin(async {})
+    }
+}

@@ -1,0 +1,197 @@
+//! The one [`Player`] abstraction the arbiter talks to: the in-process engine ([`internal`]), a
+//! USI child process ([`usi`]) and a council of players ([`crate::council`]).
+//!
+//! A player answers one move at a time with a [`Thought`]; it never judges legality (the arbiter
+//! does, against the full legal-move list) and never keeps the clock (the arbiter does). Failures
+//! come back as [`PlayerError`], which the arbiter turns into a game result; a player that failed
+//! restarts itself at its next [`Player::new_game`].
+
+pub mod internal;
+pub mod process;
+pub mod usi;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use engine::position::Position;
+
+use crate::config::Limits;
+use crate::council::vote::Eval;
+use crate::council::CouncilVote;
+
+/// A boxed future, so `Player` stays object-safe (a council holds `Box<dyn Player>`).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The arbiter's clock as a USI `go` states it, milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClockState {
+    pub btime_ms: u64,
+    pub wtime_ms: u64,
+    pub byoyomi_ms: u64,
+    pub binc_ms: u64,
+    pub winc_ms: u64,
+}
+
+/// What one move may cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Budget {
+    pub nodes: Option<u64>,
+    pub depth: Option<u32>,
+    pub movetime_ms: Option<u64>,
+    pub clock: Option<ClockState>,
+}
+
+impl Budget {
+    /// The per-move part of `limits`, with no clock (councils' members, or a clockless match).
+    pub fn per_move(limits: &Limits) -> Budget {
+        Budget {
+            nodes: limits.nodes,
+            depth: limits.depth,
+            movetime_ms: limits.movetime_ms,
+            clock: (limits.byoyomi_ms.is_some() || limits.increment_ms.is_some()).then(|| {
+                ClockState {
+                    btime_ms: 0,
+                    wtime_ms: 0,
+                    byoyomi_ms: limits.byoyomi_ms.unwrap_or(0),
+                    binc_ms: limits.increment_ms.unwrap_or(0),
+                    winc_ms: limits.increment_ms.unwrap_or(0),
+                }
+            }),
+        }
+    }
+
+    /// This budget shared by `n` players thinking at once: nodes and times divided, depth kept.
+    pub fn shared(&self, n: usize) -> Budget {
+        let n = n.max(1) as u64;
+        let div = |x: u64| (x / n).max(1);
+        Budget {
+            nodes: self.nodes.map(div),
+            depth: self.depth,
+            movetime_ms: self.movetime_ms.map(div),
+            clock: self.clock.map(|c| ClockState {
+                btime_ms: c.btime_ms / n,
+                wtime_ms: c.wtime_ms / n,
+                byoyomi_ms: c.byoyomi_ms / n,
+                binc_ms: c.binc_ms / n,
+                winc_ms: c.winc_ms / n,
+            }),
+        }
+    }
+
+    /// The longest this budget lets a player think, when it is a time budget at all (`side_ms`
+    /// is the mover's remaining time).
+    pub fn time_allowance(&self, sente: bool) -> Option<Duration> {
+        let clock = self.clock.map(|c| {
+            let (time, inc) = if sente {
+                (c.btime_ms, c.binc_ms)
+            } else {
+                (c.wtime_ms, c.winc_ms)
+            };
+            time + inc + c.byoyomi_ms
+        });
+        match (self.movetime_ms, clock) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+        .map(Duration::from_millis)
+    }
+}
+
+/// Everything a player needs to choose a move.
+#[derive(Clone)]
+pub struct MoveRequest {
+    /// `startpos` or `sfen <SFEN>`: the game's start as USI `position` states it.
+    pub start: String,
+    /// Moves played so far, USI text.
+    pub moves: Vec<String>,
+    /// The current position, with its history.
+    pub position: Position,
+    pub budget: Budget,
+    /// Hard wall-time cap for this move (the arbiter's deadline plus a margin); a player that
+    /// has not answered by then has timed out.
+    pub deadline: tokio::time::Instant,
+}
+
+/// What a player decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// A move as USI text, not yet checked.
+    Move(String),
+    Resign,
+    /// Impasse declaration (`bestmove win`), to be checked by the arbiter.
+    Win,
+}
+
+impl Decision {
+    /// The USI word for it: the move text, `resign` or `win`.
+    pub fn as_usi(&self) -> &str {
+        match self {
+            Decision::Move(m) => m,
+            Decision::Resign => "resign",
+            Decision::Win => "win",
+        }
+    }
+
+    pub fn from_usi(text: &str) -> Decision {
+        match text {
+            "resign" => Decision::Resign,
+            "win" => Decision::Win,
+            m => Decision::Move(m.to_string()),
+        }
+    }
+}
+
+/// A player's answer to one [`MoveRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thought {
+    pub decision: Decision,
+    /// The score it reported for the move, from the mover's side.
+    pub eval: Option<Eval>,
+    pub pv: Vec<String>,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Time the engine(s) spent thinking (for councils, the slowest member): the wall time of
+    /// the move minus this is the orchestrator's own overhead.
+    pub engine_time: Duration,
+    /// Council decisions behind this move (this council's and its member councils').
+    pub votes: Vec<CouncilVote>,
+}
+
+/// Why a player could not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlayerError {
+    #[error("{player}: crashed: {detail}")]
+    Crash { player: String, detail: String },
+    #[error("{player}: timed out: {detail}")]
+    Timeout { player: String, detail: String },
+    /// Output where a move was required that is not a move at all.
+    #[error("{player}: malformed answer: {detail}")]
+    Malformed { player: String, detail: String },
+}
+
+/// The side a game ended for, from one player's point of view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Win,
+    Lose,
+    Draw,
+}
+
+/// A participant in games. One instance plays one game at a time.
+pub trait Player: Send {
+    fn name(&self) -> &str;
+
+    /// Prepare for a game with this seed: (re)start a process that is not running or failed,
+    /// clear hash tables, reseed noise.
+    fn new_game(&mut self, seed: u64) -> BoxFuture<'_, Result<(), PlayerError>>;
+
+    /// Choose a move.
+    fn think<'a>(&'a mut self, req: &'a MoveRequest) -> BoxFuture<'a, Result<Thought, PlayerError>>;
+
+    /// The game ended (players that failed may ignore it).
+    fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()>;
+
+    /// Stop for good: quit processes, give back threads.
+    fn shutdown(&mut self) -> BoxFuture<'_, ()>;
+}

@@ -1,0 +1,337 @@
+//! An external USI engine as a [`Player`]: a child process spoken to through the shared
+//! `engine::usi::protocol` parser and formatter.
+//!
+//! Invariants: every read has a deadline (start-up timeout for `usi`/`isready`, the move's
+//! deadline for `go`); lines that are not USI (banners like sjaakii's, debug output) are logged
+//! and skipped; after any failure the process is killed and the next game starts a fresh one.
+//! The score of a move is taken from the last `info` whose PV starts with the chosen move, else
+//! the last `info` with a score (gpsusi's last line is not always its chosen move); a `cp` at or
+//! beyond `mate_cp` is a mate of unknown length (gpsusi reports mates as `cp +-1148897`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use engine::types::Score;
+use engine::usi::protocol::{
+    EngineMessage, GameOutcome, Go, GuiCommand, Info, PositionStart, UsiBestMove,
+    parse_engine_message,
+};
+use tokio::time::Instant;
+
+use super::process::{EngineProcess, ProcessError};
+use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
+use crate::config::{OptionValue, PlayerConfig, PlayerKind};
+use crate::council::vote::Eval;
+
+/// Plies reported for a mate whose length the engine did not say.
+pub const UNKNOWN_MATE_PLIES: i32 = 99;
+
+/// Grace between `quit` and SIGKILL.
+const QUIT_GRACE: Duration = Duration::from_millis(500);
+
+pub struct UsiPlayer {
+    name: String,
+    command: PathBuf,
+    args: Vec<String>,
+    dir: Option<PathBuf>,
+    options: Vec<(String, OptionValue)>,
+    startup_timeout: Duration,
+    mate_cp: i32,
+    go_nodes: bool,
+    seed_option: Option<String>,
+    process: Option<EngineProcess>,
+}
+
+impl UsiPlayer {
+    /// A player for `config`, which must be of kind `usi`. The process starts at the first
+    /// `new_game`.
+    pub fn new(config: &PlayerConfig) -> Self {
+        let PlayerKind::Usi {
+            command,
+            args,
+            dir,
+            options,
+            startup_timeout_ms,
+            mate_cp,
+            go_nodes,
+            seed_option,
+        } = &config.kind
+        else {
+            unreachable!("UsiPlayer::new is only called for usi players");
+        };
+        Self {
+            name: config.name.clone(),
+            command: command.clone(),
+            args: args.clone(),
+            dir: dir.clone(),
+            options: options.clone(),
+            startup_timeout: Duration::from_millis(*startup_timeout_ms),
+            mate_cp: *mate_cp,
+            go_nodes: *go_nodes,
+            seed_option: seed_option.clone(),
+            process: None,
+        }
+    }
+
+    fn error(&self, e: ProcessError, doing: &str) -> PlayerError {
+        let detail = format!("{doing}: {e}");
+        match e {
+            ProcessError::Timeout(_) => PlayerError::Timeout {
+                player: self.name.clone(),
+                detail,
+            },
+            ProcessError::Spawn { .. } | ProcessError::Exited(_) => PlayerError::Crash {
+                player: self.name.clone(),
+                detail,
+            },
+        }
+    }
+
+    /// Kill the process (if any) so the next game starts a fresh one.
+    async fn discard(&mut self) {
+        if let Some(p) = self.process.take() {
+            p.stop(QUIT_GRACE).await;
+        }
+    }
+
+    async fn start(&mut self) -> Result<(), PlayerError> {
+        let mut p = EngineProcess::spawn(&self.name, &self.command, &self.args, self.dir.as_deref())
+            .map_err(|e| self.error(e, "start"))?;
+        let deadline = Instant::now() + self.startup_timeout;
+        p.send(&GuiCommand::Usi.to_string())
+            .await
+            .map_err(|e| self.error(e, "usi"))?;
+        wait_for(&mut p, deadline, |m| matches!(m, EngineMessage::UsiOk))
+            .await
+            .map_err(|e| self.error(e, "waiting for usiok"))?;
+        for (name, value) in &self.options {
+            let cmd = GuiCommand::SetOption {
+                name: name.clone(),
+                value: Some(value.to_string()),
+            };
+            p.send(&cmd.to_string())
+                .await
+                .map_err(|e| self.error(e, "setoption"))?;
+        }
+        self.process = Some(p);
+        Ok(())
+    }
+
+    async fn prepare(&mut self, seed: u64) -> Result<(), PlayerError> {
+        if self.process.is_none() {
+            self.start().await?;
+        }
+        let deadline = Instant::now() + self.startup_timeout;
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
+        };
+        let seed_cmd = self.seed_option.as_ref().map(|name| {
+            GuiCommand::SetOption {
+                name: name.clone(),
+                // USI spins are signed 64-bit: keep the seed in range.
+                value: Some((seed >> 1).to_string()),
+            }
+            .to_string()
+        });
+        let r = async {
+            if let Some(cmd) = &seed_cmd {
+                p.send(cmd).await?;
+            }
+            p.send(&GuiCommand::IsReady.to_string()).await?;
+            wait_for(p, deadline, |m| matches!(m, EngineMessage::ReadyOk)).await?;
+            p.send(&GuiCommand::UsiNewGame.to_string()).await
+        }
+        .await;
+        r.map_err(|e| self.error(e, "isready"))
+    }
+
+    async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+        let start = if req.start == "startpos" {
+            PositionStart::Startpos
+        } else {
+            PositionStart::Sfen(req.start.trim_start_matches("sfen ").to_string())
+        };
+        let position = GuiCommand::Position {
+            start,
+            moves: req.moves.clone(),
+        };
+        let b = &req.budget;
+        let mut go = Go {
+            movetime: b.movetime_ms,
+            ..Go::default()
+        };
+        if self.go_nodes {
+            go.nodes = b.nodes;
+            go.depth = b.depth;
+        }
+        if let Some(c) = b.clock {
+            go.btime = Some(c.btime_ms);
+            go.wtime = Some(c.wtime_ms);
+            if c.byoyomi_ms > 0 {
+                go.byoyomi = Some(c.byoyomi_ms);
+            }
+            if c.binc_ms > 0 || c.winc_ms > 0 {
+                go.binc = Some(c.binc_ms);
+                go.winc = Some(c.winc_ms);
+            }
+        }
+        let mate_cp = self.mate_cp;
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
+        };
+        p.send(&position.to_string())
+            .await
+            .map_err(|e| process_error(&name, e, "position"))?;
+        p.send(&GuiCommand::Go(go).to_string())
+            .await
+            .map_err(|e| process_error(&name, e, "go"))?;
+        let began = Instant::now();
+        let mut infos: Vec<Info> = Vec::new();
+        loop {
+            let line = p
+                .read_line(req.deadline)
+                .await
+                .map_err(|e| process_error(&name, e, "waiting for bestmove"))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match parse_engine_message(&line) {
+                Ok(EngineMessage::Info(info)) => {
+                    if info.score.is_some() {
+                        infos.push(info);
+                        if infos.len() > 64 {
+                            infos.remove(0);
+                        }
+                    }
+                }
+                Ok(EngineMessage::BestMove(best)) => {
+                    let engine_time = began.elapsed();
+                    let decision = match best {
+                        UsiBestMove::Move { mv, .. } => Decision::Move(mv),
+                        UsiBestMove::Resign => Decision::Resign,
+                        UsiBestMove::Win => Decision::Win,
+                    };
+                    let info = match &decision {
+                        Decision::Move(m) => infos
+                            .iter()
+                            .rev()
+                            .find(|i| i.pv.first() == Some(m))
+                            .or(infos.last()),
+                        _ => infos.last(),
+                    };
+                    return Ok(Thought {
+                        eval: info.and_then(|i| i.score).map(|s| to_eval(s.value, mate_cp)),
+                        pv: info.map(|i| i.pv.clone()).unwrap_or_default(),
+                        depth: info.and_then(|i| i.depth),
+                        nodes: info.and_then(|i| i.nodes),
+                        decision,
+                        engine_time,
+                        votes: Vec::new(),
+                    });
+                }
+                Ok(_) => {}
+                Err(e) if line.trim_start().starts_with("bestmove") => {
+                    return Err(PlayerError::Malformed {
+                        player: name,
+                        detail: format!("{e}"),
+                    });
+                }
+                Err(e) => tracing::debug!(player = %name, "ignoring non-USI line: {e}"),
+            }
+        }
+    }
+}
+
+fn process_error(name: &str, e: ProcessError, doing: &str) -> PlayerError {
+    let detail = format!("{doing}: {e}");
+    match e {
+        ProcessError::Timeout(_) => PlayerError::Timeout {
+            player: name.to_string(),
+            detail,
+        },
+        _ => PlayerError::Crash {
+            player: name.to_string(),
+            detail,
+        },
+    }
+}
+
+/// Read lines until one parses to a message `done` accepts; other lines are skipped.
+async fn wait_for(
+    p: &mut EngineProcess,
+    deadline: Instant,
+    done: impl Fn(&EngineMessage) -> bool,
+) -> Result<(), ProcessError> {
+    loop {
+        let line = p.read_line(deadline).await?;
+        if let Ok(m) = parse_engine_message(&line)
+            && done(&m)
+        {
+            return Ok(());
+        }
+    }
+}
+
+/// An engine's score as the council's plain [`Eval`]; `cp` beyond `mate_cp` is a mate.
+pub fn to_eval(score: Score, mate_cp: i32) -> Eval {
+    match score {
+        Score::Cp(cp) if cp >= mate_cp => Eval::Mate(UNKNOWN_MATE_PLIES),
+        Score::Cp(cp) if cp <= -mate_cp => Eval::Mate(-UNKNOWN_MATE_PLIES),
+        Score::Cp(cp) => Eval::Cp(cp),
+        Score::Mate(n) => Eval::Mate(n),
+    }
+}
+
+impl Player for UsiPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, seed: u64) -> BoxFuture<'_, Result<(), PlayerError>> {
+        Box::pin(async move {
+            let r = self.prepare(seed).await;
+            if r.is_err() {
+                self.discard().await;
+            }
+            r
+        })
+    }
+
+    fn think<'a>(&'a mut self, req: &'a MoveRequest) -> BoxFuture<'a, Result<Thought, PlayerError>> {
+        Box::pin(async move {
+            let r = self.go(req).await;
+            if r.is_err() {
+                // Whatever state the engine is in, it is not trusted again: restart next game.
+                self.discard().await;
+            }
+            r
+        })
+    }
+
+    fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let o = match outcome {
+                Outcome::Win => GameOutcome::Win,
+                Outcome::Lose => GameOutcome::Lose,
+                Outcome::Draw => GameOutcome::Draw,
+            };
+            if let Some(p) = self.process.as_mut()
+                && p.send(&GuiCommand::GameOver(o).to_string()).await.is_err()
+            {
+                self.discard().await;
+            }
+        })
+    }
+
+    fn shutdown(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(self.discard())
+    }
+}

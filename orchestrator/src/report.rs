@@ -1,0 +1,453 @@
+//! The match report: `summary.json` (standings, Elo, council statistics, costs) and the
+//! readable standings table printed at the end, plus the progress bar's live score.
+//!
+//! Invariant: everything here is derived from the finished games' results lines only, so a
+//! resumed run reports exactly what a run without interruption would. Elo numbers come from
+//! `crate::stats`; this module only formats them.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::council::CouncilVote;
+use crate::results::{GameResult, Outcome, Reason};
+use crate::stats::{EloEstimate, HeadToHead, Wdl};
+
+/// One opponent as seen by a player.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpponentSummary {
+    pub name: String,
+    pub games: u64,
+    pub points: f64,
+    pub score: f64,
+    pub elo: Option<f64>,
+    pub elo_error: Option<f64>,
+}
+
+/// One player's line of the standings.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerSummary {
+    pub name: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub points: f64,
+    /// Points per game, in `[0, 1]`.
+    pub score: f64,
+    /// Elo difference against the field of its opponents, with its 95% error.
+    pub elo: Option<f64>,
+    pub elo_error: Option<f64>,
+    pub opponents: Vec<OpponentSummary>,
+    /// Moves it played.
+    pub moves: u64,
+    /// Mean engine thinking per move, ms.
+    pub engine_ms_per_move: f64,
+    /// Mean time the orchestrator itself spent per move (wall time minus engine thinking), µs.
+    pub overhead_us_per_move: f64,
+}
+
+/// Statistics of one council's decisions.
+#[derive(Debug, Clone, Serialize)]
+pub struct CouncilSummary {
+    pub name: String,
+    pub members: Vec<String>,
+    /// Decisions taken.
+    pub moves: u64,
+    /// `agreement[i][j]`: fraction of decisions in which members `i` and `j` both voted and
+    /// voted the same move.
+    pub agreement: Vec<Vec<Option<f64>>>,
+    /// Per member: fraction of its votes that the council did not play.
+    pub differed_from: BTreeMap<String, Option<f64>>,
+    /// Fraction of decisions in which the council overrode its strongest member.
+    pub overrode_strongest: f64,
+    /// How often each rule decided.
+    pub rules: BTreeMap<String, u64>,
+    /// Member answers that could not be voted on (crash, timeout, illegal move...).
+    pub member_failures: BTreeMap<String, u64>,
+}
+
+/// `summary.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub config: String,
+    pub seed: u64,
+    pub games: u64,
+    pub played_this_session: u64,
+    pub wall_seconds: f64,
+    pub games_per_minute: f64,
+    pub players: Vec<PlayerSummary>,
+    pub councils: Vec<CouncilSummary>,
+    /// How games ended: reason -> count.
+    pub reasons: BTreeMap<String, u64>,
+}
+
+fn reason_name(r: Reason) -> String {
+    serde_json::to_value(r)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_else(|| format!("{r:?}"))
+}
+
+/// Points `player` scored in `g`, if it played in it.
+fn points(g: &GameResult, player: &str) -> Option<f64> {
+    let sente_points = match g.result {
+        Outcome::Sente => 1.0,
+        Outcome::Gote => 0.0,
+        Outcome::Draw => 0.5,
+    };
+    if g.sente == player {
+        Some(sente_points)
+    } else if g.gote == player {
+        Some(1.0 - sente_points)
+    } else {
+        None
+    }
+}
+
+impl Summary {
+    pub fn new(
+        config: &Config,
+        games: &[GameResult],
+        seed: u64,
+        played_now: usize,
+        wall: Duration,
+    ) -> Self {
+        let mut reasons = BTreeMap::new();
+        for g in games {
+            *reasons.entry(reason_name(g.reason)).or_insert(0) += 1;
+        }
+        let players = config
+            .playing
+            .iter()
+            .map(|p| player_summary(p, &config.playing, games))
+            .collect();
+        let minutes = wall.as_secs_f64() / 60.0;
+        Summary {
+            config: config.file.display().to_string(),
+            seed,
+            games: games.len() as u64,
+            played_this_session: played_now as u64,
+            wall_seconds: wall.as_secs_f64(),
+            games_per_minute: if minutes > 0.0 {
+                played_now as f64 / minutes
+            } else {
+                0.0
+            },
+            players,
+            councils: council_summaries(games),
+            reasons,
+        }
+    }
+}
+
+fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> PlayerSummary {
+    let mut s = PlayerSummary {
+        name: name.to_string(),
+        games: 0,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        points: 0.0,
+        score: 0.0,
+        elo: None,
+        elo_error: None,
+        opponents: Vec::new(),
+        moves: 0,
+        engine_ms_per_move: 0.0,
+        overhead_us_per_move: 0.0,
+    };
+    let (mut engine_us, mut overhead_us) = (0u64, 0u64);
+    for g in games {
+        let Some(p) = points(g, name) else { continue };
+        s.games += 1;
+        s.points += p;
+        match p {
+            1.0 => s.wins += 1,
+            0.0 => s.losses += 1,
+            _ => s.draws += 1,
+        }
+        for c in g.costs.iter().filter(|c| c.player == name) {
+            s.moves += u64::from(c.moves);
+            engine_us += c.engine_us;
+            overhead_us += c.overhead_us;
+        }
+    }
+    if s.games > 0 {
+        s.score = s.points / s.games as f64;
+    }
+    if s.moves > 0 {
+        s.engine_ms_per_move = engine_us as f64 / s.moves as f64 / 1000.0;
+        s.overhead_us_per_move = overhead_us as f64 / s.moves as f64;
+    }
+    let (elo, err) = elo_vs_field(games, name);
+    s.elo = elo;
+    s.elo_error = err;
+    for o in playing.iter().filter(|o| *o != name) {
+        let between: Vec<&GameResult> = games
+            .iter()
+            .filter(|g| {
+                (g.sente == name && g.gote == *o) || (g.gote == name && g.sente == *o)
+            })
+            .collect();
+        if between.is_empty() {
+            continue;
+        }
+        let pts: f64 = between.iter().filter_map(|g| points(g, name)).sum();
+        let (elo, elo_error) = elo_head_to_head(games, name, o);
+        s.opponents.push(OpponentSummary {
+            name: o.clone(),
+            games: between.len() as u64,
+            points: pts,
+            score: pts / between.len() as f64,
+            elo,
+            elo_error,
+        });
+    }
+    s
+}
+
+/// Per member pair: decisions where both voted, and where they also agreed.
+type PairCounts = (Vec<Vec<u64>>, Vec<Vec<u64>>);
+
+/// Aggregate every council's logged decisions.
+pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
+    let mut by_name: BTreeMap<String, CouncilSummary> = BTreeMap::new();
+    // Per council: pair counts (both voted, agreed), per member (voted, differed).
+    let mut pairs: BTreeMap<String, PairCounts> = BTreeMap::new();
+    let mut diffs: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
+    let mut overrode: BTreeMap<String, u64> = BTreeMap::new();
+    for g in games {
+        for v in &g.votes {
+            let Ok(v) = serde_json::from_value::<CouncilVote>(v.clone()) else {
+                continue;
+            };
+            let n = v.members.len();
+            let s = by_name.entry(v.council.clone()).or_insert_with(|| CouncilSummary {
+                name: v.council.clone(),
+                members: v.members.iter().map(|m| m.name.clone()).collect(),
+                moves: 0,
+                agreement: Vec::new(),
+                differed_from: BTreeMap::new(),
+                overrode_strongest: 0.0,
+                rules: BTreeMap::new(),
+                member_failures: BTreeMap::new(),
+            });
+            if s.members.len() != n {
+                continue;
+            }
+            s.moves += 1;
+            let rule = serde_json::to_value(v.rule)
+                .ok()
+                .and_then(|r| r.as_str().map(String::from))
+                .unwrap_or_default();
+            *s.rules.entry(rule).or_insert(0) += 1;
+            *overrode.entry(v.council.clone()).or_insert(0) += u64::from(v.overrode_strongest);
+            let (both, agreed) = pairs
+                .entry(v.council.clone())
+                .or_insert_with(|| (vec![vec![0; n]; n], vec![vec![0; n]; n]));
+            let d = diffs
+                .entry(v.council.clone())
+                .or_insert_with(|| vec![(0, 0); n]);
+            for (i, a) in v.members.iter().enumerate() {
+                if a.error.is_some() {
+                    *s.member_failures.entry(a.name.clone()).or_insert(0) += 1;
+                }
+                let Some(am) = &a.mv else { continue };
+                d[i].0 += 1;
+                d[i].1 += u64::from(*am != v.chosen);
+                for (j, b) in v.members.iter().enumerate() {
+                    if let Some(bm) = &b.mv {
+                        both[i][j] += 1;
+                        agreed[i][j] += u64::from(am == bm);
+                    }
+                }
+            }
+        }
+    }
+    for (name, s) in by_name.iter_mut() {
+        if let Some((both, agreed)) = pairs.get(name) {
+            s.agreement = both
+                .iter()
+                .zip(agreed)
+                .map(|(b, a)| {
+                    b.iter()
+                        .zip(a)
+                        .map(|(&b, &a)| (b > 0).then(|| a as f64 / b as f64))
+                        .collect()
+                })
+                .collect();
+        }
+        if let Some(d) = diffs.get(name) {
+            for (m, &(voted, differed)) in s.members.iter().zip(d) {
+                s.differed_from.insert(
+                    m.clone(),
+                    (voted > 0).then(|| differed as f64 / voted as f64),
+                );
+            }
+        }
+        if s.moves > 0 {
+            s.overrode_strongest = overrode.get(name).copied().unwrap_or(0) as f64 / s.moves as f64;
+        }
+    }
+    by_name.into_values().collect()
+}
+
+fn fmt_elo(elo: Option<f64>, err: Option<f64>) -> String {
+    match (elo, err) {
+        (Some(e), Some(x)) if x.is_finite() => format!("{e:+.0} ± {x:.0}"),
+        (Some(e), _) => format!("{e:+.0}"),
+        _ => "-".into(),
+    }
+}
+
+/// The standings table and council statistics as text.
+pub fn standings_table(s: &Summary) -> String {
+    let mut out = String::new();
+    let mut players: Vec<&PlayerSummary> = s.players.iter().collect();
+    players.sort_by(|a, b| b.points.total_cmp(&a.points));
+    let width = players.iter().map(|p| p.name.len()).max().unwrap_or(6).max(6);
+    let _ = writeln!(
+        out,
+        "{:>2}  {:<width$}  {:>5}  {:>4}  {:>4}  {:>4}  {:>6}  {:>6}  {:>12}  {:>10}  {:>11}",
+        "#", "player", "games", "W", "D", "L", "points", "score", "elo (95%)", "engine/mv", "overhead/mv"
+    );
+    for (i, p) in players.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{:>2}  {:<width$}  {:>5}  {:>4}  {:>4}  {:>4}  {:>6.1}  {:>5.1}%  {:>12}  {:>8.1}ms  {:>9.0}µs",
+            i + 1,
+            p.name,
+            p.games,
+            p.wins,
+            p.draws,
+            p.losses,
+            p.points,
+            100.0 * p.score,
+            fmt_elo(p.elo, p.elo_error),
+            p.engine_ms_per_move,
+            p.overhead_us_per_move,
+        );
+    }
+    for c in &s.councils {
+        let _ = writeln!(
+            out,
+            "\ncouncil {} ({} decisions): overrode its strongest member in {:.1}%",
+            c.name,
+            c.moves,
+            100.0 * c.overrode_strongest
+        );
+        let mw = c.members.iter().map(|m| m.len()).max().unwrap_or(6).max(6);
+        let _ = write!(out, "  {:<mw$}  {:>8}", "member", "differed");
+        for m in &c.members {
+            let _ = write!(out, "  {:>8}", truncate(m, 8));
+        }
+        let _ = writeln!(out);
+        for (i, m) in c.members.iter().enumerate() {
+            let differed = c.differed_from.get(m).copied().flatten();
+            let _ = write!(out, "  {:<mw$}  {:>8}", m, pct(differed));
+            for j in 0..c.members.len() {
+                let a = c.agreement.get(i).and_then(|r| r.get(j)).copied().flatten();
+                let _ = write!(out, "  {:>8}", pct(a));
+            }
+            let _ = writeln!(out);
+        }
+    }
+    let reasons: Vec<String> = s.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    let _ = writeln!(
+        out,
+        "\n{} games ({} this session, {:.1} games/min), seed {}; endings: {}",
+        s.games,
+        s.played_this_session,
+        s.games_per_minute,
+        s.seed,
+        reasons.join(", ")
+    );
+    out
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("-".into(), |x| format!("{:.1}%", 100.0 * x))
+}
+
+/// A progress bar on stderr (hidden when `show` is false or stderr is not a terminal).
+pub fn progress_bar(total: u64, show: bool) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:30.cyan/blue} {pos}/{len} games [{elapsed_precise} < {eta}] {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(500));
+    bar
+}
+
+/// The live score for the progress bar: points per playing player.
+pub fn live_score(playing: &[String], games: &[GameResult]) -> String {
+    playing
+        .iter()
+        .map(|p| {
+            let pts: f64 = games.iter().filter_map(|g| points(g, p)).sum();
+            format!("{p} {pts}")
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// Elo of `player` against the field of its opponents, with the 95% error: the head-to-head
+/// estimate (pentanomial when the games come in colour-swapped pairs) against a single opponent,
+/// the trinomial estimate of all its games otherwise.
+fn elo_vs_field(games: &[GameResult], player: &str) -> (Option<f64>, Option<f64>) {
+    let mut opponents: Vec<&str> = games
+        .iter()
+        .filter_map(|g| {
+            if g.sente == player {
+                Some(g.gote.as_str())
+            } else if g.gote == player {
+                Some(g.sente.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
+    opponents.sort_unstable();
+    opponents.dedup();
+    let estimate = match opponents.as_slice() {
+        [] => None,
+        [one] => HeadToHead::from_games(games, player, one).estimate(),
+        _ => {
+            let mut wdl = Wdl::default();
+            for p in games.iter().filter_map(|g| points(g, player)) {
+                wdl.add_points(p);
+            }
+            EloEstimate::from_wdl(&wdl)
+        }
+    };
+    split(estimate)
+}
+
+/// Elo of `player` over `opponent` from their games, with the 95% error.
+fn elo_head_to_head(games: &[GameResult], player: &str, opponent: &str) -> (Option<f64>, Option<f64>) {
+    split(HeadToHead::from_games(games, player, opponent).estimate())
+}
+
+fn split(e: Option<EloEstimate>) -> (Option<f64>, Option<f64>) {
+    match e {
+        Some(e) => (
+            Some(e.elo).filter(|x| x.is_finite()),
+            Some(e.elo_error).filter(|x| x.is_finite()),
+        ),
+        None => (None, None),
+    }
+}

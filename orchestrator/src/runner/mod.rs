@@ -1,0 +1,323 @@
+//! The match runner: plays the schedule's games concurrently and writes every finished game.
+//!
+//! Invariants: one task per game, at most `concurrency` at once (a `Semaphore`), all tracked by a
+//! `TaskTracker` and cancelled by one `CancellationToken`; a game is written (records first, then
+//! its `results.jsonl` line, flushed) as soon as it ends, by one writer, so a crash or SIGKILL
+//! loses only unfinished games; `--resume` replays exactly the schedule's ids that have no line.
+//! Player instances are pooled per player name: a game takes one instance per side and gives it
+//! back, so a USI process is reused across games and restarted after a failure.
+
+pub mod game;
+pub mod schedule;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::{Config, PlayerKind};
+use crate::council::{CouncilPlayer, Member};
+use crate::player::Player;
+use crate::player::internal::InternalPlayer;
+use crate::player::usi::UsiPlayer;
+use crate::record;
+use crate::report;
+use crate::results::{self, GameResult, ResultsWriter};
+use game::PlayedGame;
+
+/// A run that cannot go on (bad output folder, unreadable results); engine failures are game
+/// results, never this.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Results(#[from] results::ResultsError),
+    #[error("{0}")]
+    Resume(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub out: PathBuf,
+    pub concurrency: usize,
+    /// Master seed; `None` takes the config's (or, on resume, the run's).
+    pub seed: Option<u64>,
+    pub resume: bool,
+    /// Show a progress bar (on a terminal).
+    pub progress: bool,
+}
+
+/// What the run folder remembers so `--resume` continues the same run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub seed: u64,
+    pub config_file: String,
+    pub config_text: String,
+    pub games: u64,
+}
+
+/// The end of a run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// Every finished game of the run (earlier sessions' included), by id.
+    pub games: Vec<GameResult>,
+    pub played_now: usize,
+    pub wall: Duration,
+    pub seed: u64,
+    /// Stopped early (Ctrl-C): some scheduled games were not played.
+    pub interrupted: bool,
+    pub summary: report::Summary,
+}
+
+/// A fresh instance of the player `name`.
+pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
+    let pc = config.player(name);
+    match &pc.kind {
+        PlayerKind::Internal { .. } => Box::new(InternalPlayer::new(pc)),
+        PlayerKind::Usi { .. } => Box::new(UsiPlayer::new(pc)),
+        PlayerKind::Council {
+            members,
+            method,
+            fairness,
+            ml_d,
+        } => {
+            let members = members
+                .iter()
+                .map(|m| {
+                    let mc = config.player(m);
+                    Member::new(build_player(config, m), mc.win_rate_t, mc.sigma, mc.limits)
+                })
+                .collect();
+            Box::new(CouncilPlayer::new(name, *method, *fairness, *ml_d, members))
+        }
+    }
+}
+
+/// Idle player instances by name.
+#[derive(Default)]
+struct Pool {
+    idle: Mutex<HashMap<String, Vec<Box<dyn Player>>>>,
+}
+
+impl Pool {
+    fn take(&self, config: &Config, name: &str) -> Box<dyn Player> {
+        let pooled = self
+            .idle
+            .lock()
+            .ok()
+            .and_then(|mut m| m.get_mut(name).and_then(Vec::pop));
+        pooled.unwrap_or_else(|| build_player(config, name))
+    }
+
+    fn put(&self, p: Box<dyn Player>) {
+        if let Ok(mut m) = self.idle.lock() {
+            m.entry(p.name().to_string()).or_default().push(p);
+        }
+    }
+
+    async fn shutdown(&self) {
+        let all: Vec<Box<dyn Player>> = match self.idle.lock() {
+            Ok(mut m) => m.drain().flat_map(|(_, v)| v).collect(),
+            Err(_) => Vec::new(),
+        };
+        futures::future::join_all(all.into_iter().map(|mut p| async move {
+            p.shutdown().await;
+        }))
+        .await;
+    }
+}
+
+/// Prepare the output folder: a fresh run writes `run.json`; a resumed one checks it and returns
+/// the finished games and where the complete lines end.
+fn prepare_out(
+    config: &Config,
+    opts: &RunOptions,
+) -> Result<(u64, Vec<GameResult>, Option<u64>), RunError> {
+    let out = &opts.out;
+    std::fs::create_dir_all(out.join("records")).map_err(io(out))?;
+    let run_path = out.join("run.json");
+    let results_path = out.join("results.jsonl");
+    let config_text = std::fs::read_to_string(&config.file).map_err(io(&config.file))?;
+    if opts.resume {
+        let text = std::fs::read_to_string(&run_path).map_err(|e| {
+            RunError::Resume(format!(
+                "{}: nothing to resume here ({e}); start the run without --resume",
+                run_path.display()
+            ))
+        })?;
+        let info: RunInfo = serde_json::from_str(&text)
+            .map_err(|e| RunError::Resume(format!("{}: {e}", run_path.display())))?;
+        if info.config_text != config_text {
+            return Err(RunError::Resume(format!(
+                "{}: this run was started with a different config (from {}); resume it with the same config",
+                out.display(),
+                info.config_file
+            )));
+        }
+        if let Some(s) = opts.seed
+            && s != info.seed
+        {
+            return Err(RunError::Resume(format!(
+                "{}: this run was started with --seed {}, not {s}",
+                out.display(),
+                info.seed
+            )));
+        }
+        let (games, len) = if results_path.exists() {
+            let read = results::read(&results_path)?;
+            if read.truncated_tail {
+                tracing::warn!("{}: dropping a cut-off last line", results_path.display());
+            }
+            (read.games, Some(read.complete_len))
+        } else {
+            (Vec::new(), None)
+        };
+        return Ok((info.seed, games, len));
+    }
+    if results_path.metadata().map(|m| m.len() > 0).unwrap_or(false) {
+        return Err(RunError::Resume(format!(
+            "{} already holds results: pass --resume to continue that run, or choose another --out",
+            out.display()
+        )));
+    }
+    let seed = opts.seed.unwrap_or(config.seed);
+    let info = RunInfo {
+        seed,
+        config_file: config.file.display().to_string(),
+        config_text,
+        games: config.games,
+    };
+    let json = serde_json::to_string_pretty(&info).map_err(|e| RunError::Io {
+        path: run_path.display().to_string(),
+        source: std::io::Error::other(e),
+    })?;
+    std::fs::write(&run_path, json).map_err(io(&run_path))?;
+    Ok((seed, Vec::new(), None))
+}
+
+/// Play the run `config` describes into `opts.out`.
+pub async fn run(
+    config: Config,
+    opts: &RunOptions,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, RunError> {
+    let (seed, mut finished, complete_len) = prepare_out(&config, opts)?;
+    let started = Instant::now();
+    let schedule = schedule::schedule(&config, seed);
+    let mut done: BTreeSet<u64> = BTreeSet::new();
+    finished.retain(|g| done.insert(g.id));
+    let todo: Vec<_> = schedule
+        .into_iter()
+        .filter(|g| !done.contains(&g.id))
+        .collect();
+    let total = done.len() + todo.len();
+    let results_path = opts.out.join("results.jsonl");
+    let mut writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
+
+    let bar = report::progress_bar(total as u64, opts.progress);
+    bar.set_position(done.len() as u64);
+    bar.set_message(report::live_score(&config.playing, &finished));
+
+    let config = Arc::new(config);
+    let pool = Arc::new(Pool::default());
+    let permits = Arc::new(Semaphore::new(opts.concurrency.max(1)));
+    let tracker = TaskTracker::new();
+    let (tx, mut rx) = mpsc::unbounded_channel::<PlayedGame>();
+    for spec in todo {
+        let (config, pool, permits, cancel, tx) = (
+            config.clone(),
+            pool.clone(),
+            permits.clone(),
+            cancel.clone(),
+            tx.clone(),
+        );
+        tracker.spawn(async move {
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return;
+            };
+            if cancel.is_cancelled() {
+                return;
+            }
+            let mut sente = pool.take(&config, &spec.sente);
+            let mut gote = pool.take(&config, &spec.gote);
+            let span = tracing::info_span!("game", id = spec.id);
+            let played = tracing::Instrument::instrument(
+                game::play_game(&config, &spec, [sente.as_mut(), gote.as_mut()], &cancel),
+                span,
+            )
+            .await;
+            pool.put(sente);
+            pool.put(gote);
+            if let Some(p) = played {
+                let _ = tx.send(p);
+            }
+        });
+    }
+    tracker.close();
+    drop(tx);
+
+    let records_dir = opts.out.join("records");
+    let mut played_now = 0;
+    let mut write_error = None;
+    while let Some(p) = rx.recv().await {
+        // Records first, then the results line: the line is the commit point of a game.
+        if let Err(e) = record::write_records(&records_dir, &config, &p) {
+            tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
+        }
+        if let Err(e) = writer.append(&p.result) {
+            write_error = Some(RunError::Io {
+                path: results_path.display().to_string(),
+                source: e,
+            });
+            cancel.cancel();
+            break;
+        }
+        played_now += 1;
+        finished.push(p.result);
+        bar.inc(1);
+        bar.set_message(report::live_score(&config.playing, &finished));
+    }
+    tracker.wait().await;
+    pool.shutdown().await;
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+
+    finished.sort_by_key(|g| g.id);
+    let wall = started.elapsed();
+    let interrupted = finished.len() < total;
+    let summary = report::Summary::new(&config, &finished, seed, played_now, wall);
+    let summary_path = opts.out.join("summary.json");
+    let json = serde_json::to_string_pretty(&summary).map_err(|e| RunError::Io {
+        path: summary_path.display().to_string(),
+        source: std::io::Error::other(e),
+    })?;
+    std::fs::write(&summary_path, json).map_err(io(&summary_path))?;
+    Ok(RunOutcome {
+        games: finished,
+        played_now,
+        wall,
+        seed,
+        interrupted,
+        summary,
+    })
+}

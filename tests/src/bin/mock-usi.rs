@@ -1,0 +1,166 @@
+//! A scriptable mock USI engine for the runner's failure tests (after fastchess `tests/mock`).
+//!
+//! `mock-usi SCENARIO [--after N] [--delay-ms D] [--child]`: behaves like a well-mannered engine
+//! (plays the first legal move in the engine crate's order, with an `info` line) for its first
+//! `N` moves of each game (default 0), then misbehaves as SCENARIO says:
+//! `normal` (never misbehaves), `crash-on-go` (exits), `hang` (never answers), `garbage` (prints
+//! junk, then a malformed `bestmove`), `illegal` (a well-formed illegal move), `resign`,
+//! `win` (a false impasse declaration), `slow-start` (sleeps D ms before `usiok`),
+//! `banner` (prints a non-USI banner first, then plays normally), `no-usiok` (never finishes the
+//! handshake). `--delay-ms` also slows every normal move; `--child` starts a grandchild process
+//! (`sleep 600`) so tests can check the whole process group is stopped; `--child-pid-file F`
+//! appends that child's pid to `F`.
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use engine::position::Position;
+use engine::usi::protocol::{GuiCommand, PositionStart, parse_gui_command};
+
+struct Args {
+    scenario: String,
+    after: usize,
+    delay: Duration,
+    child: bool,
+    child_pid_file: Option<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let scenario = it.next().ok_or("usage: mock-usi SCENARIO [--after N] [--delay-ms D] [--child]")?;
+    let mut args = Args { scenario, after: 0, delay: Duration::ZERO, child: false, child_pid_file: None };
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--after" => {
+                args.after = it.next().and_then(|v| v.parse().ok()).ok_or("--after needs a number")?;
+            }
+            "--delay-ms" => {
+                let ms: u64 = it.next().and_then(|v| v.parse().ok()).ok_or("--delay-ms needs a number")?;
+                args.delay = Duration::from_millis(ms);
+            }
+            "--child" => args.child = true,
+            "--child-pid-file" => {
+                args.child_pid_file = Some(it.next().ok_or("--child-pid-file needs a path")?);
+                args.child = true;
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(args)
+}
+
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("mock-usi: {e}");
+            std::process::exit(2);
+        }
+    };
+    let child = args
+        .child
+        .then(|| std::process::Command::new("sleep").arg("600").spawn().ok())
+        .flatten();
+    if let (Some(c), Some(path)) = (&child, &args.child_pid_file) {
+        let line = format!("{}\n", c.id());
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+    }
+    if args.scenario == "banner" {
+        say("Mock Engine version 0 (not USI)");
+        say("Type 'help' for a list of commands");
+    }
+    let mut position = Position::startpos();
+    let mut moves_this_game = 0usize;
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(cmd) = parse_gui_command(&line) else { continue };
+        match cmd {
+            GuiCommand::Usi => {
+                if args.scenario == "no-usiok" {
+                    continue;
+                }
+                if args.scenario == "slow-start" {
+                    std::thread::sleep(args.delay);
+                }
+                say("id name mock-usi");
+                say("id author council tests");
+                say("usiok");
+            }
+            GuiCommand::IsReady => say("readyok"),
+            GuiCommand::UsiNewGame => moves_this_game = 0,
+            GuiCommand::Position { start, moves } => {
+                let text = match start {
+                    PositionStart::Startpos => "startpos".to_string(),
+                    PositionStart::Sfen(s) => format!("sfen {s}"),
+                };
+                let text = if moves.is_empty() { text } else { format!("{text} moves {}", moves.join(" ")) };
+                match Position::from_usi_position(&text) {
+                    Ok(p) => position = p,
+                    Err(e) => eprintln!("mock-usi: bad position: {e}"),
+                }
+            }
+            GuiCommand::Go(_) => {
+                moves_this_game += 1;
+                let misbehave = args.scenario != "normal"
+                    && args.scenario != "banner"
+                    && args.scenario != "slow-start"
+                    && moves_this_game > args.after;
+                if !misbehave {
+                    if args.scenario != "slow-start" {
+                        std::thread::sleep(args.delay);
+                    }
+                    match position.legal_moves().first() {
+                        Some(m) => {
+                            say(&format!("info depth 1 nodes 1 score cp 0 pv {}", m.to_usi()));
+                            say(&format!("bestmove {}", m.to_usi()));
+                        }
+                        None => say("bestmove resign"),
+                    }
+                    continue;
+                }
+                match args.scenario.as_str() {
+                    "crash-on-go" => std::process::exit(3),
+                    "hang" => {}
+                    "garbage" => {
+                        say("\u{1b}[31m@@@ ### garbage ### @@@");
+                        say("info depth x nodes -1 score cp banana");
+                        say("bestmove 99zz!");
+                    }
+                    "illegal" => {
+                        // Well-formed and not legal here: the first such square-to-square move.
+                        let files = "123456789";
+                        let ranks = "abcdefghi";
+                        let illegal = files
+                            .chars()
+                            .flat_map(|f| ranks.chars().map(move |r| format!("{f}{r}")))
+                            .flat_map(|from| {
+                                ["5e", "1a", "9i"].map(|to| format!("{from}{to}"))
+                            })
+                            .filter(|m| m[..2] != m[2..])
+                            .find(|m| position.parse_usi_move(m).is_err())
+                            .unwrap_or_else(|| "5e5d".into());
+                        say(&format!("bestmove {illegal}"));
+                    }
+                    "resign" => say("bestmove resign"),
+                    "win" => say("bestmove win"),
+                    other => {
+                        eprintln!("mock-usi: unknown scenario `{other}`");
+                        std::process::exit(2);
+                    }
+                }
+            }
+            GuiCommand::Quit => break,
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! `council-match` with real engines: the built-in engine in process and over USI
+//! (`council-engine`), Debian's gpsshogi and Fairy-Stockfish as council members, and sjaakii
+//! (which prints a non-USI banner). Also: same config and seed replay the same games.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use council_tests::{workspace_bin, workspace_root};
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("engines-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch folder");
+    dir
+}
+
+fn run_match(config: &Path, out: &Path, extra: &[&str]) -> Vec<Value> {
+    let run = Command::new(workspace_bin("council-match"))
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .expect("run council-match");
+    assert!(
+        run.status.success(),
+        "council-match {} failed: {}",
+        config.display(),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("player") && stdout.contains("points"), "standings table: {stdout}");
+    std::fs::read_to_string(out.join("results.jsonl"))
+        .expect("results.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+fn require(path: &str) {
+    assert!(
+        Path::new(path).exists(),
+        "{path} is missing: install it (sudo apt-get install -y gpsshogi fairy-stockfish sjaakii)"
+    );
+}
+
+/// The moves of each game, in id order.
+fn games_moves(games: &[Value]) -> Vec<(u64, Value, Value)> {
+    let mut v: Vec<(u64, Value, Value)> = games
+        .iter()
+        .map(|g| (g["id"].as_u64().expect("id"), g["moves"].clone(), g["votes"].clone()))
+        .collect();
+    v.sort_by_key(|g| g.0);
+    v
+}
+
+#[test]
+fn same_config_and_seed_replay_the_same_games_on_any_concurrency() {
+    let dir = scratch("replay");
+    let config = dir.join("replay.toml");
+    std::fs::write(
+        &config,
+        r#"
+[match]
+players = ["council", "single"]
+games = 2
+max_plies = 40
+
+[[player]]
+name = "council"
+kind = "council"
+members = ["a", "b", "c"]
+method = "ml"
+nodes = 400
+
+[[player]]
+name = "single"
+kind = "internal"
+nodes = 400
+
+[[player]]
+name = "a"
+kind = "internal"
+[[player]]
+name = "b"
+kind = "internal"
+noise_cp = 80
+[[player]]
+name = "c"
+kind = "internal"
+noise_cp = 80
+"#,
+    )
+    .expect("write config");
+    let one = run_match(&config, &dir.join("one"), &["--seed", "5", "--concurrency", "1"]);
+    let two = run_match(&config, &dir.join("two"), &["--seed", "5", "--concurrency", "2"]);
+    assert_eq!(one.len(), 2);
+    assert_eq!(games_moves(&one), games_moves(&two));
+    assert!(one.iter().all(|g| g["seed"].as_u64().is_some()), "seeds recorded");
+    // The noisy members are seeded from the master seed: another seed, other votes.
+    let other = run_match(&config, &dir.join("other"), &["--seed", "6", "--concurrency", "2"]);
+    assert_ne!(games_moves(&one), games_moves(&other));
+}
+
+#[test]
+fn a_council_of_gpsshogi_fairy_stockfish_and_the_usi_engine_plays_real_games() {
+    require("/usr/games/gpsusi");
+    require("/usr/games/fairy-stockfish");
+    let dir = scratch("real");
+    let config = dir.join("real.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[match]
+players = ["council", "single"]
+games = 2
+max_plies = 24
+
+[[player]]
+name = "council"
+kind = "council"
+members = ["fairy", "gps", "usi-internal"]
+method = "optimistic"
+byoyomi_ms = 20000
+
+[[player]]
+name = "single"
+kind = "internal"
+nodes = 2000
+
+[[player]]
+name = "fairy"
+kind = "usi"
+command = "/usr/games/fairy-stockfish"
+options = {{ Threads = 1, USI_Hash = 16 }}
+nodes = 2000
+
+[[player]]
+name = "gps"
+kind = "usi"
+command = "/usr/games/gpsusi"
+args = ["--node-count-hard-limit", "2000", "-N", "1", "--memory-use-percent", "5"]
+go_nodes = false
+mate_cp = 1000000
+startup_timeout_ms = 60000
+byoyomi_ms = 10000
+win_rate_t = 300.0
+
+[[player]]
+name = "usi-internal"
+kind = "usi"
+command = "{}"
+nodes = 2000
+"#,
+            workspace_bin("council-engine").display()
+        ),
+    )
+    .expect("write config");
+    let out = dir.join("out");
+    let games = run_match(&config, &out, &["--concurrency", "1"]);
+    assert_eq!(games.len(), 2);
+    let mut decisions = 0;
+    for g in &games {
+        // Nothing crashed or timed out: these engines are well-behaved at these limits.
+        let reason = g["reason"].as_str().expect("reason");
+        assert!(
+            !["crash", "timeout", "malformed_move"].contains(&reason),
+            "game ended by {reason}: {}",
+            g["detail"]
+        );
+        for v in g["votes"].as_array().expect("council votes logged") {
+            decisions += 1;
+            let members = v["members"].as_array().expect("members");
+            assert_eq!(members.len(), 3);
+            assert!(v["chosen"].is_string());
+            assert!(v["overrode_strongest"].is_boolean());
+            // The chosen move is one of the members' moves.
+            assert!(members.iter().any(|m| m["mv"] == v["chosen"]), "{v}");
+        }
+    }
+    assert!(decisions >= 10, "the council played its moves: {decisions}");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary"))
+            .expect("JSON");
+    let council = &summary["councils"][0];
+    assert_eq!(council["name"], "council");
+    let agreement = council["agreement"].as_array().expect("agreement matrix");
+    assert_eq!(agreement.len(), 3);
+    for (i, row) in agreement.iter().enumerate() {
+        assert_eq!(row[i], 1.0, "a member always agrees with itself");
+    }
+    assert!(council["differed_from"]["gps"].is_number());
+}
+
+#[test]
+fn sjaakii_with_its_banner_plays_a_game() {
+    require("/usr/games/sjaakii");
+    let dir = scratch("sjaakii");
+    let config = dir.join("sjaakii.toml");
+    std::fs::write(
+        &config,
+        r#"
+[match]
+players = ["sjaakii", "single"]
+games = 2
+max_plies = 16
+
+[[player]]
+name = "sjaakii"
+kind = "usi"
+command = "/usr/games/sjaakii"
+movetime_ms = 100
+
+[[player]]
+name = "single"
+kind = "internal"
+nodes = 1000
+"#,
+    )
+    .expect("write config");
+    let games = run_match(&config, &dir.join("out"), &["--concurrency", "1"]);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        let side_moves = g["moves"].as_array().expect("moves").len();
+        // Its banner did not stop the handshake: it played moves in both games.
+        assert!(side_moves >= 2, "{g}");
+        assert_ne!(g["reason"], "crash");
+        assert_ne!(g["reason"], "timeout");
+    }
+}
+
+#[test]
+fn the_shipped_configs_are_valid() {
+    for name in ["3vs1.toml", "handicap.toml", "gps-fairy-council.toml"] {
+        let path = workspace_root().join("configs").join(name);
+        let run = Command::new(workspace_bin("council-match"))
+            .arg(&path)
+            .arg("--check")
+            .output()
+            .expect("run council-match");
+        assert!(
+            run.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! `council-match` against misbehaving engines (the scriptable `mock-usi`): the runner survives
+//! every failure, records the right reason against the right player, restarts the engine for
+//! its next game, and loses no finished game; bad configs fail before any game with one line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use council_tests::workspace_bin;
+use serde_json::Value;
+
+/// A fresh folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("match-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch folder");
+    dir
+}
+
+fn mock_player(name: &str, args: &str, extra: &str) -> String {
+    format!(
+        "[[player]]\nname = \"{name}\"\nkind = \"usi\"\ncommand = \"{}\"\nargs = [{args}]\nnodes = 1\n{extra}\n",
+        workspace_bin("mock-usi").display()
+    )
+}
+
+fn results(out: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(out.join("results.jsonl")).expect("results.jsonl");
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+fn run_match(config: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(workspace_bin("council-match"))
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(["--quiet"])
+        .args(extra)
+        .output()
+        .expect("run council-match")
+}
+
+const HANGER_ARGS: &str = r#""hang", "--after", "1""#;
+
+#[test]
+fn the_runner_survives_every_kind_of_engine_failure() {
+    let dir = scratch("failures");
+    // Each misbehaving engine meets a well-behaved one twice (once per colour).
+    let offenders: [(&str, &str, &str, &str); 9] = [
+        ("crasher", r#""crash-on-go", "--after", "2""#, "", "crash"),
+        ("hanger", HANGER_ARGS, "move_timeout_ms = 1000", "timeout"),
+        ("garbler", r#""garbage""#, "", "malformed_move"),
+        ("cheater", r#""illegal", "--after", "1""#, "", "illegal_move"),
+        ("quitter", r#""resign", "--after", "3""#, "", "resign"),
+        ("boaster", r#""win""#, "", "illegal_impasse"),
+        ("mute", r#""no-usiok""#, "startup_timeout_ms = 500", "timeout"),
+        ("sleepy", r#""slow-start", "--delay-ms", "300""#, "startup_timeout_ms = 5000", ""),
+        ("chatty", r#""banner""#, "", ""),
+    ];
+    let pid_file = dir.join("children.txt");
+    let hanger_args = format!("{HANGER_ARGS}, \"--child-pid-file\", \"{}\"", pid_file.display());
+    let mut offenders = offenders;
+    offenders[1].1 = &hanger_args;
+    let mut config = String::from(
+        "[match]\nformat = \"gauntlet\"\ngames = 2\nmax_plies = 12\nplayers = [\"good\"",
+    );
+    for (name, ..) in &offenders {
+        config.push_str(&format!(", \"{name}\""));
+    }
+    config.push_str("]\n\n");
+    config.push_str(&mock_player("good", r#""normal""#, ""));
+    for (name, args, extra, _) in &offenders {
+        config.push_str(&mock_player(name, args, extra));
+    }
+    let path = dir.join("failures.toml");
+    std::fs::write(&path, config).expect("write config");
+    let out = dir.join("out");
+    let run = run_match(&path, &out, &["--concurrency", "3"]);
+    assert!(
+        run.status.success(),
+        "council-match failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+
+    let games = results(&out);
+    assert_eq!(games.len(), 2 * offenders.len(), "every game finished");
+    let mut ids: Vec<u64> = games.iter().map(|g| g["id"].as_u64().expect("id")).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..2 * offenders.len() as u64).collect::<Vec<_>>());
+
+    for (name, _, _, reason) in &offenders {
+        let theirs: Vec<&Value> = games
+            .iter()
+            .filter(|g| g["sente"] == *name || g["gote"] == *name)
+            .collect();
+        assert_eq!(theirs.len(), 2, "{name} played twice");
+        for g in theirs {
+            let side = if g["sente"] == *name { "sente" } else { "gote" };
+            if reason.is_empty() {
+                // Well-behaved after all: the game goes the distance.
+                assert_eq!(g["reason"], "max_plies", "{name}: {g}");
+                continue;
+            }
+            assert_eq!(g["reason"], *reason, "{name}: {g}");
+            let winner = if side == "sente" { "gote" } else { "sente" };
+            assert_eq!(g["result"], winner, "{name} is the one that loses: {g}");
+        }
+    }
+    // The crasher dies on its third `go` in each game: its second game got that far too, so
+    // it was restarted after the first crash.
+    for g in games.iter().filter(|g| g["sente"] == "crasher" || g["gote"] == "crasher") {
+        let crasher_moves = g["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| (i % 2 == 0) == (g["sente"] == "crasher"))
+            .count();
+        assert_eq!(crasher_moves, 2, "{g}");
+    }
+    // The hanging engine's own child process died with it: stopping kills the process group.
+    let pids = std::fs::read_to_string(&pid_file).expect("the hanger started children");
+    assert!(pids.lines().count() >= 1);
+    for pid in pids.lines() {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
+        assert!(
+            stat.is_empty() || state == Some('Z'),
+            "grandchild {pid} of a stopped engine is still running: {stat}"
+        );
+    }
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("summary is JSON");
+    let good = summary["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .find(|p| p["name"] == "good")
+        .expect("good in summary");
+    // 7 offenders lose both games; the 2 well-behaved ones draw at max_plies.
+    assert_eq!(good["wins"], 14);
+    assert_eq!(good["draws"], 4);
+}
+
+#[test]
+fn a_bad_config_fails_before_any_game_with_one_line() {
+    let dir = scratch("bad-config");
+    let cases: [(&str, &str, &str); 3] = [
+        (
+            "missing-engine.toml",
+            "[match]\nplayers = [\"a\", \"b\"]\n[[player]]\nname = \"a\"\nkind = \"usi\"\ncommand = \"/no/such/engine\"\nnodes = 1\n[[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 1\n",
+            "command",
+        ),
+        (
+            "typo.toml",
+            "[match]\nplayers = [\"a\", \"b\"]\n[[player]]\nname = \"a\"\nkind = \"internal\"\nnodez = 1\n[[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 1\n",
+            "nodez",
+        ),
+        (
+            "bad-handicap.toml",
+            "[match]\nplayers = [\"a\", \"b\"]\nhandicap = \"queen\"\n[[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 1\n[[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 1\n",
+            "match.handicap",
+        ),
+    ];
+    for (file, text, key) in cases {
+        let path = dir.join(file);
+        std::fs::write(&path, text).expect("write config");
+        let out = dir.join(format!("out-{file}"));
+        let run = run_match(&path, &out, &[]);
+        assert!(!run.status.success(), "{file} must be rejected");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "one line: {stderr}");
+        assert!(lines[0].contains(file), "names the file: {stderr}");
+        assert!(lines[0].contains(key), "names the key: {stderr}");
+        assert!(!out.join("results.jsonl").exists(), "no game was started");
+    }
+}
+
+/// Run `config` to completion in a fresh folder and return each game's moves by id.
+fn moves_by_id(out: &Path) -> BTreeMap<u64, Value> {
+    results(out)
+        .into_iter()
+        .map(|g| (g["id"].as_u64().expect("id"), g["moves"].clone()))
+        .collect()
+}
+
+#[test]
+fn resume_after_sigkill_keeps_finished_games_and_plays_the_rest_once() {
+    let dir = scratch("resume");
+    let mut config = String::from(
+        "[match]\nplayers = [\"a\", \"b\"]\ngames = 12\nmax_plies = 30\nopenings = \"openings.txt\"\n\n",
+    );
+    config.push_str(&mock_player("a", r#""normal", "--delay-ms", "15""#, ""));
+    config.push_str(&mock_player("b", r#""normal", "--delay-ms", "15""#, ""));
+    let path = dir.join("resume.toml");
+    std::fs::write(&path, config).expect("write config");
+    std::fs::write(
+        dir.join("openings.txt"),
+        "# one opening a line\nstartpos moves 7g7f 3c3d\nstartpos moves 2g2f\nlnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1\n",
+    )
+    .expect("write openings");
+
+    // The reference: the same run without interruption.
+    let reference = dir.join("reference");
+    let run = run_match(&path, &reference, &["--concurrency", "2"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let expected = moves_by_id(&reference);
+    assert_eq!(expected.len(), 12);
+
+    // Kill the run with SIGKILL once some, but not all, games are finished.
+    let out = dir.join("killed");
+    let mut child = Command::new(workspace_bin("council-match"))
+        .arg(&path)
+        .args(["--quiet", "--concurrency", "2", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start council-match");
+    let results_path = out.join("results.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let lines = std::fs::read_to_string(&results_path)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if lines >= 3 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no game finished in time");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().expect("SIGKILL council-match");
+    let _ = child.wait();
+    let before = std::fs::read_to_string(&results_path).expect("results after kill");
+    let kept = before.lines().count();
+    assert!(kept < 12, "killed before the end (got {kept} games)");
+    // A cut-off last line is what a SIGKILL mid-write leaves: simulate one on top.
+    std::fs::write(&results_path, format!("{before}{{\"id\": 99, \"sen")).expect("append junk");
+
+    let run = run_match(&path, &out, &["--concurrency", "2", "--resume"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let after = std::fs::read_to_string(&results_path).expect("results after resume");
+    assert!(after.starts_with(&before), "finished games are kept as they were");
+    let games = results(&out);
+    assert_eq!(games.len(), 12, "every game exactly once");
+    assert_eq!(moves_by_id(&out), expected, "the resumed run played the same games");
+
+    // Resuming a finished run plays nothing more.
+    let run = run_match(&path, &out, &["--resume"]);
+    assert!(run.status.success());
+    assert_eq!(results(&out).len(), 12);
+    // A fresh run into a folder with results is refused instead of mixing runs.
+    let run = run_match(&path, &out, &[]);
+    assert!(!run.status.success());
+}
