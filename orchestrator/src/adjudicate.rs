@@ -78,7 +78,11 @@ pub fn position_verdict(pos: &Position) -> Option<Verdict> {
 pub fn impasse_verdict(pos: &Position) -> Verdict {
     let me = pos.side_to_move();
     match pos.impasse_declaration() {
-        Ok(()) => Verdict::loss(me.opposite(), Reason::Impasse, "impasse declaration (27-point rule)"),
+        Ok(()) => Verdict::loss(
+            me.opposite(),
+            Reason::Impasse,
+            "impasse declaration (27-point rule)",
+        ),
         Err(e) => Verdict::loss(
             me,
             Reason::IllegalImpasse,

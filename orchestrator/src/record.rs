@@ -1,12 +1,139 @@
 //! Game records: each finished game as CSA (with `'** <score> <pv>` comments) and KIF, written
-//! through the engine crate's `engine::record` (pending: that module has not landed yet).
+//! through the engine crate's `engine::record` (this module only maps our results onto it).
+//!
+//! Invariant: a record is built by replaying the game's moves on its start position, so it
+//! holds exactly the moves of the results line; a PV that stops being legal is cut there.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use engine::position::Position;
+use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordedMove};
+use engine::types::{Color, Score};
 
 use crate::config::Config;
+use crate::council::vote::Eval;
+use crate::results::{GameResult, Outcome, Reason};
 use crate::runner::game::PlayedGame;
 
-/// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif` (a no-op until `engine::record` lands).
-pub fn write_records(_dir: &Path, _config: &Config, _game: &PlayedGame) -> std::io::Result<()> {
-    Ok(())
+/// File names of a game's records: `<id>-<sente>-vs-<gote>.{csa,kif}` (names made file-safe).
+pub fn record_paths(dir: &Path, g: &GameResult) -> (PathBuf, PathBuf) {
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let stem = format!("{:04}-{}-vs-{}", g.id, safe(&g.sente), safe(&g.gote));
+    (
+        dir.join(format!("{stem}.csa")),
+        dir.join(format!("{stem}.kif")),
+    )
+}
+
+fn end_reason(r: Reason) -> EndReason {
+    match r {
+        Reason::Resign | Reason::Adjudication => EndReason::Resign,
+        Reason::Checkmate => EndReason::Checkmate,
+        Reason::Repetition => EndReason::Repetition,
+        Reason::PerpetualCheck => EndReason::PerpetualCheck,
+        Reason::Impasse => EndReason::Impasse,
+        Reason::MaxPlies => EndReason::MaxPlies,
+        Reason::Timeout => EndReason::Timeout,
+        Reason::Crash => EndReason::Crash,
+        // An illegal or malformed move, or a failed impasse declaration.
+        _ => EndReason::IllegalMove,
+    }
+}
+
+fn score(e: Eval) -> Score {
+    match e {
+        Eval::Cp(cp) => Score::Cp(cp),
+        Eval::Mate(n) => Score::Mate(n),
+    }
+}
+
+/// Build the record of a played game.
+pub fn game_record(config: &Config, game: &PlayedGame) -> Result<GameRecord, String> {
+    let g = &game.result;
+    let start = Position::from_sfen(&g.start).map_err(|e| format!("start position: {e}"))?;
+    let mut record = GameRecord::new(&start);
+    record.sente = Some(g.sente.clone());
+    record.gote = Some(g.gote.clone());
+    record.event = Some(format!(
+        "{} game {} (seed {})",
+        config.file.display(),
+        g.id,
+        g.seed
+    ));
+    let mut position = start;
+    for (i, text) in g.moves.iter().enumerate() {
+        let mv = position
+            .parse_usi_move(text)
+            .map_err(|e| format!("move {}: {e}", i + 1))?;
+        let mut recorded = RecordedMove::new(mv);
+        // Moves after the opening were played by the players: they have times and scores.
+        if let Some(played) = i.checked_sub(game.opening_plies) {
+            recorded.time = g.times_ms.get(played).map(|&ms| Duration::from_millis(ms));
+            if let Some(Some(eval)) = g.scores.get(played) {
+                let mut after = position.clone();
+                after.play(mv);
+                let pv_text = game.pvs.get(played).map(Vec::as_slice).unwrap_or(&[]);
+                let pv_text = match pv_text.first() {
+                    Some(first) if first == text => &pv_text[1..],
+                    _ => pv_text,
+                };
+                let mut pv = Vec::new();
+                for m in pv_text {
+                    match after.parse_usi_move(m) {
+                        Ok(m) => {
+                            after.play(m);
+                            pv.push(m);
+                        }
+                        Err(_) => break,
+                    }
+                }
+                recorded.engine = Some(EngineComment {
+                    score: score(*eval),
+                    pv,
+                });
+            }
+        }
+        record
+            .push(recorded)
+            .map_err(|e| format!("move {}: {e}", i + 1))?;
+        position.play(mv);
+    }
+    record.end = Some(GameEnd {
+        reason: end_reason(g.reason),
+        winner: match g.result {
+            Outcome::Sente => Some(Color::Sente),
+            Outcome::Gote => Some(Color::Gote),
+            Outcome::Draw => None,
+        },
+    });
+    Ok(record)
+}
+
+/// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif`.
+pub fn write_records(dir: &Path, config: &Config, game: &PlayedGame) -> std::io::Result<()> {
+    let mut record = game_record(config, game).map_err(std::io::Error::other)?;
+    let (csa, kif) = record_paths(dir, &game.result);
+    if record.to_csa().is_err() {
+        // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the
+        // results line keeps the verdict, the record says the game was stopped.
+        record.end = Some(GameEnd {
+            reason: EndReason::Abort,
+            winner: None,
+        });
+    }
+    let csa_text = record.to_csa().map_err(std::io::Error::other)?;
+    let kif_text = record.to_kif().map_err(std::io::Error::other)?;
+    std::fs::write(csa, csa_text)?;
+    std::fs::write(kif, kif_text)
 }

@@ -190,9 +190,7 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
     for o in playing.iter().filter(|o| *o != name) {
         let between: Vec<&GameResult> = games
             .iter()
-            .filter(|g| {
-                (g.sente == name && g.gote == *o) || (g.gote == name && g.sente == *o)
-            })
+            .filter(|g| (g.sente == name && g.gote == *o) || (g.gote == name && g.sente == *o))
             .collect();
         if between.is_empty() {
             continue;
@@ -227,16 +225,18 @@ pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
                 continue;
             };
             let n = v.members.len();
-            let s = by_name.entry(v.council.clone()).or_insert_with(|| CouncilSummary {
-                name: v.council.clone(),
-                members: v.members.iter().map(|m| m.name.clone()).collect(),
-                moves: 0,
-                agreement: Vec::new(),
-                differed_from: BTreeMap::new(),
-                overrode_strongest: 0.0,
-                rules: BTreeMap::new(),
-                member_failures: BTreeMap::new(),
-            });
+            let s = by_name
+                .entry(v.council.clone())
+                .or_insert_with(|| CouncilSummary {
+                    name: v.council.clone(),
+                    members: v.members.iter().map(|m| m.name.clone()).collect(),
+                    moves: 0,
+                    agreement: Vec::new(),
+                    differed_from: BTreeMap::new(),
+                    overrode_strongest: 0.0,
+                    rules: BTreeMap::new(),
+                    member_failures: BTreeMap::new(),
+                });
             if s.members.len() != n {
                 continue;
             }
@@ -310,11 +310,26 @@ pub fn standings_table(s: &Summary) -> String {
     let mut out = String::new();
     let mut players: Vec<&PlayerSummary> = s.players.iter().collect();
     players.sort_by(|a, b| b.points.total_cmp(&a.points));
-    let width = players.iter().map(|p| p.name.len()).max().unwrap_or(6).max(6);
+    let width = players
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
     let _ = writeln!(
         out,
         "{:>2}  {:<width$}  {:>5}  {:>4}  {:>4}  {:>4}  {:>6}  {:>6}  {:>12}  {:>10}  {:>11}",
-        "#", "player", "games", "W", "D", "L", "points", "score", "elo (95%)", "engine/mv", "overhead/mv"
+        "#",
+        "player",
+        "games",
+        "W",
+        "D",
+        "L",
+        "points",
+        "score",
+        "elo (95%)",
+        "engine/mv",
+        "overhead/mv"
     );
     for (i, p) in players.iter().enumerate() {
         let _ = writeln!(
@@ -438,14 +453,18 @@ fn elo_vs_field(games: &[GameResult], player: &str) -> (Option<f64>, Option<f64>
 }
 
 /// Elo of `player` over `opponent` from their games, with the 95% error.
-fn elo_head_to_head(games: &[GameResult], player: &str, opponent: &str) -> (Option<f64>, Option<f64>) {
+fn elo_head_to_head(
+    games: &[GameResult],
+    player: &str,
+    opponent: &str,
+) -> (Option<f64>, Option<f64>) {
     split(HeadToHead::from_games(games, player, opponent).estimate())
 }
 
 fn split(e: Option<EloEstimate>) -> (Option<f64>, Option<f64>) {
     match e {
         Some(e) => (
-            Some(e.elo).filter(|x| x.is_finite()),
+            Some(e.elo + 0.0).filter(|x| x.is_finite()),
             Some(e.elo_error).filter(|x| x.is_finite()),
         ),
         None => (None, None),

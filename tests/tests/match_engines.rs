@@ -31,7 +31,10 @@ fn run_match(config: &Path, out: &Path, extra: &[&str]) -> Vec<Value> {
         String::from_utf8_lossy(&run.stderr)
     );
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(stdout.contains("player") && stdout.contains("points"), "standings table: {stdout}");
+    assert!(
+        stdout.contains("player") && stdout.contains("points"),
+        "standings table: {stdout}"
+    );
     std::fs::read_to_string(out.join("results.jsonl"))
         .expect("results.jsonl")
         .lines()
@@ -46,11 +49,21 @@ fn require(path: &str) {
     );
 }
 
-/// The moves of each game, in id order.
-fn games_moves(games: &[Value]) -> Vec<(u64, Value, Value)> {
-    let mut v: Vec<(u64, Value, Value)> = games
+/// The moves of each game and every member's vote and score (not times), in id order.
+fn games_moves(games: &[Value]) -> Vec<(u64, Value, Vec<Value>)> {
+    let mut v: Vec<(u64, Value, Vec<Value>)> = games
         .iter()
-        .map(|g| (g["id"].as_u64().expect("id"), g["moves"].clone(), g["votes"].clone()))
+        .map(|g| {
+            let mut votes = Vec::new();
+            for d in g["votes"].as_array().into_iter().flatten() {
+                votes.push(d["chosen"].clone());
+                for m in d["members"].as_array().into_iter().flatten() {
+                    votes.push(m["mv"].clone());
+                    votes.push(m["score"].clone());
+                }
+            }
+            (g["id"].as_u64().expect("id"), g["moves"].clone(), votes)
+        })
         .collect();
     v.sort_by_key(|g| g.0);
     v
@@ -94,14 +107,47 @@ noise_cp = 80
 "#,
     )
     .expect("write config");
-    let one = run_match(&config, &dir.join("one"), &["--seed", "5", "--concurrency", "1"]);
-    let two = run_match(&config, &dir.join("two"), &["--seed", "5", "--concurrency", "2"]);
+    let one = run_match(
+        &config,
+        &dir.join("one"),
+        &["--seed", "5", "--concurrency", "1"],
+    );
+    let two = run_match(
+        &config,
+        &dir.join("two"),
+        &["--seed", "5", "--concurrency", "2"],
+    );
     assert_eq!(one.len(), 2);
-    assert_eq!(games_moves(&one), games_moves(&two));
-    assert!(one.iter().all(|g| g["seed"].as_u64().is_some()), "seeds recorded");
+    for (a, b) in games_moves(&one).iter().zip(&games_moves(&two)) {
+        assert_eq!(a.0, b.0);
+        assert!(
+            a.1 == b.1,
+            "same seed, same moves in game {}: {} vs {}",
+            a.0,
+            a.1,
+            b.1
+        );
+        let diff = a.2.iter().zip(&b.2).position(|(x, y)| x != y);
+        assert!(
+            diff.is_none() && a.2.len() == b.2.len(),
+            "same votes in game {}: {diff:?}",
+            a.0
+        );
+    }
+    assert!(
+        one.iter().all(|g| g["seed"].as_u64().is_some()),
+        "seeds recorded"
+    );
     // The noisy members are seeded from the master seed: another seed, other votes.
-    let other = run_match(&config, &dir.join("other"), &["--seed", "6", "--concurrency", "2"]);
-    assert_ne!(games_moves(&one), games_moves(&other));
+    let other = run_match(
+        &config,
+        &dir.join("other"),
+        &["--seed", "6", "--concurrency", "2"],
+    );
+    assert!(
+        games_moves(&one) != games_moves(&other),
+        "another seed, other games"
+    );
 }
 
 #[test]

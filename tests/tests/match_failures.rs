@@ -52,15 +52,33 @@ fn the_runner_survives_every_kind_of_engine_failure() {
         ("crasher", r#""crash-on-go", "--after", "2""#, "", "crash"),
         ("hanger", HANGER_ARGS, "move_timeout_ms = 1000", "timeout"),
         ("garbler", r#""garbage""#, "", "malformed_move"),
-        ("cheater", r#""illegal", "--after", "1""#, "", "illegal_move"),
+        (
+            "cheater",
+            r#""illegal", "--after", "1""#,
+            "",
+            "illegal_move",
+        ),
         ("quitter", r#""resign", "--after", "3""#, "", "resign"),
         ("boaster", r#""win""#, "", "illegal_impasse"),
-        ("mute", r#""no-usiok""#, "startup_timeout_ms = 500", "timeout"),
-        ("sleepy", r#""slow-start", "--delay-ms", "300""#, "startup_timeout_ms = 5000", ""),
+        (
+            "mute",
+            r#""no-usiok""#,
+            "startup_timeout_ms = 500",
+            "timeout",
+        ),
+        (
+            "sleepy",
+            r#""slow-start", "--delay-ms", "300""#,
+            "startup_timeout_ms = 5000",
+            "",
+        ),
         ("chatty", r#""banner""#, "", ""),
     ];
     let pid_file = dir.join("children.txt");
-    let hanger_args = format!("{HANGER_ARGS}, \"--child-pid-file\", \"{}\"", pid_file.display());
+    let hanger_args = format!(
+        "{HANGER_ARGS}, \"--child-pid-file\", \"{}\"",
+        pid_file.display()
+    );
     let mut offenders = offenders;
     offenders[1].1 = &hanger_args;
     let mut config = String::from(
@@ -86,7 +104,10 @@ fn the_runner_survives_every_kind_of_engine_failure() {
 
     let games = results(&out);
     assert_eq!(games.len(), 2 * offenders.len(), "every game finished");
-    let mut ids: Vec<u64> = games.iter().map(|g| g["id"].as_u64().expect("id")).collect();
+    let mut ids: Vec<u64> = games
+        .iter()
+        .map(|g| g["id"].as_u64().expect("id"))
+        .collect();
     ids.sort_unstable();
     assert_eq!(ids, (0..2 * offenders.len() as u64).collect::<Vec<_>>());
 
@@ -110,7 +131,10 @@ fn the_runner_survives_every_kind_of_engine_failure() {
     }
     // The crasher dies on its third `go` in each game: its second game got that far too, so
     // it was restarted after the first crash.
-    for g in games.iter().filter(|g| g["sente"] == "crasher" || g["gote"] == "crasher") {
+    for g in games
+        .iter()
+        .filter(|g| g["sente"] == "crasher" || g["gote"] == "crasher")
+    {
         let crasher_moves = g["moves"]
             .as_array()
             .expect("moves")
@@ -129,6 +153,24 @@ fn the_runner_survives_every_kind_of_engine_failure() {
         assert!(
             stat.is_empty() || state == Some('Z'),
             "grandchild {pid} of a stopped engine is still running: {stat}"
+        );
+    }
+    // Every finished game has its records.
+    for id in ids {
+        let prefix = format!("{id:04}-");
+        let found: Vec<String> = std::fs::read_dir(out.join("records"))
+            .expect("records")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&prefix))
+            .collect();
+        assert!(
+            found.iter().any(|n| n.ends_with(".csa")),
+            "csa for game {id}: {found:?}"
+        );
+        assert!(
+            found.iter().any(|n| n.ends_with(".kif")),
+            "kif for game {id}: {found:?}"
         );
     }
     let summary: Value = serde_json::from_str(
@@ -208,7 +250,11 @@ fn resume_after_sigkill_keeps_finished_games_and_plays_the_rest_once() {
     // The reference: the same run without interruption.
     let reference = dir.join("reference");
     let run = run_match(&path, &reference, &["--concurrency", "2"]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let expected = moves_by_id(&reference);
     assert_eq!(expected.len(), 12);
 
@@ -231,7 +277,10 @@ fn resume_after_sigkill_keeps_finished_games_and_plays_the_rest_once() {
         if lines >= 3 {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "no game finished in time");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no game finished in time"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     child.kill().expect("SIGKILL council-match");
@@ -243,12 +292,23 @@ fn resume_after_sigkill_keeps_finished_games_and_plays_the_rest_once() {
     std::fs::write(&results_path, format!("{before}{{\"id\": 99, \"sen")).expect("append junk");
 
     let run = run_match(&path, &out, &["--concurrency", "2", "--resume"]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let after = std::fs::read_to_string(&results_path).expect("results after resume");
-    assert!(after.starts_with(&before), "finished games are kept as they were");
+    assert!(
+        after.starts_with(&before),
+        "finished games are kept as they were"
+    );
     let games = results(&out);
     assert_eq!(games.len(), 12, "every game exactly once");
-    assert_eq!(moves_by_id(&out), expected, "the resumed run played the same games");
+    assert_eq!(
+        moves_by_id(&out),
+        expected,
+        "the resumed run played the same games"
+    );
 
     // Resuming a finished run plays nothing more.
     let run = run_match(&path, &out, &["--resume"]);

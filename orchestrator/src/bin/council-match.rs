@@ -12,7 +12,10 @@ use orchestrator::runner::{self, RunOptions};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser, Debug)]
-#[command(version, about = "Play councils and single shogi engines against each other")]
+#[command(
+    version,
+    about = "Play councils and single shogi engines against each other"
+)]
 struct Cli {
     /// The match configuration (TOML), e.g. configs/3vs1.toml.
     config: PathBuf,

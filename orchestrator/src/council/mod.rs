@@ -15,7 +15,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Fairness, Limits, Method};
-use crate::player::{BoxFuture, Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
+use crate::player::{
+    BoxFuture, Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought,
+};
 use vote::{Ballot, Eval, MlSettings, REFERENCE_T, Rule};
 
 /// One member's part in one council decision.
@@ -274,7 +276,10 @@ impl Player for CouncilPlayer {
         })
     }
 
-    fn think<'a>(&'a mut self, req: &'a MoveRequest) -> BoxFuture<'a, Result<Thought, PlayerError>> {
+    fn think<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+    ) -> BoxFuture<'a, Result<Thought, PlayerError>> {
         Box::pin(self.decide(req))
     }
 

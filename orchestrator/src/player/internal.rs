@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
-use engine::search::{BestMove, Clock, Engine, EngineSettings, Limits, SearchResult, Silent, StopFlag};
+use engine::search::{
+    BestMove, Clock, Engine, EngineSettings, Limits, SearchResult, Silent, StopFlag,
+};
 use engine::types::Score;
 
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
@@ -144,7 +146,10 @@ impl Player for InternalPlayer {
         })
     }
 
-    fn think<'a>(&'a mut self, req: &'a MoveRequest) -> BoxFuture<'a, Result<Thought, PlayerError>> {
+    fn think<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+    ) -> BoxFuture<'a, Result<Thought, PlayerError>> {
         Box::pin(self.search(req))
     }
 

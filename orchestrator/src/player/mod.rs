@@ -17,8 +17,8 @@ use std::time::Duration;
 use engine::position::Position;
 
 use crate::config::Limits;
-use crate::council::vote::Eval;
 use crate::council::CouncilVote;
+use crate::council::vote::Eval;
 
 /// A boxed future, so `Player` stays object-safe (a council holds `Box<dyn Player>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -187,7 +187,8 @@ pub trait Player: Send {
     fn new_game(&mut self, seed: u64) -> BoxFuture<'_, Result<(), PlayerError>>;
 
     /// Choose a move.
-    fn think<'a>(&'a mut self, req: &'a MoveRequest) -> BoxFuture<'a, Result<Thought, PlayerError>>;
+    fn think<'a>(&'a mut self, req: &'a MoveRequest)
+    -> BoxFuture<'a, Result<Thought, PlayerError>>;
 
     /// The game ended (players that failed may ignore it).
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()>;

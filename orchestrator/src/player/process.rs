@@ -59,7 +59,10 @@ impl EngineProcess {
             command: command.display().to_string(),
             reason: e.to_string(),
         })?;
-        let pgid = child.id().and_then(|id| i32::try_from(id).ok()).map(Pid::from_raw);
+        let pgid = child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .map(Pid::from_raw);
         let stdin = child.stdin.take();
         let (tx, lines) = mpsc::unbounded_channel();
         if let Some(stdout) = child.stdout.take() {

@@ -95,8 +95,9 @@ impl UsiPlayer {
     }
 
     async fn start(&mut self) -> Result<(), PlayerError> {
-        let mut p = EngineProcess::spawn(&self.name, &self.command, &self.args, self.dir.as_deref())
-            .map_err(|e| self.error(e, "start"))?;
+        let mut p =
+            EngineProcess::spawn(&self.name, &self.command, &self.args, self.dir.as_deref())
+                .map_err(|e| self.error(e, "start"))?;
         let deadline = Instant::now() + self.startup_timeout;
         p.send(&GuiCommand::Usi.to_string())
             .await
@@ -228,7 +229,9 @@ impl UsiPlayer {
                         _ => infos.last(),
                     };
                     return Ok(Thought {
-                        eval: info.and_then(|i| i.score).map(|s| to_eval(s.value, mate_cp)),
+                        eval: info
+                            .and_then(|i| i.score)
+                            .map(|s| to_eval(s.value, mate_cp)),
                         pv: info.map(|i| i.pv.clone()).unwrap_or_default(),
                         depth: info.and_then(|i| i.depth),
                         nodes: info.and_then(|i| i.nodes),
@@ -305,7 +308,10 @@ impl Player for UsiPlayer {
         })
     }
 
-    fn think<'a>(&'a mut self, req: &'a MoveRequest) -> BoxFuture<'a, Result<Thought, PlayerError>> {
+    fn think<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+    ) -> BoxFuture<'a, Result<Thought, PlayerError>> {
         Box::pin(async move {
             let r = self.go(req).await;
             if r.is_err() {

@@ -140,7 +140,10 @@ pub async fn play_game(
         player: configs[i].name.clone(),
         ..PlayerCost::default()
     });
-    let mut clocks = [Clock::new(&configs[0].limits), Clock::new(&configs[1].limits)];
+    let mut clocks = [
+        Clock::new(&configs[0].limits),
+        Clock::new(&configs[1].limits),
+    ];
     let mut resign = ResignTracker::new(config.resign);
     let margin = Duration::from_millis(config.timeout_margin_ms);
 
@@ -222,7 +225,11 @@ pub async fn play_game(
         );
         match &thought.decision {
             Decision::Resign => {
-                verdict = Some(Verdict::loss(mover, Reason::Resign, format!("{} resigned", pc.name)));
+                verdict = Some(Verdict::loss(
+                    mover,
+                    Reason::Resign,
+                    format!("{} resigned", pc.name),
+                ));
             }
             Decision::Win => verdict = Some(impasse_verdict(&position)),
             Decision::Move(text) => match position.parse_usi_move(text) {
@@ -259,7 +266,10 @@ pub async fn play_game(
     }
     let verdict = verdict?;
 
-    for (side, p) in [Color::Sente, Color::Gote].into_iter().zip(players.iter_mut()) {
+    for (side, p) in [Color::Sente, Color::Gote]
+        .into_iter()
+        .zip(players.iter_mut())
+    {
         let outcome = match (verdict.result, side) {
             (Winner::Draw, _) => Outcome::Draw,
             (Winner::Sente, Color::Sente) | (Winner::Gote, Color::Gote) => Outcome::Win,

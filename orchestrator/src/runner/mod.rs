@@ -192,7 +192,11 @@ fn prepare_out(
         };
         return Ok((info.seed, games, len));
     }
-    if results_path.metadata().map(|m| m.len() > 0).unwrap_or(false) {
+    if results_path
+        .metadata()
+        .map(|m| m.len() > 0)
+        .unwrap_or(false)
+    {
         return Err(RunError::Resume(format!(
             "{} already holds results: pass --resume to continue that run, or choose another --out",
             out.display()

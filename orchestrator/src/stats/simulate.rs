@@ -107,6 +107,10 @@ impl Pool {
             plies: 0,
             seed: id,
             votes: Vec::new(),
+            detail: None,
+            times_ms: Vec::new(),
+            scores: Vec::new(),
+            costs: Vec::new(),
         }
     }
 }

@@ -27,15 +27,29 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let scenario = it.next().ok_or("usage: mock-usi SCENARIO [--after N] [--delay-ms D] [--child]")?;
-    let mut args = Args { scenario, after: 0, delay: Duration::ZERO, child: false, child_pid_file: None };
+    let scenario = it
+        .next()
+        .ok_or("usage: mock-usi SCENARIO [--after N] [--delay-ms D] [--child]")?;
+    let mut args = Args {
+        scenario,
+        after: 0,
+        delay: Duration::ZERO,
+        child: false,
+        child_pid_file: None,
+    };
     while let Some(a) = it.next() {
         match a.as_str() {
             "--after" => {
-                args.after = it.next().and_then(|v| v.parse().ok()).ok_or("--after needs a number")?;
+                args.after = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--after needs a number")?;
             }
             "--delay-ms" => {
-                let ms: u64 = it.next().and_then(|v| v.parse().ok()).ok_or("--delay-ms needs a number")?;
+                let ms: u64 = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--delay-ms needs a number")?;
                 args.delay = Duration::from_millis(ms);
             }
             "--child" => args.child = true,
@@ -83,7 +97,9 @@ fn main() {
     let mut moves_this_game = 0usize;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        let Ok(cmd) = parse_gui_command(&line) else { continue };
+        let Ok(cmd) = parse_gui_command(&line) else {
+            continue;
+        };
         match cmd {
             GuiCommand::Usi => {
                 if args.scenario == "no-usiok" {
@@ -103,7 +119,11 @@ fn main() {
                     PositionStart::Startpos => "startpos".to_string(),
                     PositionStart::Sfen(s) => format!("sfen {s}"),
                 };
-                let text = if moves.is_empty() { text } else { format!("{text} moves {}", moves.join(" ")) };
+                let text = if moves.is_empty() {
+                    text
+                } else {
+                    format!("{text} moves {}", moves.join(" "))
+                };
                 match Position::from_usi_position(&text) {
                     Ok(p) => position = p,
                     Err(e) => eprintln!("mock-usi: bad position: {e}"),
@@ -121,7 +141,10 @@ fn main() {
                     }
                     match position.legal_moves().first() {
                         Some(m) => {
-                            say(&format!("info depth 1 nodes 1 score cp 0 pv {}", m.to_usi()));
+                            say(&format!(
+                                "info depth 1 nodes 1 score cp 0 pv {}",
+                                m.to_usi()
+                            ));
                             say(&format!("bestmove {}", m.to_usi()));
                         }
                         None => say("bestmove resign"),
@@ -143,9 +166,7 @@ fn main() {
                         let illegal = files
                             .chars()
                             .flat_map(|f| ranks.chars().map(move |r| format!("{f}{r}")))
-                            .flat_map(|from| {
-                                ["5e", "1a", "9i"].map(|to| format!("{from}{to}"))
-                            })
+                            .flat_map(|from| ["5e", "1a", "9i"].map(|to| format!("{from}{to}")))
                             .filter(|m| m[..2] != m[2..])
                             .find(|m| position.parse_usi_move(m).is_err())
                             .unwrap_or_else(|| "5e5d".into());
