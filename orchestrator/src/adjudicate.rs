@@ -272,6 +272,9 @@ mod tests {
         t.update(Color::Sente, Some(Eval::Cp(-800)));
         assert_eq!(t.verdict(), None);
         t.update(Color::Gote, Some(Eval::Mate(5)));
+        // Three plies of agreement so far; the fourth makes two moves each.
+        assert_eq!(t.verdict(), None);
+        t.update(Color::Sente, Some(Eval::Cp(-900)));
         let v = t.verdict().expect("adjudicated");
         assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::Adjudication));
         // A disagreement resets the count.
