@@ -205,6 +205,9 @@ pub struct Config {
     pub resign: Option<ResignRule>,
     /// Grace the arbiter allows past a clock's budget before a timeout, ms.
     pub timeout_margin_ms: u64,
+    /// Head-to-head only: stop when this sequential test decides (`games` is then the most
+    /// games played). See `crate::stats::Sprt` for the keys.
+    pub sprt: Option<crate::stats::Sprt>,
 }
 
 #[derive(Deserialize)]
@@ -235,6 +238,7 @@ struct RawMatch {
     resign: Option<ResignRule>,
     #[serde(default = "default_margin")]
     timeout_margin_ms: u64,
+    sprt: Option<crate::stats::Sprt>,
 }
 
 fn default_format() -> Format {
@@ -561,6 +565,17 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
         ));
     }
 
+    if let Some(sprt) = &m.sprt {
+        if m.format != Format::HeadToHead {
+            return Err(err(
+                "match.sprt",
+                "only for format = \"head-to-head\"".into(),
+            ));
+        }
+        sprt.validate()
+            .map_err(|e| err("match.sprt", e.to_string()))?;
+    }
+
     let chosen = [
         m.start.is_some(),
         m.handicap.is_some(),
@@ -638,6 +653,7 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
         openings,
         resign: m.resign,
         timeout_margin_ms: m.timeout_margin_ms,
+        sprt: m.sprt,
     })
 }
 

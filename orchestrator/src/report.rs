@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::council::CouncilVote;
 use crate::results::{GameResult, Outcome, Reason};
-use crate::stats::{EloEstimate, HeadToHead, Wdl};
+use crate::stats::{EloEstimate, HeadToHead, SprtStatus, SprtSummary, Wdl};
 
 /// One opponent as seen by a player.
 #[derive(Debug, Clone, Serialize)]
@@ -84,6 +84,9 @@ pub struct Summary {
     pub councils: Vec<CouncilSummary>,
     /// How games ended: reason -> count.
     pub reasons: BTreeMap<String, u64>,
+    /// The head-to-head's sequential test, when the config has `[match.sprt]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtSummary>,
 }
 
 fn reason_name(r: Reason) -> String {
@@ -141,6 +144,7 @@ impl Summary {
             players,
             councils: council_summaries(games),
             reasons,
+            sprt: None,
         }
     }
 }
@@ -382,6 +386,30 @@ pub fn standings_table(s: &Summary) -> String {
         s.seed,
         reasons.join(", ")
     );
+    if let Some(t) = &s.sprt {
+        let model = match t.settings.model {
+            crate::stats::EloModel::Logistic => "logistic",
+            crate::stats::EloModel::Normalized => "normalized",
+        };
+        let verdict = match (t.decision, t.decided_after_games) {
+            (SprtStatus::AcceptH1, Some(n)) => format!("H1 accepted after {n} games"),
+            (SprtStatus::AcceptH0, Some(n)) => format!("H0 accepted after {n} games"),
+            _ => "no decision yet".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "SPRT elo0 = {}, elo1 = {} ({model} Elo, alpha {}, beta {}): LLR {:.2} ({:.2}, {:.2}) on {} {}; {verdict}",
+            t.settings.elo0,
+            t.settings.elo1,
+            t.settings.alpha,
+            t.settings.beta,
+            t.last.llr,
+            t.last.lower,
+            t.last.upper,
+            t.last.samples,
+            if t.last.pentanomial { "pairs" } else { "games" },
+        );
+    }
     out
 }
 

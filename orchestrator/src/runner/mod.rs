@@ -9,6 +9,7 @@
 
 pub mod game;
 pub mod schedule;
+pub mod sprt_stop;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -228,9 +229,19 @@ pub async fn run(
     let schedule = schedule::schedule(&config, seed);
     let mut done: BTreeSet<u64> = BTreeSet::new();
     finished.retain(|g| done.insert(g.id));
+    // An SPRT that decided on the games already played (a resumed run) starts no new game.
+    let mut sprt = sprt_stop::SprtStop::new(&config);
+    if let Some(stop) = &mut sprt {
+        for g in &finished {
+            // The decision (if any) is kept inside `stop`.
+            let _ = stop.add(g);
+        }
+    }
+    let sprt_decided =
+        |sprt: &Option<sprt_stop::SprtStop>| sprt.as_ref().is_some_and(|s| s.decided());
     let todo: Vec<_> = schedule
         .into_iter()
-        .filter(|g| !done.contains(&g.id))
+        .filter(|g| !done.contains(&g.id) && !sprt_decided(&sprt))
         .collect();
     let total = done.len() + todo.len();
     let results_path = opts.out.join("results.jsonl");
@@ -243,21 +254,26 @@ pub async fn run(
     let config = Arc::new(config);
     let pool = Arc::new(Pool::default());
     let permits = Arc::new(Semaphore::new(opts.concurrency.max(1)));
+    // Cancelled when the SPRT decides: games not yet started are skipped, running ones finish.
+    let stop_new = CancellationToken::new();
     let tracker = TaskTracker::new();
-    let (tx, mut rx) = mpsc::unbounded_channel::<PlayedGame>();
+    // Bounded: a finished game waits (holding its permit) until the writer takes it, so no new
+    // game starts while results are unwritten and an SPRT decision stops the match promptly.
+    let (tx, mut rx) = mpsc::channel::<PlayedGame>(opts.concurrency.max(1));
     for spec in todo {
-        let (config, pool, permits, cancel, tx) = (
+        let (config, pool, permits, cancel, tx, stop_new) = (
             config.clone(),
             pool.clone(),
             permits.clone(),
             cancel.clone(),
             tx.clone(),
+            stop_new.clone(),
         );
         tracker.spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
                 return;
             };
-            if cancel.is_cancelled() {
+            if cancel.is_cancelled() || stop_new.is_cancelled() {
                 return;
             }
             let mut sente = pool.take(&config, &spec.sente);
@@ -271,7 +287,7 @@ pub async fn run(
             pool.put(sente);
             pool.put(gote);
             if let Some(p) = played {
-                let _ = tx.send(p);
+                let _ = tx.send(p).await;
             }
         });
     }
@@ -295,9 +311,22 @@ pub async fn run(
             break;
         }
         played_now += 1;
+        if let Some(stop) = &mut sprt
+            && stop.add(&p.result).is_some()
+        {
+            stop_new.cancel();
+        }
         finished.push(p.result);
         bar.inc(1);
-        bar.set_message(report::live_score(&config.playing, &finished));
+        let mut message = report::live_score(&config.playing, &finished);
+        if let Some(stop) = &sprt {
+            let t = stop.last();
+            message.push_str(&format!(
+                "  LLR {:.2} ({:.2}, {:.2})",
+                t.llr, t.lower, t.upper
+            ));
+        }
+        bar.set_message(message);
     }
     tracker.wait().await;
     pool.shutdown().await;
@@ -308,8 +337,9 @@ pub async fn run(
 
     finished.sort_by_key(|g| g.id);
     let wall = started.elapsed();
-    let interrupted = finished.len() < total;
-    let summary = report::Summary::new(&config, &finished, seed, played_now, wall);
+    let interrupted = finished.len() < total && !sprt_decided(&sprt);
+    let mut summary = report::Summary::new(&config, &finished, seed, played_now, wall);
+    summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
     let summary_path = opts.out.join("summary.json");
     let json = serde_json::to_string_pretty(&summary).map_err(|e| RunError::Io {
         path: summary_path.display().to_string(),

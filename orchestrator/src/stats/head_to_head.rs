@@ -11,7 +11,7 @@
 //! `app/src/matchmaking/elo/elo_wdl.cpp`, `elo_pentanomial.cpp`; the formulas are the textbook
 //! ones of <https://www.chessprogramming.org/Match_Statistics>.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::Serialize;
 
@@ -151,39 +151,18 @@ impl HeadToHead {
         }
     }
 
-    /// From results lines: the games between `player` and `opponent` (either colour). Games with
-    /// the same `pair` number, one with each colour, form a pair; a pair with one game (still
-    /// being played) or with more than two games counts in `wdl` only.
+    /// From results lines: the games between `player` and `opponent` (either colour), as
+    /// [`HeadToHeadTally`] counts them.
     pub fn from_games<'a>(
         games: impl IntoIterator<Item = &'a GameResult>,
         player: &str,
         opponent: &str,
     ) -> Self {
-        let mut wdl = Wdl::default();
-        // pair number -> (game id, player was sente, player's points)
-        let mut pairs: BTreeMap<u64, Vec<(u64, bool, f64)>> = BTreeMap::new();
+        let mut tally = HeadToHeadTally::new(player, opponent);
         for game in games {
-            let Some(points) = points_for(game, player, opponent) else {
-                continue;
-            };
-            wdl.add_points(points);
-            if let Some(pair) = game.pair {
-                pairs
-                    .entry(pair)
-                    .or_default()
-                    .push((game.id, game.sente == player, points));
-            }
+            tally.add(game);
         }
-        let mut pentanomial = Pentanomial::default();
-        for games in pairs.values_mut() {
-            if let [a, b] = games.as_mut_slice()
-                && a.1 != b.1
-            {
-                let (first, second) = if a.0 <= b.0 { (a, b) } else { (b, a) };
-                pentanomial.add_pair(first.2, second.2);
-            }
-        }
-        Self::new(wdl, pentanomial)
+        tally.head_to_head()
     }
 
     /// Points per game of the first player; `None` without games.
@@ -219,6 +198,64 @@ impl HeadToHead {
             pentanomial: self.pentanomial.flipped(),
             unpaired_games: self.unpaired_games,
         }
+    }
+}
+
+/// Builds a [`HeadToHead`] one game at a time, e.g. a runner updating its SPRT after every game.
+///
+/// Pairing: games with the same `pair` number form a colour-swapped pair when the first two of
+/// them have the players on opposite colours; a pair whose second game has not arrived yet (still
+/// being played), a same-colour "pair", and any further game with that number count in the
+/// [`Wdl`] only.
+#[derive(Debug, Clone, Default)]
+pub struct HeadToHeadTally {
+    player: String,
+    opponent: String,
+    wdl: Wdl,
+    pentanomial: Pentanomial,
+    /// pair number -> the first game (player was sente, player's points), or `None` once the
+    /// pair is complete or broken.
+    pairs: HashMap<u64, Option<(bool, f64)>>,
+}
+
+impl HeadToHeadTally {
+    /// Counts from `player`'s point of view against `opponent`.
+    pub fn new(player: &str, opponent: &str) -> Self {
+        Self {
+            player: player.to_owned(),
+            opponent: opponent.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    /// Adds one finished game; returns false (and counts nothing) for a game between other
+    /// players.
+    pub fn add(&mut self, game: &GameResult) -> bool {
+        let Some(points) = points_for(game, &self.player, &self.opponent) else {
+            return false;
+        };
+        self.wdl.add_points(points);
+        if let Some(pair) = game.pair {
+            let player_sente = game.sente == self.player;
+            match self.pairs.get_mut(&pair) {
+                None => {
+                    self.pairs.insert(pair, Some((player_sente, points)));
+                }
+                Some(slot) => {
+                    if let Some((first_sente, first_points)) = slot.take()
+                        && first_sente != player_sente
+                    {
+                        self.pentanomial.add_pair(first_points, points);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The games so far.
+    pub fn head_to_head(&self) -> HeadToHead {
+        HeadToHead::new(self.wdl, self.pentanomial)
     }
 }
 
@@ -387,6 +424,15 @@ mod tests {
         assert_eq!(h.pentanomial, Pentanomial::new(0, 0, 1, 0, 1, 0));
         assert_eq!(h.unpaired_games, 1);
         assert_eq!(h.estimate().map(|e| e.model), Some(SampleModel::Trinomial));
+        // A third game with a complete pair's number, and a same-colour "pair", stay unpaired.
+        let extra = [
+            game(6, Some(0), "A", "B", Outcome::Sente),
+            game(7, Some(5), "A", "B", Outcome::Sente),
+            game(8, Some(5), "A", "B", Outcome::Gote),
+        ];
+        let more = HeadToHead::from_games(games.iter().chain(&extra), "A", "B");
+        assert_eq!(more.pentanomial, h.pentanomial);
+        assert_eq!(more.unpaired_games, 4);
         let complete = HeadToHead::from_games(&games[..4], "A", "B");
         assert_eq!(
             complete.estimate().map(|e| e.model),

@@ -31,7 +31,7 @@ pub mod sprt;
 pub mod table;
 
 pub use elo::{Pentanomial, Wdl};
-pub use head_to_head::{EloEstimate, HeadToHead, SampleModel};
+pub use head_to_head::{EloEstimate, HeadToHead, HeadToHeadTally, SampleModel};
 pub use ratings::{Anchor, FitOptions, Ratings, RatingsError, fit};
-pub use sprt::{EloModel, Sprt, SprtError, SprtReport, SprtStatus};
+pub use sprt::{EloModel, Sprt, SprtError, SprtReport, SprtStatus, SprtSummary};
 pub use table::GameTable;

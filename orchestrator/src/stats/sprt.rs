@@ -115,6 +115,22 @@ pub struct SprtReport {
     pub samples: u64,
 }
 
+/// A sequential test over a whole run, as `summary.json` reports it: the settings, the test on
+/// every finished game, and the decision that stopped the run (if any).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SprtSummary {
+    #[serde(flatten)]
+    pub settings: Sprt,
+    /// The test on every finished game (games still being played when the decision came
+    /// included).
+    #[serde(flatten)]
+    pub last: SprtReport,
+    /// The first bound crossed (`continue` if none was): no game started after it.
+    pub decision: SprtStatus,
+    /// Finished games when the decision came.
+    pub decided_after_games: Option<u64>,
+}
+
 impl Sprt {
     /// Validates the settings: `elo0 < elo1`, `0 < alpha, beta < 1`, `alpha + beta < 1`.
     pub fn new(
@@ -288,9 +304,10 @@ fn mle_with_mean(values: &[f64], q: &[f64], s: f64) -> Vec<f64> {
 /// Maximum-likelihood distribution on `values` with t-value `(mean - reference) / sd = t`, given
 /// observed frequencies `q`, by the fixed-point iteration of Van den Bergh, section 4.1 (fishtest
 /// `LLRcalc.MLE_t_value`). fishtest starts it from the uniform distribution; on lopsided data
-/// (one side lost nearly every game) that start has no solution for the multiplier (fastchess
-/// issue #879), so we then restart from the distribution with the hypothesised mean
-/// `reference + t sd(q)`, as fastchess pull request #882 proposes, and finally from `q`.
+/// (one side lost nearly every game) that start may find no multiplier (fastchess issue #879) or
+/// a poor stationary point, so we also start from the distribution with the hypothesised mean
+/// `reference + t sd(q)` (as fastchess pull request #882 proposes) and from `q`, and keep the
+/// most likely result.
 fn mle_with_t_value(values: &[f64], q: &[f64], reference: f64, t: f64) -> Vec<f64> {
     let n = values.len();
     let uniform = vec![1.0 / n as f64; n];
@@ -300,25 +317,34 @@ fn mle_with_t_value(values: &[f64], q: &[f64], reference: f64, t: f64) -> Vec<f6
     let margin = 1e-6 * (hi - lo);
     let mean_start = (reference + t * var_q.sqrt()).clamp(lo + margin, hi - margin);
     let starts = [uniform, mle_with_mean(values, q, mean_start), q.to_vec()];
-    let mut last = q.to_vec();
-    for start in starts {
-        match iterate_t_value(values, q, reference, t, start) {
-            Ok(p) => return p,
-            Err(p) => last = p,
-        }
+    // The iteration finds a stationary point of the likelihood on the constraint; on one-sided
+    // data different starts can land on different ones, or miss the constraint: keep the most
+    // likely candidate that meets it (else the one that comes closest).
+    let log_likelihood = |p: &[f64]| -> f64 { q.iter().zip(p).map(|(qi, pi)| qi * pi.ln()).sum() };
+    let miss = |p: &[f64]| -> f64 {
+        let (mu, var) = mean_variance(values, p);
+        ((mu - reference) / var.sqrt() - t).abs()
+    };
+    let tolerance = 1e-6 * t.abs().max(1.0);
+    let candidates: Vec<Vec<f64>> = starts
+        .into_iter()
+        .map(|start| iterate_t_value(values, q, reference, t, start))
+        .collect();
+    let best = candidates
+        .iter()
+        .filter(|p| miss(p) < tolerance && log_likelihood(p).is_finite())
+        .max_by(|a, b| log_likelihood(a).total_cmp(&log_likelihood(b)));
+    match best {
+        Some(p) => p.clone(),
+        None => candidates
+            .into_iter()
+            .min_by(|a, b| miss(a).total_cmp(&miss(b)))
+            .unwrap_or_else(|| q.to_vec()),
     }
-    last
 }
 
-/// The fixed-point iteration from `p`; `Err` with the last iterate when it stalls or converges
-/// to a distribution that misses the t-value.
-fn iterate_t_value(
-    values: &[f64],
-    q: &[f64],
-    reference: f64,
-    t: f64,
-    mut p: Vec<f64>,
-) -> Result<Vec<f64>, Vec<f64>> {
+/// The fixed-point iteration from `p`, until it stops moving (or stalls, or 1000 rounds).
+fn iterate_t_value(values: &[f64], q: &[f64], reference: f64, t: f64, mut p: Vec<f64>) -> Vec<f64> {
     for _ in 0..1000 {
         let (mu, var) = mean_variance(values, &p);
         let sigma = var.sqrt();
@@ -327,7 +353,7 @@ fn iterate_t_value(
             .map(|a| a - reference - t * sigma * (1.0 + ((mu - a) / sigma).powi(2)) / 2.0)
             .collect();
         let Some(x) = solve_secular(&phi, q) else {
-            return Err(p);
+            break;
         };
         let next: Vec<f64> = q
             .iter()
@@ -340,17 +366,11 @@ fn iterate_t_value(
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f64::max);
         p = next;
-        if change < 1e-12 {
-            let (mu, var) = mean_variance(values, &p);
-            let t_reached = (mu - reference) / var.sqrt();
-            return if (t_reached - t).abs() < 1e-6 * t.abs().max(1.0) {
-                Ok(p)
-            } else {
-                Err(p)
-            };
+        if change < 1e-10 {
+            break;
         }
     }
-    Err(p)
+    p
 }
 
 #[cfg(test)]
@@ -433,10 +453,54 @@ mod tests {
         let b = pen(s, 72, 10, 0, 0, 0, 0);
         assert!(close(a, -2.95), "{a}");
         assert!(close(b, -2.97), "{b}");
+        // One-sided data: the LLR grows steadily with the number of pairs (it once jumped at
+        // 38 pairs, when the uniform start found a poor stationary point).
+        let s = sprt(0.0, 10.0, Normalized);
+        let mut previous = 0.0;
+        for n in 1..=120 {
+            let losses = pen(s, n, 0, 0, 0, 0, 0);
+            let wins = pen(s, 0, 0, 0, 0, 0, n);
+            assert!(
+                losses < previous && losses > previous - 0.1,
+                "{n} pairs: {losses}"
+            );
+            assert!(wins > 0.0);
+            previous = losses;
+        }
         // The case of issue #879 (fastchess printed `LLR: -nan`): finite and for H0.
         let c = sprt(-1500.0, -500.0, Normalized)
             .llr_pentanomial(&Pentanomial::new(144, 3, 1, 0, 0, 0));
         assert!(c.is_finite() && c < -2.95, "{c}");
+    }
+
+    /// The exact normalized LLR agrees with the closed-form approximation of Van den Bergh,
+    /// section 4.2 (fishtest `LLRcalc.LLR_normalized_alt`) on data like a real test's (small Elo
+    /// differences), where that approximation is good:
+    /// `(games / 2) ln((1 + (t - t0)^2) / (1 + (t - t1)^2))`.
+    #[test]
+    fn normalized_llr_matches_the_closed_form_approximation() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
+        let values = [0.0, 0.25, 0.5, 0.75, 1.0];
+        for _ in 0..200 {
+            let counts: Vec<u64> = [200.0, 2000.0, 5000.0, 2000.0, 200.0]
+                .iter()
+                .map(|c: &f64| (c * rng.random_range(0.8..1.2)) as u64)
+                .collect();
+            let penta = Pentanomial::new(counts[0], counts[1], counts[2], 0, counts[3], counts[4]);
+            let (elo0, elo1) = (rng.random_range(-5.0..0.0), rng.random_range(0.5..5.0));
+            let exact = sprt(elo0, elo1, Normalized).llr_pentanomial(&penta);
+            let freq = penta.frequencies();
+            let pairs: f64 = freq.iter().sum();
+            let (mu, var) = mean_variance(&values, &freq);
+            let t = (mu - 0.5) / (2.0 * var).sqrt();
+            let (t0, t1) = (elo0 / NELO_PER_T, elo1 / NELO_PER_T);
+            let alt = pairs * ((1.0 + (t - t0).powi(2)) / (1.0 + (t - t1).powi(2))).ln();
+            assert!(
+                (exact - alt).abs() <= 0.01 * alt.abs().max(1.0),
+                "{counts:?} [{elo0}, {elo1}]: exact {exact} vs approximation {alt}"
+            );
+        }
     }
 
     #[test]
