@@ -12,7 +12,8 @@ crash or a hang, or a failed `bestmove win` loses; checkmate (no legal move) los
 every move of the cycle (that side loses); `--max-plies` without result draws.
 
 Games run one at a time (the machine is shared). Colours alternate; each opening from the
-built-in list is played twice, once with each engine as Sente.
+built-in list is played twice, once with each engine as Sente (twelve curated openings, then
+every pair of eight common first moves for each side, so up to 150 distinct games).
 
 Usage (from the repository root):
   python3 engine/scripts/usi_match.py \
@@ -50,6 +51,10 @@ OPENINGS = [
     ["6g6f", "3c3d", "7g7f", "8c8d", "2h6h"],
     ["7g7f", "5c5d", "2g2f", "5d5e"],
 ]
+# Beyond the curated list (for longer matches): every pair of common first moves.
+OPENINGS += [[a, b] for a in ["7g7f", "2g2f", "5g5f", "6g6f", "1g1f", "9g9f", "3g3f", "4g4f"]
+             for b in ["3c3d", "8c8d", "5c5d", "4c4d", "1c1d", "9c9d", "6c6d", "7c7d"]
+             if [a, b] not in OPENINGS]
 
 
 class EngineError(Exception):

@@ -276,7 +276,7 @@ fn evaluate_sente(pos: &Position) -> i32 {
         let danger = danger.max(0);
         // Quadratic in the danger: a lone attacker is harmless, a coordinated attack is not.
         // See: chessprogramming wiki "King Safety", attack units and the SafetyTable.
-        let penalty = (danger * danger / 18).min(1600);
+        let penalty = (danger * danger / 12).min(2000);
         king_safety[us] = -penalty + sides[us].defence * DEFENDER_BONUS;
     }
 
