@@ -232,6 +232,41 @@ mod tests {
         Duration::from_millis(x)
     }
 
+    fn play(pos: &mut Position, moves: &str) {
+        for m in moves.split_whitespace() {
+            let mv = pos.parse_usi_move(m).expect("legal test move");
+            pos.play(mv);
+        }
+    }
+
+    #[test]
+    fn checkmate_repetition_and_impasse_verdicts() {
+        // Gote's king on 1a boxed in by its own knight and silver; a gold drop on 1b, guarded
+        // by the pawn on 1c, mates.
+        let mut p = Position::from_sfen("7nk/7s1/8P/9/9/9/9/9/4K4 b G 1").expect("sfen");
+        assert_eq!(position_verdict(&p), None);
+        play(&mut p, "G*1b");
+        let v = position_verdict(&p).expect("mate");
+        assert_eq!((v.result, v.reason), (Outcome::Sente, Reason::Checkmate));
+
+        // Kings walking back and forth: the fourth occurrence is a draw, not before.
+        let mut p = Position::startpos();
+        for _ in 0..2 {
+            play(&mut p, "5i5h 5a5b 5h5i 5b5a");
+            assert_eq!(position_verdict(&p), None);
+        }
+        play(&mut p, "5i5h 5a5b 5h5i 5b5a");
+        let v = position_verdict(&p).expect("repetition");
+        assert_eq!((v.result, v.reason), (Outcome::Draw, Reason::Repetition));
+
+        // Declaring a win at the start fails the 27-point rule: the declarer loses.
+        let v = impasse_verdict(&Position::startpos());
+        assert_eq!(
+            (v.result, v.reason),
+            (Outcome::Gote, Reason::IllegalImpasse)
+        );
+    }
+
     #[test]
     fn clock_charges_main_time_then_byoyomi_and_adds_increment() {
         let limits = Limits {

@@ -87,20 +87,6 @@ impl Limits {
     pub fn has_clock(&self) -> bool {
         self.time_ms.is_some() || self.byoyomi_ms.is_some() || self.increment_ms.is_some()
     }
-
-    /// This budget shared by `n` members: nodes and times divided (at least 1), depth kept.
-    pub fn shared(&self, n: usize) -> Limits {
-        let n = n.max(1) as u64;
-        let div = |v: Option<u64>| v.map(|x| (x / n).max(1));
-        Limits {
-            nodes: div(self.nodes),
-            depth: self.depth,
-            movetime_ms: div(self.movetime_ms),
-            time_ms: div(self.time_ms),
-            byoyomi_ms: div(self.byoyomi_ms),
-            increment_ms: div(self.increment_ms),
-        }
-    }
 }
 
 /// An option value sent with `setoption`.
@@ -847,19 +833,5 @@ nodes = 1000
             "kind = \"internal\"\nmembers = []\nnodes",
         ));
         assert!(e.contains("only meaningful"), "{e}");
-    }
-
-    #[test]
-    fn shared_budget_divides_nodes_and_time_but_not_depth() {
-        let l = Limits {
-            nodes: Some(3000),
-            depth: Some(5),
-            byoyomi_ms: Some(900),
-            ..Limits::default()
-        };
-        let s = l.shared(3);
-        assert_eq!(s.nodes, Some(1000));
-        assert_eq!(s.depth, Some(5));
-        assert_eq!(s.byoyomi_ms, Some(300));
     }
 }

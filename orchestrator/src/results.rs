@@ -98,7 +98,9 @@ pub struct GameResult {
 pub struct PlayerCost {
     pub player: String,
     pub moves: u32,
-    /// Time the engines spent thinking, µs (for a council, its slowest member per move).
+    /// Time the engines spent thinking, µs: from handing a position over to having the answer
+    /// back (`go` to `bestmove` for a USI process; dispatch to return of the search thread in
+    /// process); for a council, its slowest member per move.
     pub engine_us: u64,
     /// The rest of each move's wall time: the orchestrator's own work (process I/O, legality
     /// checks, voting, logging), µs.

@@ -294,3 +294,85 @@ fn the_shipped_configs_are_valid() {
         );
     }
 }
+
+#[test]
+fn a_council_inside_a_council_plays_a_handicap_game_the_giver_moving_first() {
+    let dir = scratch("nested");
+    let config = dir.join("nested.toml");
+    std::fs::write(
+        &config,
+        r#"
+[match]
+players = ["outer", "master"]
+games = 2
+max_plies = 16
+handicap = "bishop"
+handicap_giver = "master"
+
+[[player]]
+name = "master"
+kind = "internal"
+nodes = 300
+
+[[player]]
+name = "outer"
+kind = "council"
+members = ["inner", "a"]
+method = "majority"
+nodes = 300
+
+[[player]]
+name = "inner"
+kind = "council"
+members = ["b", "c"]
+method = "optimistic"
+fairness = "shared"
+
+[[player]]
+name = "a"
+kind = "internal"
+[[player]]
+name = "b"
+kind = "internal"
+noise_cp = 50
+[[player]]
+name = "c"
+kind = "internal"
+noise_cp = 100
+"#,
+    )
+    .expect("write config");
+    let out = dir.join("out");
+    let games = run_match(&config, &out, &["--concurrency", "2"]);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g["gote"], "master", "the giver always plays gote");
+        assert_eq!(g["handicap"], "bishop");
+        assert_eq!(
+            g["start"],
+            "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+        );
+        let votes = g["votes"].as_array().expect("votes");
+        let outer: Vec<&Value> = votes.iter().filter(|v| v["council"] == "outer").collect();
+        let inner: Vec<&Value> = votes.iter().filter(|v| v["council"] == "inner").collect();
+        assert!(
+            !outer.is_empty() && outer.len() == inner.len(),
+            "both councils log"
+        );
+        for (o, i) in outer.iter().zip(&inner) {
+            assert_eq!(o["ply"], i["ply"]);
+            // The inner council's choice is the outer council's vote of member "inner".
+            assert_eq!(o["members"][0]["name"], "inner");
+            assert_eq!(o["members"][0]["mv"], i["chosen"]);
+            // The council moves second: its plies are odd.
+            assert_eq!(o["ply"].as_u64().expect("ply") % 2, 1);
+        }
+    }
+    let kif = std::fs::read_dir(out.join("records"))
+        .expect("records")
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().extension().is_some_and(|x| x == "kif"))
+        .expect("a KIF record");
+    let text = std::fs::read_to_string(kif.path()).expect("KIF is UTF-8");
+    assert!(text.contains("手合割：角落ち"), "{text}");
+}

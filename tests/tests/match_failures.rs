@@ -48,7 +48,7 @@ const HANGER_ARGS: &str = r#""hang", "--after", "1""#;
 fn the_runner_survives_every_kind_of_engine_failure() {
     let dir = scratch("failures");
     // Each misbehaving engine meets a well-behaved one twice (once per colour).
-    let offenders: [(&str, &str, &str, &str); 9] = [
+    let offenders: [(&str, &str, &str, &str); 10] = [
         ("crasher", r#""crash-on-go", "--after", "2""#, "", "crash"),
         ("hanger", HANGER_ARGS, "move_timeout_ms = 1000", "timeout"),
         ("garbler", r#""garbage""#, "", "malformed_move"),
@@ -73,6 +73,13 @@ fn the_runner_survives_every_kind_of_engine_failure() {
             "",
         ),
         ("chatty", r#""banner""#, "", ""),
+        // Answers, but long after its byoyomi and the arbiter's margin: the arbiter's clock.
+        (
+            "slowpoke",
+            r#""normal", "--delay-ms", "1500""#,
+            "byoyomi_ms = 200",
+            "timeout",
+        ),
     ];
     let pid_file = dir.join("children.txt");
     let hanger_args = format!(
@@ -183,8 +190,8 @@ fn the_runner_survives_every_kind_of_engine_failure() {
         .iter()
         .find(|p| p["name"] == "good")
         .expect("good in summary");
-    // 7 offenders lose both games; the 2 well-behaved ones draw at max_plies.
-    assert_eq!(good["wins"], 14);
+    // 8 offenders lose both games; the 2 well-behaved ones draw at max_plies.
+    assert_eq!(good["wins"], 16);
     assert_eq!(good["draws"], 4);
 }
 

@@ -63,10 +63,12 @@ impl InternalPlayer {
         let position = req.position.clone();
         let stop = StopFlag::new();
         let stopper = stop.clone();
+        // Engine time runs from handing the position over until the answer is back, as for a
+        // USI process (from `go` to `bestmove`): waiting for a free core counts as the engine's.
+        let dispatched = std::time::Instant::now();
         let task = tokio::task::spawn_blocking(move || {
-            let began = std::time::Instant::now();
             let result = engine.search(&position, &limits, &stop, &mut Silent);
-            (engine, result, began.elapsed())
+            (engine, result)
         });
         let mut task = std::pin::pin!(task);
         let (timed_out, joined) = tokio::select! {
@@ -76,7 +78,8 @@ impl InternalPlayer {
                 (true, task.await)
             }
         };
-        let (engine, result, engine_time) = joined.map_err(|e| PlayerError::Crash {
+        let engine_time = dispatched.elapsed();
+        let (engine, result) = joined.map_err(|e| PlayerError::Crash {
             player: self.name.clone(),
             detail: format!("search thread failed: {e}"),
         })?;

@@ -196,3 +196,56 @@ pub trait Player: Send {
     /// Stop for good: quit processes, give back threads.
     fn shutdown(&mut self) -> BoxFuture<'_, ()>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_budget_divides_nodes_and_time_but_not_depth() {
+        let b = Budget {
+            nodes: Some(3000),
+            depth: Some(5),
+            movetime_ms: Some(600),
+            clock: Some(ClockState {
+                btime_ms: 9000,
+                wtime_ms: 3000,
+                byoyomi_ms: 900,
+                binc_ms: 0,
+                winc_ms: 30,
+            }),
+        };
+        let s = b.shared(3);
+        assert_eq!(s.nodes, Some(1000));
+        assert_eq!(s.depth, Some(5));
+        assert_eq!(s.movetime_ms, Some(200));
+        let c = s.clock.expect("clock kept");
+        assert_eq!(
+            (c.btime_ms, c.wtime_ms, c.byoyomi_ms, c.winc_ms),
+            (3000, 1000, 300, 10)
+        );
+        assert_eq!(b.shared(1), b);
+    }
+
+    #[test]
+    fn time_allowance_is_the_movers_time_plus_byoyomi_and_increment() {
+        let limits = Limits {
+            byoyomi_ms: Some(500),
+            ..Limits::default()
+        };
+        let mut b = Budget::per_move(&limits);
+        assert_eq!(b.time_allowance(true), Some(Duration::from_millis(500)));
+        b.clock = Some(ClockState {
+            btime_ms: 1000,
+            wtime_ms: 2000,
+            byoyomi_ms: 0,
+            binc_ms: 100,
+            winc_ms: 200,
+        });
+        assert_eq!(b.time_allowance(true), Some(Duration::from_millis(1100)));
+        assert_eq!(b.time_allowance(false), Some(Duration::from_millis(2200)));
+        b.movetime_ms = Some(300);
+        assert_eq!(b.time_allowance(false), Some(Duration::from_millis(300)));
+        assert_eq!(Budget::default().time_allowance(true), None);
+    }
+}
