@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Normal};
-use statrs::function::erf::erf;
+use statrs::function::erf::erfc;
 
 use crate::council::CouncilParams;
 use crate::game_length::GameLengthParams;
@@ -53,7 +53,8 @@ pub struct PlainCouncil {
 /// The source's likelihood that `b` is the best move, as a product over members.
 fn likelihood(b: usize, reports: &[(usize, f64)], sigma: &[f64], gap: f64, a: f64) -> f64 {
     let g = |z: f64| (-z * z / 2.0).exp();
-    let e = |z: f64| erf(z / std::f64::consts::SQRT_2) + 1.0;
+    // e(z) = erf(z / sqrt 2) + 1 as erfc(-z / sqrt 2): `erf(..) + 1` cancels to 0 below z = -6.
+    let e = |z: f64| erfc(-z / std::f64::consts::SQRT_2);
     let mut p = 1.0;
     for (i, &(best, value)) in reports.iter().enumerate() {
         let x = (value - a) / sigma[i];
