@@ -24,22 +24,22 @@ use rsshogi::types::{Color, HandPiece, Piece, PieceType, Square};
 use std::sync::OnceLock;
 
 /// The evaluation's bound: static scores never reach it, so they never look like mates.
-pub const EVAL_LIMIT: i32 = 20_000;
+pub(crate) const EVAL_LIMIT: i32 = 20_000;
 
 /// Value of a piece on the board, indexed by `PieceType::raw()` (0 = none, 8 = king).
-pub const BOARD_VALUE: [i32; 16] = [
+pub(crate) const BOARD_VALUE: [i32; 16] = [
     0, 90, 315, 405, 495, 855, 990, 540, 0, // none P L N S B R G K
     540, 540, 540, 540, 945, 1395, 0, // +P +L +N +S H D (gold-like unused)
 ];
 
 /// Value of a piece in hand, indexed by `HandPiece::to_index()` (P L N S B R G).
 /// Higher than on the board: a piece in hand can be dropped wherever it is needed.
-pub const HAND_VALUE: [i32; 7] = [105, 350, 440, 560, 960, 1110, 610];
+pub(crate) const HAND_VALUE: [i32; 7] = [105, 350, 440, 560, 960, 1110, 610];
 
 /// Value used by exchange evaluation (SEE, MVV-LVA): what capturing this piece gains.
 /// A captured piece changes sides, so the swing is board value plus the captor's hand value.
 #[must_use]
-pub fn capture_value(pt: PieceType) -> i32 {
+pub(crate) fn capture_value(pt: PieceType) -> i32 {
     let raw = pt.raw();
     if !(1..=14).contains(&raw) || raw == 8 {
         return 0;
@@ -160,9 +160,15 @@ fn mobility_weight(pt: PieceType) -> i32 {
     }
 }
 
-/// Static evaluation of `pos` for the side to move, in centipawns.
+/// Static evaluation of `pos` for the side to move, in centipawns (no noise, no search).
 #[must_use]
-pub fn evaluate(pos: &Position) -> i32 {
+pub fn evaluate(pos: &crate::position::Position) -> i32 {
+    evaluate_raw(pos.raw())
+}
+
+/// [`evaluate`] on the inner rsshogi position, for the search.
+#[must_use]
+pub(crate) fn evaluate_raw(pos: &Position) -> i32 {
     let sente = evaluate_sente(pos);
     let stm = if pos.turn() == Color::BLACK {
         sente
@@ -300,7 +306,7 @@ mod tests {
 
     fn eval_sfen(sfen: &str) -> i32 {
         let pos = position_from_sfen(sfen).expect("test sfen");
-        evaluate(&pos)
+        evaluate_raw(&pos)
     }
 
     #[test]
@@ -319,7 +325,7 @@ mod tests {
         for sfen in sfens {
             let pos = position_from_sfen(sfen).expect("sfen");
             let flipped = pos.to_flipped();
-            assert_eq!(evaluate(&pos), evaluate(&flipped), "{sfen}");
+            assert_eq!(evaluate_raw(&pos), evaluate_raw(&flipped), "{sfen}");
         }
     }
 

@@ -18,7 +18,7 @@ use super::tt::{Bound, TranspositionTable};
 use super::value::{
     DRAW, INFINITE, MATE_IN_MAX, MAX_PLY, REPETITION_WIN, Value, is_mate, mate_in, mated_in,
 };
-use crate::eval::{evaluate, noise::Noise};
+use crate::eval::{evaluate_raw, noise::Noise};
 use rsshogi::board::{Move32List, Position, generate_legal_all_move32};
 use rsshogi::mate::solve_mate_in_one_in_place;
 use rsshogi::types::{Color, Move, Move32, RepetitionState};
@@ -198,7 +198,7 @@ impl<'a> Searcher<'a> {
     /// Static evaluation plus this instance's noise, for the side to move.
     #[inline]
     fn static_eval(&self) -> Value {
-        let e = evaluate(&self.pos);
+        let e = evaluate_raw(&self.pos);
         let n = self.noise.offset(self.pos.key().low_u64());
         if self.pos.turn() == Color::BLACK {
             e + n

@@ -5,7 +5,8 @@
 //! Invariant: nothing here depends on time; the positions, the depth and the settings are
 //! constants of the build, and each position starts from cleared tables.
 
-use super::{Engine, EngineSettings, Limits, StopFlag};
+use super::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
+use crate::position::Position;
 use std::time::{Duration, Instant};
 
 /// Positions: the start, opening and middle-game positions with castles, a tactical
@@ -58,11 +59,14 @@ pub fn run(depth: u32, on_position: &mut dyn FnMut(usize, &str, u64, String)) ->
     let start = Instant::now();
     for (i, sfen) in BENCH_SFENS.iter().enumerate() {
         engine.new_game();
-        let mut pos = rsshogi::board::position_from_sfen(sfen).expect("bench SFENs are valid");
-        pos.init_stack();
-        let r = engine.search_core(&pos, &limits, &StopFlag::new(), &mut |_| {});
+        let pos = Position::from_sfen(sfen).expect("bench SFENs are valid");
+        let r = engine.search(&pos, &limits, &StopFlag::new(), &mut Silent);
         nodes += r.nodes;
-        let best = r.best.map_or_else(|| "resign".to_string(), |m| m.to_usi());
+        let best = match r.best {
+            BestMove::Move(m) => m.to_usi(),
+            BestMove::Resign => "resign".to_string(),
+            BestMove::Win => "win".to_string(),
+        };
         on_position(i, sfen, r.nodes, best);
     }
     BenchReport {

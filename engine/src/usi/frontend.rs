@@ -351,9 +351,7 @@ impl FrontEnd {
             let mut observer = |info: &SearchInfo| send(&out, &info_line(info));
             let result = engine.search(&position, &limits, &stop, &mut observer);
             // USI: after `go ponder` / `go infinite` the answer waits for ponderhit or stop.
-            while wait_for_release
-                && !stop.is_stopped()
-                && (go_is_infinite(&limits) || stop.is_pondering())
+            while wait_for_release && !stop.is_stopped() && (limits.infinite || stop.is_pondering())
             {
                 std::thread::sleep(Duration::from_millis(2));
             }
@@ -361,10 +359,6 @@ impl FrontEnd {
             send(&out, &bestmove_line(&result));
         }));
     }
-}
-
-fn go_is_infinite(limits: &Limits) -> bool {
-    limits.infinite
 }
 
 /// Runs the USI loop until `quit` or the end of input.
