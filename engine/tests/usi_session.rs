@@ -296,6 +296,17 @@ fn malformed_input_is_reported_and_never_moves_from_a_wrong_position() {
             "no complaint about `{bad}`: {lines:?}"
         );
     }
+    // Bytes that are not UTF-8 are complained about, not fatal.
+    s.stdin
+        .write_all(b"posi\xfftion startpos\n")
+        .expect("write");
+    s.send("isready");
+    let lines = s.until(|l| l == "readyok");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string ")),
+        "{lines:?}"
+    );
+
     // The rejected SFEN left no position: go must not move from a stale one.
     s.send("go depth 3");
     let lines = s.until(|l| l.starts_with("bestmove"));

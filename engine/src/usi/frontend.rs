@@ -365,12 +365,19 @@ impl FrontEnd {
 ///
 /// # Errors
 /// Only when reading standard input fails.
-pub fn run(input: impl BufRead, output: impl Write + Send + 'static) -> io::Result<()> {
+pub fn run(mut input: impl BufRead, output: impl Write + Send + 'static) -> io::Result<()> {
     let mut front = FrontEnd::new(Arc::new(Mutex::new(Box::new(output))));
-    for line in input.lines() {
-        let line = line?;
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
+            break;
+        }
+        // Bytes that are not UTF-8 cannot be a valid command; keep them visible in the complaint.
+        let line = String::from_utf8_lossy(&bytes);
+        let line = line.trim_end_matches(['\n', '\r']);
         tracing::trace!(target: "usi", "<< {line}");
-        if !front.handle(&line) {
+        if !front.handle(line) {
             return Ok(());
         }
     }
