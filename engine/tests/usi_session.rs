@@ -334,6 +334,27 @@ fn malformed_input_is_reported_and_never_moves_from_a_wrong_position() {
 }
 
 #[test]
+fn extreme_move_numbers_are_searched_safely() {
+    let mut s = Session::start();
+    for number in ["65535", "65000"] {
+        let position = format!(
+            "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - {number}"
+        );
+        let lines = s.go(&position, "go depth 3");
+        let mv = bestmove(&lines);
+        if lines
+            .iter()
+            .any(|l| l.starts_with("info string position rejected"))
+        {
+            assert_eq!(mv, "resign");
+        } else {
+            assert_legal(&position, &mv);
+        }
+    }
+    s.quit();
+}
+
+#[test]
 fn multipv_reports_distinct_ranked_lines() {
     let mut s = Session::start();
     s.send("setoption name MultiPV value 3");

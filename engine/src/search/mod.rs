@@ -333,6 +333,22 @@ impl Engine {
         stop: &StopFlag,
         on_line: &mut dyn FnMut(&LineInfo),
     ) -> CoreResult {
+        // rsshogi counts plies in a u16: a SFEN move number near its end would overflow inside
+        // the search. Such a game has no useful history; search a fresh copy numbered 1.
+        let renumbered;
+        let pos =
+            if usize::from(pos.game_ply()) + 2 * value::MAX_PLY as usize >= usize::from(u16::MAX) {
+                match rsshogi::board::position_from_sfen(&pos.to_sfen(Some(1))) {
+                    Ok(mut fresh) => {
+                        fresh.init_stack();
+                        renumbered = fresh;
+                        &renumbered
+                    }
+                    Err(_) => pos,
+                }
+            } else {
+                pos
+            };
         let core_limits = self.core_limits(limits, pos.turn() == rsshogi::types::Color::BLACK);
         self.tt.new_search();
         self.heur.age();

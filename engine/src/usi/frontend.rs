@@ -181,6 +181,23 @@ fn bestmove_line(r: &SearchResult) -> EngineMessage {
     })
 }
 
+/// The answer when the search itself failed: any legal move, or resign when there is none.
+fn fallback_result(position: &Position) -> SearchResult {
+    let best = position
+        .legal_moves()
+        .first()
+        .map_or(BestMove::Resign, |&m| BestMove::Move(m));
+    SearchResult {
+        best,
+        score: crate::types::Score::Cp(0),
+        depth: 0,
+        seldepth: 0,
+        nodes: 0,
+        time: Duration::ZERO,
+        pv: Vec::new(),
+    }
+}
+
 /// The front end's state between commands.
 struct FrontEnd {
     out: Out,
@@ -349,7 +366,18 @@ impl FrontEnd {
         self.search = Some(std::thread::spawn(move || {
             let mut engine = lock(&engine);
             let mut observer = |info: &SearchInfo| send(&out, &info_line(info));
-            let result = engine.search(&position, &limits, &stop, &mut observer);
+            // A bug in the search must not leave the GUI without an answer: fall back to a
+            // legal move (resign only when there is none) and say what happened.
+            let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                engine.search(&position, &limits, &stop, &mut observer)
+            }));
+            let result = searched.unwrap_or_else(|_| {
+                info_string(
+                    &out,
+                    "internal error: the search failed; playing the first legal move",
+                );
+                fallback_result(&position)
+            });
             // USI: after `go ponder` / `go infinite` the answer waits for ponderhit or stop.
             while wait_for_release && !stop.is_stopped() && (limits.infinite || stop.is_pondering())
             {
