@@ -491,9 +491,10 @@ fn elo_head_to_head(
 
 fn split(e: Option<EloEstimate>) -> (Option<f64>, Option<f64>) {
     match e {
+        // A clamped estimate (a 0% or 100% score) has no meaningful error bar.
         Some(e) => (
             Some(e.elo + 0.0).filter(|x| x.is_finite()),
-            Some(e.elo_error).filter(|x| x.is_finite()),
+            Some(e.elo_error).filter(|x| x.is_finite() && !e.clamped),
         ),
         None => (None, None),
     }

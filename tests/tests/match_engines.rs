@@ -228,6 +228,18 @@ nodes = 2000
         }
     }
     assert!(decisions >= 10, "the council played its moves: {decisions}");
+    // Records carry the engines' scores as floodgate-style comments.
+    let csa = std::fs::read_dir(out.join("records"))
+        .expect("records")
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().extension().is_some_and(|x| x == "csa"))
+        .expect("a CSA record");
+    let text = std::fs::read_to_string(csa.path()).expect("CSA text");
+    assert!(text.starts_with("V2.2"), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("'** ")),
+        "score comments: {text}"
+    );
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary"))
             .expect("JSON");
