@@ -48,7 +48,7 @@ const HANGER_ARGS: &str = r#""hang", "--after", "1""#;
 fn the_runner_survives_every_kind_of_engine_failure() {
     let dir = scratch("failures");
     // Each misbehaving engine meets a well-behaved one twice (once per colour).
-    let offenders: [(&str, &str, &str, &str); 10] = [
+    let offenders: [(&str, &str, &str, &str); 11] = [
         ("crasher", r#""crash-on-go", "--after", "2""#, "", "crash"),
         ("hanger", HANGER_ARGS, "move_timeout_ms = 1000", "timeout"),
         ("garbler", r#""garbage""#, "", "malformed_move"),
@@ -73,6 +73,7 @@ fn the_runner_survives_every_kind_of_engine_failure() {
             "",
         ),
         ("chatty", r#""banner""#, "", ""),
+        ("flooder", r#""flood""#, "", ""),
         // Answers, but long after its byoyomi and the arbiter's margin: the arbiter's clock.
         (
             "slowpoke",
@@ -190,9 +191,9 @@ fn the_runner_survives_every_kind_of_engine_failure() {
         .iter()
         .find(|p| p["name"] == "good")
         .expect("good in summary");
-    // 8 offenders lose both games; the 2 well-behaved ones draw at max_plies.
+    // 8 offenders lose both games; the 3 well-behaved ones draw at max_plies.
     assert_eq!(good["wins"], 16);
-    assert_eq!(good["draws"], 4);
+    assert_eq!(good["draws"], 6);
 }
 
 #[test]

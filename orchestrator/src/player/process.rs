@@ -11,10 +11,15 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+
+/// Lines read ahead of the player.
+const LINE_BUFFER: usize = 1024;
+/// The longest line kept whole, bytes.
+const MAX_LINE: u64 = 64 * 1024;
 
 /// Why a read or write failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,7 +37,7 @@ pub struct EngineProcess {
     child: Child,
     pgid: Option<Pid>,
     stdin: Option<ChildStdin>,
-    lines: mpsc::UnboundedReceiver<String>,
+    lines: mpsc::Receiver<String>,
     label: String,
 }
 
@@ -64,7 +69,9 @@ impl EngineProcess {
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
         let stdin = child.stdin.take();
-        let (tx, lines) = mpsc::unbounded_channel();
+        // Bounded: an engine that floods its output blocks on its own pipe instead of filling our
+        // memory; an endless line is cut into pieces of at most MAX_LINE bytes.
+        let (tx, lines) = mpsc::channel(LINE_BUFFER);
         if let Some(stdout) = child.stdout.take() {
             let label = label.to_string();
             tokio::spawn(async move {
@@ -72,12 +79,16 @@ impl EngineProcess {
                 let mut buf = Vec::new();
                 loop {
                     buf.clear();
-                    match reader.read_until(b'\n', &mut buf).await {
+                    match (&mut reader)
+                        .take(MAX_LINE)
+                        .read_until(b'\n', &mut buf)
+                        .await
+                    {
                         Ok(0) | Err(_) => break,
                         Ok(_) => {
                             let line = String::from_utf8_lossy(&buf).trim_end().to_string();
                             tracing::trace!(player = %label, "< {line}");
-                            if tx.send(line).is_err() {
+                            if tx.send(line).await.is_err() {
                                 break;
                             }
                         }

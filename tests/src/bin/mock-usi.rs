@@ -6,7 +6,8 @@
 //! `normal` (never misbehaves), `crash-on-go` (exits), `hang` (never answers), `garbage` (prints
 //! junk, then a malformed `bestmove`), `illegal` (a well-formed illegal move), `resign`,
 //! `win` (a false impasse declaration), `slow-start` (sleeps D ms before `usiok`),
-//! `banner` (prints a non-USI banner first, then plays normally), `no-usiok` (never finishes the
+//! `banner` (prints a non-USI banner first, then plays normally), `flood` (prints 2 MB of
+//! junk and a 300 kB line before each normal move), `no-usiok` (never finishes the
 //! handshake). `--delay-ms` also slows every normal move; `--child` starts a grandchild process
 //! (`sleep 600`) so tests can check the whole process group is stopped; `--child-pid-file F`
 //! appends that child's pid to `F`.
@@ -135,7 +136,17 @@ fn main() {
                     && args.scenario != "banner"
                     && args.scenario != "slow-start"
                     && moves_this_game > args.after;
-                if !misbehave {
+                if args.scenario == "flood" && moves_this_game > args.after {
+                    // Lots of junk, one endless line among it, then a normal move.
+                    let junk = "x".repeat(100);
+                    for _ in 0..20_000 {
+                        say(&junk);
+                    }
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(&vec![b'y'; 300_000]);
+                    let _ = writeln!(out);
+                }
+                if !misbehave || args.scenario == "flood" {
                     if args.scenario != "slow-start" {
                         std::thread::sleep(args.delay);
                     }
