@@ -326,3 +326,44 @@ fn resume_after_sigkill_keeps_finished_games_and_plays_the_rest_once() {
     let run = run_match(&path, &out, &[]);
     assert!(!run.status.success());
 }
+
+#[test]
+fn fairness_gives_members_the_whole_budget_or_a_share() {
+    let dir = scratch("fairness");
+    let mut config = String::from(
+        "[match]\nformat = \"gauntlet\"\nplayers = [\"good\", \"full\", \"shared\"]\ngames = 1\nmax_plies = 6\n\n",
+    );
+    config.push_str(&mock_player("good", r#""normal""#, ""));
+    // Members without limits of their own take the council's budget, whole or shared.
+    for m in ["m1", "m2"] {
+        config.push_str(&format!(
+            "[[player]]\nname = \"{m}\"\nkind = \"usi\"\ncommand = \"{}\"\nargs = [\"normal\"]\n\n",
+            workspace_bin("mock-usi").display()
+        ));
+    }
+    config.push_str(
+        "[[player]]\nname = \"full\"\nkind = \"council\"\nmembers = [\"m1\", \"m2\"]\nfairness = \"full\"\nnodes = 1000\n\n\
+         [[player]]\nname = \"shared\"\nkind = \"council\"\nmembers = [\"m1\", \"m2\"]\nfairness = \"shared\"\nnodes = 1000\n",
+    );
+    let path = dir.join("fairness.toml");
+    std::fs::write(&path, &config).expect("write config");
+    let out = dir.join("out");
+    let run = run_match(&path, &out, &[]);
+    assert!(
+        run.status.success(),
+        "{config}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let games = results(&out);
+    let mut seen = 0;
+    for g in &games {
+        for v in g["votes"].as_array().expect("votes") {
+            let expect = if v["council"] == "full" { 1000 } else { 500 };
+            for m in v["members"].as_array().expect("members") {
+                assert_eq!(m["nodes"], expect, "{v}");
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 4, "both councils voted");
+}

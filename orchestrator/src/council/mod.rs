@@ -34,6 +34,9 @@ pub struct MemberVote {
     pub error: Option<String>,
     /// Its thinking time, ms.
     pub time_ms: u64,
+    /// Nodes it reported searching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
 }
 
 /// One council decision: the line stored per council move in `results.jsonl` (`votes`).
@@ -158,6 +161,7 @@ impl CouncilPlayer {
                 score: None,
                 error: None,
                 time_ms: 0,
+                nodes: None,
             };
             match answer {
                 None => vote.error = Some("out of this game after an earlier failure".into()),
@@ -169,6 +173,7 @@ impl CouncilPlayer {
                 Some(Ok(t)) => {
                     engine_time = engine_time.max(t.engine_time);
                     vote.time_ms = t.engine_time.as_millis() as u64;
+                    vote.nodes = t.nodes;
                     vote.score = t.eval;
                     let legal = match &t.decision {
                         Decision::Move(text) => req

@@ -1,7 +1,8 @@
 //! A scriptable mock USI engine for the runner's failure tests (after fastchess `tests/mock`).
 //!
 //! `mock-usi SCENARIO [--after N] [--delay-ms D] [--child]`: behaves like a well-mannered engine
-//! (plays the first legal move in the engine crate's order, with an `info` line) for its first
+//! (plays the first legal move in the engine crate's order, with an `info` line whose `nodes` is
+//! the `go nodes` it was given) for its first
 //! `N` moves of each game (default 0), then misbehaves as SCENARIO says:
 //! `normal` (never misbehaves), `crash-on-go` (exits), `hang` (never answers), `garbage` (prints
 //! junk, then a malformed `bestmove`), `illegal` (a well-formed illegal move), `resign`,
@@ -130,7 +131,7 @@ fn main() {
                     Err(e) => eprintln!("mock-usi: bad position: {e}"),
                 }
             }
-            GuiCommand::Go(_) => {
+            GuiCommand::Go(go) => {
                 moves_this_game += 1;
                 let misbehave = args.scenario != "normal"
                     && args.scenario != "banner"
@@ -152,8 +153,10 @@ fn main() {
                     }
                     match position.legal_moves().first() {
                         Some(m) => {
+                            // Reports the node budget it was given as its node count.
                             say(&format!(
-                                "info depth 1 nodes 1 score cp 0 pv {}",
+                                "info depth 1 nodes {} score cp 0 pv {}",
+                                go.nodes.unwrap_or(1),
                                 m.to_usi()
                             ));
                             say(&format!("bestmove {}", m.to_usi()));
