@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::council::CouncilVote;
+use crate::council::scale::fit_win_rate_t;
 use crate::results::{GameResult, Outcome, Reason};
 use crate::stats::{EloEstimate, HeadToHead, SprtStatus, SprtSummary, Wdl};
 
@@ -49,6 +50,9 @@ pub struct PlayerSummary {
     pub engine_ms_per_move: f64,
     /// Mean time the orchestrator itself spent per move (wall time minus engine thinking), µs.
     pub overhead_us_per_move: f64,
+    /// The win-rate constant `T` that best fits its reported scores to its results
+    /// (`council::scale`), for the config's `win_rate_t`.
+    pub fitted_win_rate_t: Option<f64>,
 }
 
 /// Statistics of one council's decisions.
@@ -69,6 +73,8 @@ pub struct CouncilSummary {
     pub rules: BTreeMap<String, u64>,
     /// Member answers that could not be voted on (crash, timeout, illegal move...).
     pub member_failures: BTreeMap<String, u64>,
+    /// Per member: the win-rate constant `T` fitted from its scores and the council's results.
+    pub member_win_rate_t: BTreeMap<String, Option<f64>>,
 }
 
 /// `summary.json`.
@@ -164,6 +170,7 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
         moves: 0,
         engine_ms_per_move: 0.0,
         overhead_us_per_move: 0.0,
+        fitted_win_rate_t: None,
     };
     let (mut engine_us, mut overhead_us) = (0u64, 0u64);
     for g in games {
@@ -188,6 +195,7 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
         s.engine_ms_per_move = engine_us as f64 / s.moves as f64 / 1000.0;
         s.overhead_us_per_move = overhead_us as f64 / s.moves as f64;
     }
+    s.fitted_win_rate_t = fit_win_rate_t(&score_samples(games, name));
     let (elo, err) = elo_vs_field(games, name);
     s.elo = elo;
     s.elo_error = err;
@@ -223,6 +231,7 @@ pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
     let mut pairs: BTreeMap<String, PairCounts> = BTreeMap::new();
     let mut diffs: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
     let mut overrode: BTreeMap<String, u64> = BTreeMap::new();
+    let mut member_samples: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
     for g in games {
         for v in &g.votes {
             let Ok(v) = serde_json::from_value::<CouncilVote>(v.clone()) else {
@@ -240,6 +249,7 @@ pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
                     overrode_strongest: 0.0,
                     rules: BTreeMap::new(),
                     member_failures: BTreeMap::new(),
+                    member_win_rate_t: BTreeMap::new(),
                 });
             if s.members.len() != n {
                 continue;
@@ -257,6 +267,16 @@ pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
             let d = diffs
                 .entry(v.council.clone())
                 .or_insert_with(|| vec![(0, 0); n]);
+            if let Some(y) = points(g, &v.council) {
+                for m in &v.members {
+                    if let Some(crate::council::vote::Eval::Cp(cp)) = m.score {
+                        member_samples
+                            .entry((v.council.clone(), m.name.clone()))
+                            .or_default()
+                            .push((f64::from(cp), y));
+                    }
+                }
+            }
             for (i, a) in v.members.iter().enumerate() {
                 if a.error.is_some() {
                     *s.member_failures.entry(a.name.clone()).or_insert(0) += 1;
@@ -296,6 +316,14 @@ pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
         }
         if s.moves > 0 {
             s.overrode_strongest = overrode.get(name).copied().unwrap_or(0) as f64 / s.moves as f64;
+        }
+        for m in &s.members {
+            let samples = member_samples
+                .get(&(name.clone(), m.clone()))
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            s.member_win_rate_t
+                .insert(m.clone(), fit_win_rate_t(samples));
         }
     }
     by_name.into_values().collect()
@@ -375,6 +403,25 @@ pub fn standings_table(s: &Summary) -> String {
             }
             let _ = writeln!(out);
         }
+    }
+    let mut fitted: Vec<String> = s
+        .players
+        .iter()
+        .filter_map(|p| p.fitted_win_rate_t.map(|t| format!("{} {t:.0}", p.name)))
+        .collect();
+    for c in &s.councils {
+        fitted.extend(
+            c.member_win_rate_t
+                .iter()
+                .filter_map(|(m, t)| t.map(|t| format!("{}/{m} {t:.0}", c.name))),
+        );
+    }
+    if !fitted.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nwin-rate T fitted from the games: {}",
+            fitted.join(", ")
+        );
     }
     let reasons: Vec<String> = s.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
     let _ = writeln!(
@@ -498,4 +545,25 @@ fn split(e: Option<EloEstimate>) -> (Option<f64>, Option<f64>) {
         ),
         None => (None, None),
     }
+}
+
+/// `(score_cp, points)` of every move `player` scored in `games`, from its own side.
+fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    for g in games {
+        let Some(y) = points(g, player) else { continue };
+        let sente_starts = g.start.split_whitespace().nth(1) != Some("w");
+        // `scores` covers the played moves, after any opening moves.
+        let opening = g.moves.len().saturating_sub(g.scores.len());
+        for (k, score) in g.scores.iter().enumerate() {
+            let sente_moves = ((opening + k) % 2 == 0) == sente_starts;
+            let mover = if sente_moves { &g.sente } else { &g.gote };
+            if mover == player
+                && let Some(crate::council::vote::Eval::Cp(cp)) = score
+            {
+                out.push((f64::from(*cp), y));
+            }
+        }
+    }
+    out
 }

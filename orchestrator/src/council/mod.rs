@@ -8,6 +8,7 @@
 //! restarts at the next; the council fails only when no member answered. Every decision is
 //! logged as a [`CouncilVote`].
 
+pub mod scale;
 pub mod vote;
 
 use std::time::Duration;
