@@ -43,6 +43,8 @@ fn run_match(config: &Path, out: &Path, extra: &[&str]) -> std::process::Output 
 }
 
 const HANGER_ARGS: &str = r#""hang", "--after", "1""#;
+// Passes the runner's pre-flight handshake, then never starts again.
+const MUTE_ARGS: &str = r#""normal", "--mute-after-first-start""#;
 
 #[test]
 fn the_runner_survives_every_kind_of_engine_failure() {
@@ -60,12 +62,7 @@ fn the_runner_survives_every_kind_of_engine_failure() {
         ),
         ("quitter", r#""resign", "--after", "3""#, "", "resign"),
         ("boaster", r#""win""#, "", "illegal_impasse"),
-        (
-            "mute",
-            r#""no-usiok""#,
-            "startup_timeout_ms = 500",
-            "timeout",
-        ),
+        ("mute", MUTE_ARGS, "startup_timeout_ms = 500", "timeout"),
         (
             "sleepy",
             r#""slow-start", "--delay-ms", "300""#,
@@ -87,8 +84,14 @@ fn the_runner_survives_every_kind_of_engine_failure() {
         "{HANGER_ARGS}, \"--child-pid-file\", \"{}\"",
         pid_file.display()
     );
+    let mute_args = format!("{MUTE_ARGS}, \"{}\"", dir.join("mute-started").display());
     let mut offenders = offenders;
     offenders[1].1 = &hanger_args;
+    let mute = offenders
+        .iter()
+        .position(|o| o.0 == "mute")
+        .expect("mute listed");
+    offenders[mute].1 = &mute_args;
     let mut config = String::from(
         "[match]\nformat = \"gauntlet\"\ngames = 2\nmax_plies = 12\nplayers = [\"good\"",
     );
@@ -199,7 +202,12 @@ fn the_runner_survives_every_kind_of_engine_failure() {
 #[test]
 fn a_bad_config_fails_before_any_game_with_one_line() {
     let dir = scratch("bad-config");
-    let cases: [(&str, &str, &str); 3] = [
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "not-usi.toml",
+            "[match]\nplayers = [\"a\", \"b\"]\n[[player]]\nname = \"a\"\nkind = \"usi\"\ncommand = \"cat\"\nstartup_timeout_ms = 300\nnodes = 1\n[[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 1\n",
+            "player.command",
+        ),
         (
             "missing-engine.toml",
             "[match]\nplayers = [\"a\", \"b\"]\n[[player]]\nname = \"a\"\nkind = \"usi\"\ncommand = \"/no/such/engine\"\nnodes = 1\n[[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 1\n",

@@ -34,7 +34,8 @@ struct Cli {
     /// Continue an interrupted run in --out: finished games are kept, the rest played.
     #[arg(long, requires = "out")]
     resume: bool,
-    /// Validate the config (players, engines, start positions) and exit without playing.
+    /// Validate the config (players, start positions, and every USI engine's handshake) and exit
+    /// without playing.
     #[arg(long)]
     check: bool,
     /// No progress bar.
@@ -66,6 +67,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         anyhow::ensure!(g > 0, "--games must be at least 1");
         config.games = g;
     }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(runner::preflight(&config))
+        .map_err(anyhow::Error::msg)?;
     if cli.check {
         println!(
             "{}: valid ({} players, {} games per pairing)",
@@ -92,10 +99,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         resume: cli.resume,
         progress: !cli.quiet,
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
     let outcome = rt.block_on(async {
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();

@@ -112,6 +112,33 @@ pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
     }
 }
 
+/// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
+/// that is not a USI engine or cannot start stops the run before any game. The error is one
+/// line naming the config file, the key and the player.
+pub async fn preflight(config: &Config) -> Result<(), String> {
+    let checks = config
+        .players
+        .values()
+        .filter(|p| matches!(p.kind, PlayerKind::Usi { .. }))
+        .map(|p| async move {
+            let mut player = UsiPlayer::new(p);
+            let r = player.new_game(0).await;
+            player.shutdown().await;
+            r.map_err(|e| {
+                format!(
+                    "{}: key `player.command`: player `{}` does not start as a USI engine: {e}",
+                    config.file.display(),
+                    p.name
+                )
+            })
+        });
+    futures::future::join_all(checks)
+        .await
+        .into_iter()
+        .collect::<Result<Vec<()>, String>>()
+        .map(|_| ())
+}
+
 /// Idle player instances by name.
 #[derive(Default)]
 struct Pool {

@@ -11,7 +11,8 @@
 //! junk and a 300 kB line before each normal move), `no-usiok` (never finishes the
 //! handshake). `--delay-ms` also slows every normal move; `--child` starts a grandchild process
 //! (`sleep 600`) so tests can check the whole process group is stopped; `--child-pid-file F`
-//! appends that child's pid to `F`.
+//! appends that child's pid to `F`; `--mute-after-first-start F`: the first start (which creates
+//! `F`) behaves, every later start never finishes the handshake.
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -25,6 +26,7 @@ struct Args {
     delay: Duration,
     child: bool,
     child_pid_file: Option<String>,
+    mute_after_first_start: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -38,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
         delay: Duration::ZERO,
         child: false,
         child_pid_file: None,
+        mute_after_first_start: None,
     };
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -55,6 +58,10 @@ fn parse_args() -> Result<Args, String> {
                 args.delay = Duration::from_millis(ms);
             }
             "--child" => args.child = true,
+            "--mute-after-first-start" => {
+                args.mute_after_first_start =
+                    Some(it.next().ok_or("--mute-after-first-start needs a path")?);
+            }
             "--child-pid-file" => {
                 args.child_pid_file = Some(it.next().ok_or("--child-pid-file needs a path")?);
                 args.child = true;
@@ -72,7 +79,7 @@ fn say(line: &str) {
 }
 
 fn main() {
-    let args = match parse_args() {
+    let mut args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("mock-usi: {e}");
@@ -90,6 +97,14 @@ fn main() {
             .append(true)
             .open(path)
             .and_then(|mut f| f.write_all(line.as_bytes()));
+    }
+    if let Some(marker) = &args.mute_after_first_start {
+        // The first start (the runner's pre-flight check) answers; every later one is mute.
+        if std::path::Path::new(marker).exists() {
+            args.scenario = "no-usiok".into();
+        } else {
+            let _ = std::fs::write(marker, "started\n");
+        }
     }
     if args.scenario == "banner" {
         say("Mock Engine version 0 (not USI)");
