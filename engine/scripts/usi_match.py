@@ -64,8 +64,10 @@ class EngineError(Exception):
 class Engine:
     """A USI engine child process with a reader thread, so every read can time out."""
 
-    def __init__(self, name, cmd, options, drops_at=False, movetime=False):
+    def __init__(self, name, cmd, options, drops_at=False, movetime=False, go_nodes=0):
         self.name = name
+        # A fixed node budget for this engine only (to measure a strength gap as a handicap).
+        self.go_nodes = go_nodes
         # sjaakii moves at once on `btime 0 ... byoyomi N`: give it `go movetime N` instead.
         self.movetime = movetime
         # sjaakii writes and reads drops as `P@5e` instead of USI's `P*5e`: translate both ways.
@@ -124,7 +126,10 @@ class Engine:
         pos = "position startpos" + (" moves " + " ".join(moves) if moves else "")
         self.send(pos)
         start = time.monotonic()
-        self.send("go " + (go_args[1] if self.movetime else go_args[0]))
+        if self.go_nodes:
+            self.send(f"go nodes {self.go_nodes}")
+        else:
+            self.send("go " + (go_args[1] if self.movetime else go_args[0]))
         deadline = start + hang_seconds
         score = None
         while True:
@@ -184,7 +189,7 @@ def play_game(engines, opening, args):
         except EngineError as e:
             return winner_if_mover_loses, f"crash_or_hang ({e})", moves, times
         times[side].append(took)
-        if took > limit and not args.nodes_only:
+        if took > limit and not args.nodes_only and not engine.go_nodes:
             return winner_if_mover_loses, f"timeout ({took:.3f}s)", moves, times
         if best == "resign":
             return winner_if_mover_loses, "resign", moves, times
@@ -242,6 +247,8 @@ def main():
                        help="engine writes drops as P@5e (sjaakii): translate to and from P*5e")
         p.add_argument(f"--{side}-movetime", action="store_true",
                        help="send `go movetime BYOYOMI` (sjaakii ignores byoyomi)")
+        p.add_argument(f"--{side}-go-nodes", type=int, default=0,
+                       help="send this engine `go nodes N` instead (time is then not scored for it)")
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--byoyomi", type=int, default=1000, help="ms per move")
     p.add_argument("--nodes", type=int, default=0, help="also send `go nodes N`")
@@ -268,8 +275,8 @@ def main():
             out.append((key, value))
         return out
 
-    a_spec = (args.a_name, args.a_cmd, opts(args.a_opt), args.a_drops_at, args.a_movetime)
-    b_spec = (args.b_name, args.b_cmd, opts(args.b_opt), args.b_drops_at, args.b_movetime)
+    a_spec = (args.a_name, args.a_cmd, opts(args.a_opt), args.a_drops_at, args.a_movetime, args.a_go_nodes)
+    b_spec = (args.b_name, args.b_cmd, opts(args.b_opt), args.b_drops_at, args.b_movetime, args.b_go_nodes)
     wins = draws = losses = 0
     reasons = {}
     a_max_time = b_max_time = 0.0
@@ -280,8 +287,8 @@ def main():
         specs = (a_spec, b_spec) if a_sente else (b_spec, a_spec)
         engines = []
         try:
-            for name, cmd, options, drops_at, movetime in specs:
-                engines.append(Engine(name, cmd, options, drops_at, movetime))
+            for name, cmd, options, drops_at, movetime, go_nodes in specs:
+                engines.append(Engine(name, cmd, options, drops_at, movetime, go_nodes))
             for e in engines:
                 e.new_game()
             result, reason, moves, times = play_game(engines, opening, args)
