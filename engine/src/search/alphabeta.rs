@@ -121,7 +121,7 @@ pub(crate) struct Searcher<'a> {
 }
 
 /// How often (in nodes) the clock and the stop flag are looked at.
-const CHECK_PERIOD: u64 = 1024;
+const CHECK_PERIOD: u64 = 256;
 
 impl<'a> Searcher<'a> {
     pub(crate) fn new(

@@ -53,7 +53,7 @@ pub struct Limits {
 /// Lets another thread stop a running search, and tells it whether it is pondering.
 ///
 /// Clones share the same flags. `stop()` ends the search as soon as it next looks (every
-/// 1024 nodes). While `pondering` is set the clock is not counted; clearing it (ponderhit)
+/// 256 nodes). While `pondering` is set the clock is not counted; clearing it (ponderhit)
 /// starts the clock from that moment.
 #[derive(Clone, Debug, Default)]
 pub struct StopFlag {
