@@ -8,8 +8,9 @@
 
 use std::time::Duration;
 
-use engine::position::{Position, Repetition};
+use engine::position::{MoveError, Position, Repetition};
 use engine::types::Color;
+use engine::types::Move;
 
 use crate::config::{Limits, ResignRule};
 use crate::council::vote::Eval;
@@ -72,6 +73,24 @@ pub fn position_verdict(pos: &Position) -> Option<Verdict> {
         ));
     }
     None
+}
+
+/// The arbiter's judgement of the move text `player` answered for the side to move: the move,
+/// when it is in the position's full legal-move list; otherwise the mover's loss, by
+/// `illegal_move` for a well-formed move that breaks a rule (the detail names the rule: nifu,
+/// pawn-drop mate, ...) and by `malformed_move` for text that is not a USI move at all.
+pub fn judge_move(pos: &Position, player: &str, text: &str) -> Result<Move, Verdict> {
+    pos.parse_usi_move(text).map_err(|e| {
+        let reason = match e {
+            MoveError::Malformed(_) => Reason::MalformedMove,
+            _ => Reason::IllegalMove,
+        };
+        Verdict::loss(
+            pos.side_to_move(),
+            reason,
+            format!("{player} played `{text}`: {e}"),
+        )
+    })
 }
 
 /// The verdict on an impasse declaration (`bestmove win`) by the side to move.
@@ -265,6 +284,24 @@ mod tests {
             (v.result, v.reason),
             (Outcome::Gote, Reason::IllegalImpasse)
         );
+    }
+
+    #[test]
+    fn moves_are_judged_against_the_legal_list_with_the_rule_they_break() {
+        // Sente to move with a pawn in hand; gote's king on 1a is boxed in by its own lance and
+        // pawn, and the knight on 2d guards 1b: P*1b would mate, so it is illegal.
+        let p = Position::from_sfen("7lk/7p1/9/7N1/9/9/9/9/4K4 b P 1").expect("sfen");
+        let v = judge_move(&p, "x", "P*1b").expect_err("pawn-drop mate");
+        assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::IllegalMove));
+        assert!(v.detail.contains("uchifuzume"), "{}", v.detail);
+        assert!(v.detail.starts_with("x played `P*1b`"), "{}", v.detail);
+        // Another pawn drop is fine.
+        assert!(judge_move(&p, "x", "P*1c").is_ok());
+        // `@` is not USI: malformed, whoever sent it (translation is the USI player's job).
+        let v = judge_move(&p, "x", "P@1c").expect_err("not USI");
+        assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::MalformedMove));
+        let v = judge_move(&Position::startpos(), "x", "7g7e").expect_err("no such move");
+        assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::IllegalMove));
     }
 
     #[test]

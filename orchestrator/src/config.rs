@@ -108,6 +108,26 @@ impl fmt::Display for OptionValue {
     }
 }
 
+/// How a USI engine writes drops: USI's `P*5e`, or `P@5e` (sjaakii, and the chess-variant
+/// engines it comes from). Only the engine's own lines are translated; everything the arbiter
+/// records is USI.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DropNotation {
+    #[default]
+    Star,
+    At,
+}
+
+impl DropNotation {
+    /// The character between piece and square.
+    pub fn mark(self) -> char {
+        match self {
+            DropNotation::Star => '*',
+            DropNotation::At => '@',
+        }
+    }
+}
+
 /// The three kinds of player.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlayerKind {
@@ -128,6 +148,14 @@ pub enum PlayerKind {
         /// A USI option set to the game's seed before each game (e.g. `NoiseSeed` of
         /// council-engine), so noisy USI engines replay like in-process ones.
         seed_option: Option<String>,
+        /// How the engine writes drops (sjaakii writes and reads `P@5e`, not USI's `P*5e`).
+        drop_notation: DropNotation,
+        /// Whether the engine honours `byoyomi` (sjaakii plays at once on `btime 0 wtime 0
+        /// byoyomi N`); when not, the arbiter's clock is sent as `go movetime X`.
+        go_byoyomi: bool,
+        /// Whether the engine understands `position startpos` (sjaakii takes it as the last
+        /// SFEN it was given); when not, the start position's SFEN is sent instead.
+        position_startpos: bool,
     },
     /// Several players voting on one move.
     Council {
@@ -272,6 +300,9 @@ struct RawPlayer {
     mate_cp: Option<i32>,
     go_nodes: Option<bool>,
     seed_option: Option<String>,
+    drop_notation: Option<String>,
+    go_byoyomi: Option<bool>,
+    position_startpos: Option<bool>,
     // council
     members: Option<Vec<String>>,
     method: Option<Method>,
@@ -326,8 +357,19 @@ impl Config {
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
     let mut location = String::new();
     if let Some(span) = e.span() {
-        let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+        let start = span.start.min(text.len());
+        let line = text[..start].matches('\n').count() + 1;
         location.push_str(&format!("line {line}: "));
+        // A bad value: name the key it was given for, as written on that line.
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_text = text[line_start..].lines().next().unwrap_or("");
+        if let Some((key, _)) = line_text.split_once('=')
+            && start > line_start + key.len()
+            && !key.trim().is_empty()
+            && !key.contains('[')
+        {
+            location.push_str(&format!("key `{}`: ", key.trim()));
+        }
         let snippet = text.get(span.clone()).unwrap_or("").trim();
         if !snippet.is_empty() && !snippet.contains('\n') && snippet.len() < 60 {
             location.push_str(&format!("at `{snippet}`: "));
@@ -398,6 +440,13 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
         only("mate_cp", p.mate_cp.is_some() && !is_usi, "usi")?;
         only("go_nodes", p.go_nodes.is_some() && !is_usi, "usi")?;
         only("seed_option", p.seed_option.is_some() && !is_usi, "usi")?;
+        only("drop_notation", p.drop_notation.is_some() && !is_usi, "usi")?;
+        only("go_byoyomi", p.go_byoyomi.is_some() && !is_usi, "usi")?;
+        only(
+            "position_startpos",
+            p.position_startpos.is_some() && !is_usi,
+            "usi",
+        )?;
         only(
             "startup_timeout_ms",
             p.startup_timeout_ms.is_some() && !is_usi,
@@ -437,6 +486,19 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
                         format!("player `{name}`: must be positive"),
                     ));
                 }
+                let drop_notation = match p.drop_notation.as_deref() {
+                    None | Some("*") => DropNotation::Star,
+                    Some("@") => DropNotation::At,
+                    Some(other) => {
+                        return Err(err(
+                            &key("drop_notation"),
+                            format!(
+                                "player `{name}`: must be \"*\" (USI drops, `P*5e`) or \"@\" \
+                                 (`P@5e`), got \"{other}\""
+                            ),
+                        ));
+                    }
+                };
                 PlayerKind::Usi {
                     command,
                     args: p.args,
@@ -446,6 +508,9 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
                     mate_cp,
                     go_nodes: p.go_nodes.unwrap_or(true),
                     seed_option: p.seed_option,
+                    drop_notation,
+                    go_byoyomi: p.go_byoyomi.unwrap_or(true),
+                    position_startpos: p.position_startpos.unwrap_or(true),
                 }
             }
             RawKind::Council => {
@@ -519,6 +584,9 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
                 ),
             ));
         }
+    }
+    for name in &m.players {
+        check_time_needs(path, &players, name, &Limits::default())?;
     }
     match (m.format, m.players.len()) {
         (Format::HeadToHead, 2) => {}
@@ -680,6 +748,40 @@ fn contains_cycle(
     false
 }
 
+/// A USI engine that cannot be given `go nodes` / `go depth` (`go_nodes = false`) needs a time
+/// in the budget it plays with (its own limits, else the nearest council's that sets some):
+/// otherwise it would get a bare `go` and think until its timeout.
+fn check_time_needs(
+    path: &Path,
+    players: &BTreeMap<String, PlayerConfig>,
+    name: &str,
+    inherited: &Limits,
+) -> Result<(), ConfigError> {
+    let p = &players[name];
+    let limits = if p.limits.is_empty() {
+        inherited
+    } else {
+        &p.limits
+    };
+    match &p.kind {
+        PlayerKind::Usi {
+            go_nodes: false, ..
+        } if limits.movetime_ms.is_none() && !limits.has_clock() => Err(ConfigError::key(
+            path,
+            "player.go_nodes",
+            format!(
+                "player `{name}`: go_nodes = false needs a time limit (movetime_ms or a clock: \
+                 time_ms/byoyomi_ms/increment_ms), its own or its council's; with only nodes or \
+                 depth it would get a bare `go`"
+            ),
+        )),
+        PlayerKind::Council { members, .. } => members
+            .iter()
+            .try_for_each(|m| check_time_needs(path, players, m, limits)),
+        _ => Ok(()),
+    }
+}
+
 /// A player has a limit if it sets one, or is a council whose members all have one.
 fn has_limit(players: &BTreeMap<String, PlayerConfig>, name: &str) -> bool {
     let p = &players[name];
@@ -833,5 +935,66 @@ nodes = 1000
             "kind = \"internal\"\nmembers = []\nnodes",
         ));
         assert!(e.contains("only meaningful"), "{e}");
+    }
+
+    fn with_usi(extra: &str) -> String {
+        BASE.replace(
+            "[[player]]\nname = \"a\"\nkind = \"internal\"\n",
+            &format!("[[player]]\nname = \"a\"\nkind = \"usi\"\ncommand = \"sh\"\n{extra}\n"),
+        )
+    }
+
+    #[test]
+    fn engine_quirks_are_read_and_checked() {
+        let c = parse(&with_usi(
+            "drop_notation = \"@\"\ngo_byoyomi = false\nposition_startpos = false",
+        ))
+        .expect("valid");
+        match &c.player("a").kind {
+            PlayerKind::Usi {
+                drop_notation,
+                go_byoyomi,
+                position_startpos,
+                go_nodes,
+                ..
+            } => {
+                assert_eq!(*drop_notation, DropNotation::At);
+                assert!(!go_byoyomi && !position_startpos && *go_nodes);
+            }
+            k => panic!("{k:?}"),
+        }
+        // Defaults: strict USI.
+        match &parse(&with_usi("")).expect("valid").player("a").kind {
+            PlayerKind::Usi {
+                drop_notation,
+                go_byoyomi,
+                position_startpos,
+                ..
+            } => {
+                assert_eq!(*drop_notation, DropNotation::Star);
+                assert!(*go_byoyomi && *position_startpos);
+            }
+            k => panic!("{k:?}"),
+        }
+        let e = one_line_error(&with_usi("drop_notation = \"#\""));
+        assert!(
+            e.contains("player[1].drop_notation") && e.contains("\"#\""),
+            "{e}"
+        );
+        let e = one_line_error(&with_usi("go_byoyomi = \"no\""));
+        assert!(e.contains("go_byoyomi"), "{e}");
+        let e = one_line_error(&BASE.replace(
+            "kind = \"internal\"\nnodes",
+            "kind = \"internal\"\ndrop_notation = \"@\"\nnodes",
+        ));
+        assert!(
+            e.contains("drop_notation") && e.contains("only meaningful"),
+            "{e}"
+        );
+        // An engine that takes no `go nodes` under a council that only gives nodes would get
+        // a bare `go`.
+        let e = one_line_error(&with_usi("go_nodes = false"));
+        assert!(e.contains("go_nodes") && e.contains("`a`"), "{e}");
+        parse(&with_usi("go_nodes = false\nbyoyomi_ms = 500")).expect("own time limit");
     }
 }

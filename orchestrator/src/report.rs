@@ -84,8 +84,14 @@ pub struct Summary {
     pub seed: u64,
     pub games: u64,
     pub played_this_session: u64,
+    /// This session's wall time, seconds.
     pub wall_seconds: f64,
-    pub games_per_minute: f64,
+    /// The run's playing time, seconds: the time during which at least one of its games was
+    /// being played, over every session of a resumed run (from the games' recorded intervals);
+    /// `null` when a game has no timing (a line from an older build).
+    pub playing_seconds: Option<f64>,
+    /// Finished games per minute of `playing_seconds`; `null` when that is unknown.
+    pub games_per_minute: Option<f64>,
     pub players: Vec<PlayerSummary>,
     pub councils: Vec<CouncilSummary>,
     /// How games ended: reason -> count.
@@ -135,24 +141,49 @@ impl Summary {
             .iter()
             .map(|p| player_summary(p, &config.playing, games))
             .collect();
-        let minutes = wall.as_secs_f64() / 60.0;
+        let playing = playing_time(games);
         Summary {
             config: config.file.display().to_string(),
             seed,
             games: games.len() as u64,
             played_this_session: played_now as u64,
             wall_seconds: wall.as_secs_f64(),
-            games_per_minute: if minutes > 0.0 {
-                played_now as f64 / minutes
-            } else {
-                0.0
-            },
+            playing_seconds: playing.map(|d| d.as_secs_f64()),
+            games_per_minute: playing
+                .filter(|d| !d.is_zero())
+                .map(|d| games.len() as f64 / (d.as_secs_f64() / 60.0)),
             players,
             councils: council_summaries(games),
             reasons,
             sprt: None,
         }
     }
+}
+
+/// The time during which at least one of `games` was being played: the union of their
+/// `[started, started + wall]` intervals, so concurrent games count once and the pauses between
+/// the sessions of a resumed run not at all. `None` when there are no games or one lacks its
+/// timing.
+pub fn playing_time(games: &[GameResult]) -> Option<Duration> {
+    let mut spans: Vec<(u64, u64)> = games
+        .iter()
+        .map(|g| Some((g.started_unix_ms?, g.started_unix_ms? + g.wall_ms?)))
+        .collect::<Option<_>>()?;
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let mut total = 0;
+    let (mut from, mut to) = spans[0];
+    for &(start, end) in &spans[1..] {
+        if start > to {
+            total += to - from;
+            from = start;
+        }
+        to = to.max(end);
+    }
+    total += to - from;
+    Some(Duration::from_millis(total))
 }
 
 fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> PlayerSummary {
@@ -424,12 +455,14 @@ pub fn standings_table(s: &Summary) -> String {
         );
     }
     let reasons: Vec<String> = s.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    let rate = s
+        .games_per_minute
+        .map_or("unknown".to_string(), |r| format!("{r:.1}"));
     let _ = writeln!(
         out,
-        "\n{} games ({} this session, {:.1} games/min), seed {}; endings: {}",
+        "\n{} games ({} this session, {rate} games/min), seed {}; endings: {}",
         s.games,
         s.played_this_session,
-        s.games_per_minute,
         s.seed,
         reasons.join(", ")
     );
@@ -566,4 +599,42 @@ fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(started: Option<u64>, wall: Option<u64>) -> GameResult {
+        let line = serde_json::json!({
+            "id": 0, "sente": "a", "gote": "b", "start": "startpos", "moves": [],
+            "result": "draw", "reason": "max_plies", "plies": 0,
+        });
+        let mut g: GameResult = serde_json::from_value(line).expect("a results line");
+        g.started_unix_ms = started;
+        g.wall_ms = wall;
+        g
+    }
+
+    #[test]
+    fn playing_time_counts_overlapping_games_once_and_skips_pauses_between_sessions() {
+        let s = 1_000;
+        let games = [
+            // First session: two games at once, then a third overlapping the second.
+            timed(Some(10 * s), Some(60 * s)),
+            timed(Some(20 * s), Some(60 * s)),
+            timed(Some(70 * s), Some(30 * s)),
+            // Resumed an hour later: one more game.
+            timed(Some(3_700 * s), Some(60 * s)),
+            // A game inside another one adds nothing.
+            timed(Some(3_710 * s), Some(5 * s)),
+        ];
+        // [10, 100] and [3700, 3760]: 150 s.
+        assert_eq!(playing_time(&games), Some(Duration::from_secs(150)));
+        assert_eq!(playing_time(&games[3..4]), Some(Duration::from_secs(60)));
+        assert_eq!(playing_time(&[]), None);
+        let mut with_old = games.to_vec();
+        with_old.push(timed(None, None));
+        assert_eq!(playing_time(&with_old), None);
+    }
 }

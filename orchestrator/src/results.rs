@@ -91,6 +91,13 @@ pub struct GameResult {
     /// What each side's moves cost: engine thinking and the orchestrator's own overhead.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub costs: Vec<PlayerCost>,
+    /// When the game started (wall clock, Unix time in ms) and how long it took (ms): the
+    /// games' intervals give a run's playing time across the sessions of a resumed run.
+    /// Absent in lines written by older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<u64>,
 }
 
 /// One side's cost in one game.

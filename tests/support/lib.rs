@@ -34,3 +34,33 @@ pub fn workspace_root() -> PathBuf {
         .expect("tests/ sits in the workspace root")
         .to_path_buf()
 }
+
+/// Checks every game of a `council-match` run folder with the independent cshogi referee
+/// (`tests/helpers/match_referee.py`): legal moves only, an ending that fits the final position
+/// (and `max_plies`, when given), and CSA and KIF records that cshogi reads back as the same
+/// game. Panics with the referee's complaints; a missing python3 or cshogi is a failure too,
+/// never a skip.
+pub fn referee_games(out: &std::path::Path, max_plies: Option<u32>) {
+    let script = workspace_root().join("tests/helpers/match_referee.py");
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(&script).arg(out);
+    if let Some(n) = max_plies {
+        cmd.arg(n.to_string());
+    }
+    let run = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3 for the cshogi referee: {e}"));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "the cshogi referee failed: {}{stdout}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let bad: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("ok ")).collect();
+    assert!(
+        bad.is_empty(),
+        "the cshogi referee disagrees:\n{}",
+        bad.join("\n")
+    );
+    assert!(stdout.lines().count() > 0, "the referee saw no game");
+}

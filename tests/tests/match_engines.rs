@@ -1,11 +1,13 @@
 //! `council-match` with real engines: the built-in engine in process and over USI
 //! (`council-engine`), Debian's gpsshogi and Fairy-Stockfish as council members, and sjaakii
-//! (which prints a non-USI banner). Also: same config and seed replay the same games.
+//! (non-USI banner, `P@5e` drops, no byoyomi, `startpos` read as the last SFEN: its quirks are
+//! settings). Games are checked by an independent referee (cshogi). Also: same config and seed
+//! replay the same games.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use council_tests::{workspace_bin, workspace_root};
+use council_tests::{referee_games, workspace_bin, workspace_root};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
@@ -251,48 +253,153 @@ nodes = 2000
         assert_eq!(row[i], 1.0, "a member always agrees with itself");
     }
     assert!(council["differed_from"]["gps"].is_number());
+    referee_games(&out, Some(24));
 }
 
-#[test]
-fn sjaakii_with_its_banner_plays_a_game() {
-    require("/usr/games/sjaakii");
-    let dir = scratch("sjaakii");
-    let config = dir.join("sjaakii.toml");
-    std::fs::write(
-        &config,
-        r#"
-[match]
-players = ["sjaakii", "single"]
-games = 2
-max_plies = 16
+/// The drops a player made in a game (it moved on even plies as sente, odd as gote).
+fn drops_by(g: &Value, player: &str) -> usize {
+    let sente_first = g["start"]
+        .as_str()
+        .is_some_and(|s| s.split(' ').nth(1) == Some("b"));
+    let plays_first = (g["sente"] == player) == sente_first;
+    g["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| (i % 2 == 0) == plays_first && m.as_str().is_some_and(|m| m.contains('*')))
+        .count()
+}
 
+const SJAAKII: &str = r#"
 [[player]]
 name = "sjaakii"
 kind = "usi"
 command = "/usr/games/sjaakii"
-movetime_ms = 100
+options = { Ponder = false, Hash = 16 }
+drop_notation = "@"
+go_byoyomi = false
+position_startpos = false
+mate_cp = 15000
+byoyomi_ms = 100
+"#;
 
+#[test]
+fn sjaakii_with_its_quirks_set_plays_real_games_to_a_proper_end() {
+    require("/usr/games/sjaakii");
+    let dir = scratch("sjaakii");
+    // The bishop handicap's SFEN first, then `startpos`: one sjaakii process plays both (one
+    // game at a time), so it must get the start as an SFEN, not as `startpos`.
+    std::fs::write(
+        dir.join("openings.txt"),
+        "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1\nstartpos moves 7g7f 3c3d\n",
+    )
+    .expect("write openings");
+    let config = dir.join("sjaakii.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[match]
+players = ["sjaakii", "internal"]
+games = 4
+max_plies = 200
+openings = "openings.txt"
+{SJAAKII}
 [[player]]
-name = "single"
+name = "internal"
 kind = "internal"
-nodes = 1000
-"#,
+nodes = 3000
+"#
+        ),
     )
     .expect("write config");
-    let games = run_match(&config, &dir.join("out"), &["--concurrency", "1"]);
-    assert_eq!(games.len(), 2);
+    let out = dir.join("out");
+    let games = run_match(&config, &out, &["--concurrency", "1"]);
+    assert_eq!(games.len(), 4);
     for g in &games {
-        let side_moves = g["moves"].as_array().expect("moves").len();
-        // Its banner did not stop the handshake: it played moves in both games.
-        assert!(side_moves >= 2, "{g}");
-        assert_ne!(g["reason"], "crash");
-        assert_ne!(g["reason"], "timeout");
+        // Its `P@5e` drops were read, ours reached it translated, the clock became a movetime
+        // it keeps, and each game started where it should: nothing but a proper ending.
+        let reason = g["reason"].as_str().expect("reason");
+        assert!(
+            [
+                "checkmate",
+                "resign",
+                "repetition",
+                "perpetual_check",
+                "impasse",
+                "max_plies"
+            ]
+            .contains(&reason),
+            "game {} ended by {reason}: {}",
+            g["id"],
+            g["detail"]
+        );
     }
+    let drops: usize = games.iter().map(|g| drops_by(g, "sjaakii")).sum();
+    assert!(drops > 0, "sjaakii dropped pieces (as `P@5e`) in its games");
+    referee_games(&out, Some(200));
+}
+
+#[test]
+fn a_drop_written_with_at_is_a_malformed_move_unless_the_engine_is_configured_for_it() {
+    require("/usr/games/sjaakii");
+    let dir = scratch("sjaakii-strict");
+    let config = dir.join("strict.toml");
+    // Sente to move; P*1c mates in 3, and Sjaak II finds it at once.
+    let strict = SJAAKII
+        .replace("name = \"sjaakii\"", "name = \"strict\"")
+        .replace("drop_notation = \"@\"\n", "");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[match]
+format = "gauntlet"
+players = ["internal", "strict", "sjaakii"]
+games = 2
+start = "7lk/7p1/9/7N1/9/9/9/9/4K4 b P 1"
+{SJAAKII}{strict}
+[[player]]
+name = "internal"
+kind = "internal"
+nodes = 3000
+"#
+        ),
+    )
+    .expect("write config");
+    let out = dir.join("out");
+    let games = run_match(&config, &out, &["--concurrency", "1"]);
+    assert_eq!(games.len(), 4);
+    let as_sente = |name: &str| {
+        games
+            .iter()
+            .find(|g| g["sente"] == name)
+            .unwrap_or_else(|| panic!("{name} played sente"))
+    };
+    let strict = as_sente("strict");
+    assert_eq!(strict["reason"], "malformed_move", "{strict}");
+    assert_eq!(strict["result"], "gote");
+    assert!(
+        strict["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("P@1c")),
+        "{strict}"
+    );
+    let configured = as_sente("sjaakii");
+    assert_eq!(configured["moves"][0], "P*1c", "{configured}");
+    assert_eq!(configured["result"], "sente", "{configured}");
+    referee_games(&out, None);
 }
 
 #[test]
 fn the_shipped_configs_are_valid() {
-    for name in ["3vs1.toml", "handicap.toml", "gps-fairy-council.toml"] {
+    for name in [
+        "3vs1.toml",
+        "handicap.toml",
+        "gps-fairy-council.toml",
+        "vs-sjaakii.toml",
+    ] {
         let path = workspace_root().join("configs").join(name);
         let run = Command::new(workspace_bin("council-match"))
             .arg(&path)

@@ -326,10 +326,49 @@ fn resume_after_sigkill_keeps_finished_games_and_plays_the_rest_once() {
         "the resumed run played the same games"
     );
 
-    // Resuming a finished run plays nothing more.
+    // Resuming a finished run plays nothing more, and still reports the run's speed: games
+    // over the time during which games were being played, in every session.
+    let summary = |out: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary"))
+            .expect("summary is JSON")
+    };
+    let finished = summary(&out);
     let run = run_match(&path, &out, &["--resume"]);
     assert!(run.status.success());
     assert_eq!(results(&out).len(), 12);
+    let again = summary(&out);
+    assert_eq!(again["played_this_session"], 0);
+    let rate = again["games_per_minute"].as_f64().expect("known games/min");
+    assert_eq!(again["games_per_minute"], finished["games_per_minute"]);
+    // The same figure from the results lines: 12 games over the union of their intervals.
+    let mut spans: Vec<(u64, u64)> = results(&out)
+        .iter()
+        .map(|g| {
+            let start = g["started_unix_ms"].as_u64().expect("start recorded");
+            (
+                start,
+                start + g["wall_ms"].as_u64().expect("duration recorded"),
+            )
+        })
+        .collect();
+    spans.sort_unstable();
+    let mut playing_ms = 0;
+    let mut end = 0;
+    for (a, b) in spans {
+        playing_ms += b.saturating_sub(a.max(end));
+        end = end.max(b);
+    }
+    let playing = again["playing_seconds"].as_f64().expect("playing time");
+    assert!(
+        (playing - playing_ms as f64 / 1000.0).abs() < 1e-9,
+        "{playing} s"
+    );
+    assert!(
+        (rate - 12.0 / (playing_ms as f64 / 60_000.0)).abs() < 1e-9,
+        "{rate} games/min"
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("(0 this session, "), "{stdout}");
     // A fresh run into a folder with results is refused instead of mixing runs.
     let run = run_match(&path, &out, &[]);
     assert!(!run.status.success());

@@ -23,6 +23,10 @@ use crate::council::vote::Eval;
 /// A boxed future, so `Player` stays object-safe (a council holds `Box<dyn Player>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// Moves the main time is spread over when a clock is sent as one move's time
+/// ([`Budget::clock_as_movetime`]).
+pub const MOVES_TO_GO: u64 = 30;
+
 /// The arbiter's clock as a USI `go` states it, milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ClockState {
@@ -77,6 +81,25 @@ impl Budget {
                 winc_ms: c.winc_ms / n,
             }),
         }
+    }
+
+    /// The clock as one move's time, for engines that ignore byoyomi (sjaakii): the byoyomi and
+    /// increment plus a [`MOVES_TO_GO`]th of the main time, never more than
+    /// [`Budget::time_allowance`]; the per-move `movetime_ms`, if set, caps it too. `None` when
+    /// this budget has no clock.
+    pub fn clock_as_movetime(&self, sente: bool) -> Option<u64> {
+        let c = self.clock?;
+        let (time, inc) = if sente {
+            (c.btime_ms, c.binc_ms)
+        } else {
+            (c.wtime_ms, c.winc_ms)
+        };
+        let share = c.byoyomi_ms + inc + time / MOVES_TO_GO;
+        let cap = self
+            .time_allowance(sente)
+            .map_or(u64::MAX, |d| d.as_millis() as u64);
+        // `go movetime 0` means "no limit" to some engines: at least a millisecond.
+        Some(share.min(cap).max(1))
     }
 
     /// The longest this budget lets a player think, when it is a time budget at all (`side_ms`
@@ -247,5 +270,41 @@ mod tests {
         b.movetime_ms = Some(300);
         assert_eq!(b.time_allowance(false), Some(Duration::from_millis(300)));
         assert_eq!(Budget::default().time_allowance(true), None);
+    }
+
+    #[test]
+    fn a_clock_as_one_moves_time_is_a_share_of_the_main_time_plus_byoyomi_and_increment() {
+        let clock = |btime_ms, wtime_ms, byoyomi_ms, inc| Budget {
+            clock: Some(ClockState {
+                btime_ms,
+                wtime_ms,
+                byoyomi_ms,
+                binc_ms: inc,
+                winc_ms: inc,
+            }),
+            ..Budget::default()
+        };
+        // Byoyomi only: all of it.
+        assert_eq!(clock(0, 0, 700, 0).clock_as_movetime(true), Some(700));
+        // Main time: the mover's, spread over MOVES_TO_GO moves, plus the byoyomi.
+        assert_eq!(
+            clock(30_000, 60_000, 500, 0).clock_as_movetime(true),
+            Some(1500)
+        );
+        assert_eq!(
+            clock(30_000, 60_000, 500, 0).clock_as_movetime(false),
+            Some(2500)
+        );
+        // Fischer: the increment on top.
+        assert_eq!(
+            clock(3000, 3000, 0, 200).clock_as_movetime(false),
+            Some(300)
+        );
+        // Never past the allowance, never zero, capped by a per-move limit.
+        assert_eq!(clock(0, 0, 0, 0).clock_as_movetime(true), Some(1));
+        let mut b = clock(0, 0, 700, 0);
+        b.movetime_ms = Some(250);
+        assert_eq!(b.clock_as_movetime(true), Some(250));
+        assert_eq!(Budget::default().clock_as_movetime(true), None);
     }
 }

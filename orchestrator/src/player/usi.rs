@@ -7,11 +7,20 @@
 //! The score of a move is taken from the last `info` whose PV starts with the chosen move, else
 //! the last `info` with a score (gpsusi's last line is not always its chosen move); a `cp` at or
 //! beyond `mate_cp` is a mate of unknown length (gpsusi reports mates as `cp +-1148897`).
+//!
+//! Engine quirks are per-engine settings, never guesses: `go_nodes = false` (gpsusi aborts on
+//! `go nodes`/`go depth`), `drop_notation = "@"` (sjaakii writes and reads drops as `P@5e`: the
+//! moves we send are translated, and its `bestmove`/PV are translated back before the arbiter
+//! sees them; from any other engine a `@` stays a malformed move), `go_byoyomi = false`
+//! (sjaakii plays at once on byoyomi: the arbiter's clock goes out as `go movetime X`),
+//! `position_startpos = false` (sjaakii reads `startpos` as the last SFEN it was given: the
+//! start position's SFEN goes out instead).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use engine::types::Score;
+use engine::position::Position;
+use engine::types::{Color, Score};
 use engine::usi::protocol::{
     EngineMessage, GameOutcome, Go, GuiCommand, Info, PositionStart, UsiBestMove,
     parse_engine_message,
@@ -20,7 +29,7 @@ use tokio::time::Instant;
 
 use super::process::{EngineProcess, ProcessError};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use crate::config::{OptionValue, PlayerConfig, PlayerKind};
+use crate::config::{DropNotation, OptionValue, PlayerConfig, PlayerKind};
 use crate::council::vote::Eval;
 
 /// Plies reported for a mate whose length the engine did not say.
@@ -39,6 +48,11 @@ pub struct UsiPlayer {
     mate_cp: i32,
     go_nodes: bool,
     seed_option: Option<String>,
+    drop_notation: DropNotation,
+    go_byoyomi: bool,
+    position_startpos: bool,
+    /// `go searchmoves`: set only through [`UsiPlayer::restrict_search`], a test hook.
+    searchmoves: Vec<String>,
     process: Option<EngineProcess>,
 }
 
@@ -55,6 +69,9 @@ impl UsiPlayer {
             mate_cp,
             go_nodes,
             seed_option,
+            drop_notation,
+            go_byoyomi,
+            position_startpos,
         } = &config.kind
         else {
             unreachable!("UsiPlayer::new is only called for usi players");
@@ -69,8 +86,22 @@ impl UsiPlayer {
             mate_cp: *mate_cp,
             go_nodes: *go_nodes,
             seed_option: seed_option.clone(),
+            drop_notation: *drop_notation,
+            go_byoyomi: *go_byoyomi,
+            position_startpos: *position_startpos,
+            searchmoves: Vec::new(),
             process: None,
         }
+    }
+
+    /// Restrict every following search to `moves` (USI text) with `go searchmoves`; empty lifts
+    /// the restriction.
+    ///
+    /// A test hook, deliberately not a config key: a match never tells an engine which moves
+    /// to consider. The tests use it to make a real engine answer a move it would avoid (e.g.
+    /// Fairy-Stockfish's pawn-drop mate) and check that the arbiter rejects it.
+    pub fn restrict_search(&mut self, moves: Vec<String>) {
+        self.searchmoves = moves;
     }
 
     fn error(&self, e: ProcessError, doing: &str) -> PlayerError {
@@ -151,25 +182,38 @@ impl UsiPlayer {
     }
 
     async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
-        let start = if req.start == "startpos" {
+        let start = if req.start == "startpos" && self.position_startpos {
             PositionStart::Startpos
+        } else if req.start == "startpos" {
+            PositionStart::Sfen(Position::startpos().to_sfen())
         } else {
             PositionStart::Sfen(req.start.trim_start_matches("sfen ").to_string())
         };
         let position = GuiCommand::Position {
             start,
-            moves: req.moves.clone(),
+            moves: req
+                .moves
+                .iter()
+                .map(|m| to_engine(self.drop_notation, m))
+                .collect(),
         };
         let b = &req.budget;
         let mut go = Go {
             movetime: b.movetime_ms,
+            searchmoves: self
+                .searchmoves
+                .iter()
+                .map(|m| to_engine(self.drop_notation, m))
+                .collect(),
             ..Go::default()
         };
         if self.go_nodes {
             go.nodes = b.nodes;
             go.depth = b.depth;
         }
-        if let Some(c) = b.clock {
+        if !self.go_byoyomi && b.clock.is_some() {
+            go.movetime = b.clock_as_movetime(req.position.side_to_move() == Color::Sente);
+        } else if let Some(c) = b.clock {
             go.btime = Some(c.btime_ms);
             go.wtime = Some(c.wtime_ms);
             if c.byoyomi_ms > 0 {
@@ -182,6 +226,8 @@ impl UsiPlayer {
         }
         let mate_cp = self.mate_cp;
         let name = self.name.clone();
+        let drop_notation = self.drop_notation;
+        let from_engine = |mv: &str| from_engine(drop_notation, mv);
         let Some(p) = self.process.as_mut() else {
             return Err(PlayerError::Crash {
                 player: name,
@@ -205,8 +251,9 @@ impl UsiPlayer {
                 continue;
             }
             match parse_engine_message(&line) {
-                Ok(EngineMessage::Info(info)) => {
+                Ok(EngineMessage::Info(mut info)) => {
                     if info.score.is_some() {
+                        info.pv = info.pv.iter().map(|m| from_engine(m)).collect();
                         infos.push(info);
                         if infos.len() > 64 {
                             infos.remove(0);
@@ -216,7 +263,7 @@ impl UsiPlayer {
                 Ok(EngineMessage::BestMove(best)) => {
                     let engine_time = began.elapsed();
                     let decision = match best {
-                        UsiBestMove::Move { mv, .. } => Decision::Move(mv),
+                        UsiBestMove::Move { mv, .. } => Decision::Move(from_engine(&mv)),
                         UsiBestMove::Resign => Decision::Resign,
                         UsiBestMove::Win => Decision::Win,
                     };
@@ -250,6 +297,23 @@ impl UsiPlayer {
                 Err(e) => tracing::debug!(player = %name, "ignoring non-USI line: {e}"),
             }
         }
+    }
+}
+
+/// A USI move as an engine with `notation` writes it.
+pub fn to_engine(notation: DropNotation, mv: &str) -> String {
+    match notation {
+        DropNotation::Star => mv.to_string(),
+        DropNotation::At => mv.replacen('*', "@", 1),
+    }
+}
+
+/// A move from an engine with `notation` as USI text. An engine not configured for `@` drops
+/// keeps its text as is, so a `@` from it stays a malformed move.
+pub fn from_engine(notation: DropNotation, mv: &str) -> String {
+    match notation {
+        DropNotation::Star => mv.to_string(),
+        DropNotation::At => mv.replacen('@', "*", 1),
     }
 }
 
@@ -339,5 +403,22 @@ impl Player for UsiPlayer {
 
     fn shutdown(&mut self) -> BoxFuture<'_, ()> {
         Box::pin(self.discard())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_are_translated_only_for_engines_configured_for_at() {
+        assert_eq!(to_engine(DropNotation::At, "P*5e"), "P@5e");
+        assert_eq!(from_engine(DropNotation::At, "P@5e"), "P*5e");
+        // Board moves are the same in both notations; a `*` from an `@` engine is fine too.
+        assert_eq!(to_engine(DropNotation::At, "8h2b+"), "8h2b+");
+        assert_eq!(from_engine(DropNotation::At, "G*5b"), "G*5b");
+        // A strict engine's `@` reaches the arbiter as it was written (a malformed move).
+        assert_eq!(from_engine(DropNotation::Star, "P@5e"), "P@5e");
+        assert_eq!(to_engine(DropNotation::Star, "P*5e"), "P*5e");
     }
 }

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::schedule::{GameSpec, Start};
 use crate::adjudicate::{
-    Clock, ResignTracker, Verdict, clock_state, impasse_verdict, position_verdict,
+    Clock, ResignTracker, Verdict, clock_state, impasse_verdict, judge_move, position_verdict,
 };
 use crate::config::{Config, PlayerConfig};
 use crate::council::vote::Eval;
@@ -119,6 +119,11 @@ pub async fn play_game(
     players: [&mut dyn Player; 2],
     cancel: &CancellationToken,
 ) -> Option<PlayedGame> {
+    let game_began = Instant::now();
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_millis() as u64);
     let [sente, gote] = players;
     let mut players: [&mut dyn Player; 2] = [sente, gote];
     let configs: [&PlayerConfig; 2] = [config.player(&spec.sente), config.player(&spec.gote)];
@@ -232,7 +237,7 @@ pub async fn play_game(
                 ));
             }
             Decision::Win => verdict = Some(impasse_verdict(&position)),
-            Decision::Move(text) => match position.parse_usi_move(text) {
+            Decision::Move(text) => match judge_move(&position, &pc.name, text) {
                 Ok(mv) => {
                     position.play(mv);
                     moves.push(mv.to_usi());
@@ -242,18 +247,7 @@ pub async fn play_game(
                     resign.update(mover, thought.eval);
                     verdict = resign.verdict();
                 }
-                Err(e) => {
-                    let reason = if e.illegal_reason().is_none() {
-                        Reason::MalformedMove
-                    } else {
-                        Reason::IllegalMove
-                    };
-                    verdict = Some(Verdict::loss(
-                        mover,
-                        reason,
-                        format!("{} played `{text}`: {e}", pc.name),
-                    ));
-                }
+                Err(v) => verdict = Some(v),
             },
         }
         let cost = &mut costs[me];
@@ -297,6 +291,8 @@ pub async fn play_game(
             times_ms,
             scores,
             costs: costs.to_vec(),
+            started_unix_ms,
+            wall_ms: Some(game_began.elapsed().as_millis() as u64),
         },
         pvs,
         opening_plies: start.opening.len(),

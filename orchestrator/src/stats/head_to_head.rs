@@ -406,6 +406,8 @@ mod tests {
             times_ms: vec![],
             scores: vec![],
             costs: vec![],
+            started_unix_ms: None,
+            wall_ms: None,
         }
     }
 

@@ -111,6 +111,8 @@ impl Pool {
             times_ms: Vec::new(),
             scores: Vec::new(),
             costs: Vec::new(),
+            started_unix_ms: None,
+            wall_ms: None,
         }
     }
 }

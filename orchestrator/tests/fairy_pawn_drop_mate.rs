@@ -1,0 +1,148 @@
+//! Debian's Fairy-Stockfish (`/usr/games/fairy-stockfish`, 11.1) and the pawn-drop mate, for real.
+//!
+//! Its move generator lets a pawn-drop mate (打ち歩詰め) through as a legal move, but its search
+//! scores such a drop as a loss for the dropper, so in normal play it avoids it. Here the real
+//! engine, driven through the orchestrator's own USI player (no mock), is made to answer one by
+//! restricting its search with `go searchmoves` (`UsiPlayer::restrict_search`, a test hook that
+//! is not a config key); the arbiter must reject the answer as `illegal_move` and the game must
+//! end with Fairy-Stockfish losing.
+
+use std::path::Path;
+use std::time::Duration;
+
+use engine::position::Position;
+use orchestrator::adjudicate::judge_move;
+use orchestrator::config::Config;
+use orchestrator::council::vote::Eval;
+use orchestrator::player::usi::UsiPlayer;
+use orchestrator::player::{Budget, Decision, MoveRequest, Player};
+use orchestrator::record::{record_paths, write_records};
+use orchestrator::results::{Outcome, Reason};
+use orchestrator::runner::{build_player, game::play_game, schedule::schedule};
+use tokio_util::sync::CancellationToken;
+
+const FAIRY: &str = "/usr/games/fairy-stockfish";
+
+/// Sente to move with a pawn in hand; gote's king on 1a is boxed in by its own lance and pawn,
+/// and the knight on 2d guards 1b: `P*1b` would mate, so it is illegal. `P*1c` (mate in 3) is
+/// what a correct engine plays.
+const SFEN: &str = "7lk/7p1/9/7N1/9/9/9/9/4K4 b P 1";
+
+fn config() -> Config {
+    assert!(
+        Path::new(FAIRY).exists(),
+        "{FAIRY} is missing: install it (sudo apt-get install -y fairy-stockfish)"
+    );
+    let text = format!(
+        r#"
+[match]
+players = ["fairy", "internal"]
+games = 1
+start = "{SFEN}"
+
+[[player]]
+name = "fairy"
+kind = "usi"
+command = "{FAIRY}"
+options = {{ Threads = 1, USI_Hash = 16 }}
+depth = 3
+
+[[player]]
+name = "internal"
+kind = "internal"
+nodes = 1000
+"#
+    );
+    Config::parse(Path::new("pawn-drop-mate.toml"), &text).expect("valid config")
+}
+
+fn request(config: &Config, position: &Position) -> MoveRequest {
+    MoveRequest {
+        start: format!("sfen {SFEN}"),
+        moves: Vec::new(),
+        position: position.clone(),
+        budget: Budget::per_move(&config.player("fairy").limits),
+        deadline: tokio::time::Instant::now() + Duration::from_secs(30),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move() {
+    let config = config();
+    let position = Position::from_sfen(SFEN).expect("test position");
+    let mut fairy = UsiPlayer::new(config.player("fairy"));
+    fairy.new_game(1).await.expect("fairy-stockfish starts");
+
+    // Left alone, it avoids the drop: its answer passes the arbiter.
+    let free = fairy
+        .think(&request(&config, &position))
+        .await
+        .expect("an answer");
+    let Decision::Move(free_move) = &free.decision else {
+        panic!("a move, not {:?}", free.decision);
+    };
+    judge_move(&position, "fairy", free_move).expect("its own choice is legal");
+
+    // Restricted to the pawn-drop mate, it plays it, and itself scores it as lost.
+    fairy.restrict_search(vec!["P*1b".into()]);
+    let forced = fairy
+        .think(&request(&config, &position))
+        .await
+        .expect("an answer");
+    assert_eq!(forced.decision, Decision::Move("P*1b".into()));
+    assert!(
+        matches!(forced.eval, Some(Eval::Mate(n)) if n < 0),
+        "fairy-stockfish scores its pawn-drop mate as a loss: {:?}",
+        forced.eval
+    );
+
+    // The arbiter's judgement of that answer: illegal, by the pawn-drop-mate rule.
+    let verdict = judge_move(&position, "fairy", "P*1b").expect_err("pawn-drop mate is illegal");
+    assert_eq!(verdict.reason, Reason::IllegalMove);
+    assert_eq!(verdict.result, Outcome::Gote, "the dropper (sente) loses");
+    assert!(verdict.detail.contains("uchifuzume"), "{}", verdict.detail);
+
+    // A whole game from there, refereed by the runner's own game loop: it ends at once.
+    let spec = schedule(&config, config.seed)
+        .into_iter()
+        .next()
+        .expect("one game");
+    assert_eq!(spec.sente, "fairy");
+    let mut internal = build_player(&config, "internal");
+    let played = play_game(
+        &config,
+        &spec,
+        [&mut fairy, internal.as_mut()],
+        &CancellationToken::new(),
+    )
+    .await
+    .expect("the game finishes");
+    fairy.shutdown().await;
+    internal.shutdown().await;
+    let g = &played.result;
+    assert_eq!(g.reason, Reason::IllegalMove, "{:?}", g.detail);
+    assert_eq!(g.result, Outcome::Gote, "fairy-stockfish (sente) loses");
+    assert!(
+        g.moves.is_empty() && g.plies == 0,
+        "the illegal drop is not played"
+    );
+    let detail = g.detail.as_deref().unwrap_or_default();
+    assert!(
+        detail.contains("P*1b") && detail.contains("uchifuzume"),
+        "{detail}"
+    );
+
+    // Its records say so too.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fairy-pawn-drop-mate");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("records folder");
+    write_records(&dir, &config, &played).expect("records written");
+    let (csa, kif) = record_paths(&dir, g);
+    let csa = std::fs::read_to_string(csa).expect("CSA record");
+    assert!(csa.contains("%ILLEGAL_MOVE"), "{csa}");
+    assert!(
+        std::fs::read_to_string(kif)
+            .expect("KIF record")
+            .contains("反則")
+    );
+}
