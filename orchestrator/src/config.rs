@@ -402,6 +402,15 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
             byoyomi_ms: p.limits.byoyomi_ms,
             increment_ms: p.limits.increment_ms,
         };
+        if limits.increment_ms.is_some() && limits.time_ms.is_none() {
+            return Err(err(
+                &key("increment_ms"),
+                format!(
+                    "player `{name}`: a Fischer increment needs a main time (time_ms): the \
+                     increment is credited after each move"
+                ),
+            ));
+        }
         if limits.nodes == Some(0) || limits.depth == Some(0) || limits.movetime_ms == Some(0) {
             return Err(err(
                 &key("nodes/depth/movetime_ms"),
@@ -550,6 +559,18 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
                     return Err(err(
                         "player.members",
                         format!("council `{name}` names unknown member `{m}`"),
+                    ));
+                }
+            }
+            for m in members {
+                if players[m].limits.time_ms.is_some() {
+                    return Err(err(
+                        "player.members",
+                        format!(
+                            "council `{name}`: member `{m}` sets time_ms, but the arbiter keeps \
+                             one clock per playing player: give the council the clock, or the \
+                             member movetime_ms or byoyomi_ms"
+                        ),
                     ));
                 }
             }
@@ -991,6 +1012,19 @@ nodes = 1000
             e.contains("drop_notation") && e.contains("only meaningful"),
             "{e}"
         );
+        let e = one_line_error(&BASE.replace(
+            "nodes = 1000\n\n[[player]]\nname = \"a\"",
+            "nodes = 1000\nincrement_ms = 100\n\n[[player]]\nname = \"a\"",
+        ));
+        assert!(
+            e.contains("player[0].increment_ms") && e.contains("time_ms"),
+            "{e}"
+        );
+        let e = one_line_error(&BASE.replace(
+            "nodes = 1000\n\n[[player]]\nname = \"a\"",
+            "nodes = 1000\ntime_ms = 60000\n\n[[player]]\nname = \"a\"",
+        ));
+        assert!(e.contains("member `single` sets time_ms"), "{e}");
         // An engine that takes no `go nodes` under a council that only gives nodes would get
         // a bare `go`.
         let e = one_line_error(&with_usi("go_nodes = false"));

@@ -414,3 +414,49 @@ fn fairness_gives_members_the_whole_budget_or_a_share() {
     }
     assert!(seen >= 4, "both councils voted");
 }
+
+#[test]
+fn a_council_with_a_hanging_member_still_moves_in_time_with_the_others() {
+    let dir = scratch("council-hang");
+    let mut config =
+        String::from("[match]\nplayers = [\"council\", \"good\"]\ngames = 2\nmax_plies = 8\n\n");
+    config.push_str(&mock_player("good", r#""normal""#, ""));
+    // Members without limits of their own take the council's clock.
+    for (m, args) in [("hang-m", r#""hang""#), ("ok-m", r#""normal""#)] {
+        config.push_str(&format!(
+            "[[player]]\nname = \"{m}\"\nkind = \"usi\"\ncommand = \"{}\"\nargs = [{args}]\n\n",
+            workspace_bin("mock-usi").display()
+        ));
+    }
+    // The arbiter allows 300 ms + its 1000 ms margin a move; the hanging member must time out
+    // early enough for the council to answer with the other member's move.
+    config.push_str(
+        "[[player]]\nname = \"council\"\nkind = \"council\"\nmembers = [\"hang-m\", \"ok-m\"]\nbyoyomi_ms = 300\n",
+    );
+    let path = dir.join("council-hang.toml");
+    std::fs::write(&path, &config).expect("write config");
+    let out = dir.join("out");
+    let run = run_match(&path, &out, &["--concurrency", "1"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let games = results(&out);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(
+            g["reason"], "max_plies",
+            "the council did not lose on time: {g}"
+        );
+        let first = &g["votes"][0];
+        assert_eq!(first["members"][0]["name"], "hang-m");
+        assert!(
+            first["members"][0]["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("timed out")),
+            "{first}"
+        );
+        assert_eq!(first["chosen"], first["members"][1]["mv"], "{first}");
+    }
+}

@@ -56,6 +56,21 @@ pub struct CouncilVote {
     pub overrode_strongest: bool,
 }
 
+/// The most a council keeps back from its own deadline: time to vote with the members that did
+/// answer when another one hangs.
+const DEADLINE_RESERVE: Duration = Duration::from_millis(500);
+
+/// The deadline the members get: the council's, less a tenth of the time left (at most
+/// [`DEADLINE_RESERVE`]), so a member that hangs times out while the council can still answer
+/// in time with the others' votes instead of losing on time with them.
+fn member_deadline(
+    council: tokio::time::Instant,
+    now: tokio::time::Instant,
+) -> tokio::time::Instant {
+    let left = council.saturating_duration_since(now);
+    council - (left / 10).min(DEADLINE_RESERVE)
+}
+
 /// A member and how it is weighed.
 pub struct Member {
     pub player: Box<dyn Player>,
@@ -127,12 +142,14 @@ impl CouncilPlayer {
     }
 
     async fn decide(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+        let deadline = member_deadline(req.deadline, tokio::time::Instant::now());
         let requests: Vec<Option<MoveRequest>> = self
             .members
             .iter()
             .map(|m| {
                 m.active.then(|| MoveRequest {
                     budget: self.member_budget(m, &req.budget),
+                    deadline,
                     ..req.clone()
                 })
             })
@@ -305,5 +322,19 @@ impl Player for CouncilPlayer {
         Box::pin(async move {
             futures::future::join_all(self.members.iter_mut().map(|m| m.player.shutdown())).await;
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_must_answer_before_the_council_has_to() {
+        let now = tokio::time::Instant::now();
+        let ms = Duration::from_millis;
+        assert_eq!(member_deadline(now + ms(2000), now), now + ms(1800));
+        assert_eq!(member_deadline(now + ms(60_000), now), now + ms(59_500));
+        assert_eq!(member_deadline(now, now), now);
     }
 }

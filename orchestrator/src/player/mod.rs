@@ -85,8 +85,9 @@ impl Budget {
 
     /// The clock as one move's time, for engines that ignore byoyomi (sjaakii): the byoyomi and
     /// increment plus a [`MOVES_TO_GO`]th of the main time, never more than
-    /// [`Budget::time_allowance`]; the per-move `movetime_ms`, if set, caps it too. `None` when
-    /// this budget has no clock.
+    /// [`Budget::time_allowance`] (which has no increment: with little main time left the
+    /// increment is not spent before it is credited); the per-move `movetime_ms`, if set, caps
+    /// it too. `None` when this budget has no clock.
     pub fn clock_as_movetime(&self, sente: bool) -> Option<u64> {
         let c = self.clock?;
         let (time, inc) = if sente {
@@ -104,14 +105,14 @@ impl Budget {
 
     /// The longest this budget lets a player think, when it is a time budget at all (`side_ms`
     /// is the mover's remaining time).
+    ///
+    /// As the arbiter's clock (`adjudicate::Clock`) and GUIs such as ShogiHome count it: the
+    /// main time left plus the byoyomi; a Fischer increment is credited after the move, so it
+    /// is not part of this move's allowance.
     pub fn time_allowance(&self, sente: bool) -> Option<Duration> {
         let clock = self.clock.map(|c| {
-            let (time, inc) = if sente {
-                (c.btime_ms, c.binc_ms)
-            } else {
-                (c.wtime_ms, c.winc_ms)
-            };
-            time + inc + c.byoyomi_ms
+            let time = if sente { c.btime_ms } else { c.wtime_ms };
+            time + c.byoyomi_ms
         });
         match (self.movetime_ms, clock) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -251,7 +252,7 @@ mod tests {
     }
 
     #[test]
-    fn time_allowance_is_the_movers_time_plus_byoyomi_and_increment() {
+    fn time_allowance_is_the_movers_time_plus_byoyomi_without_the_increment() {
         let limits = Limits {
             byoyomi_ms: Some(500),
             ..Limits::default()
@@ -265,8 +266,8 @@ mod tests {
             binc_ms: 100,
             winc_ms: 200,
         });
-        assert_eq!(b.time_allowance(true), Some(Duration::from_millis(1100)));
-        assert_eq!(b.time_allowance(false), Some(Duration::from_millis(2200)));
+        assert_eq!(b.time_allowance(true), Some(Duration::from_millis(1000)));
+        assert_eq!(b.time_allowance(false), Some(Duration::from_millis(2000)));
         b.movetime_ms = Some(300);
         assert_eq!(b.time_allowance(false), Some(Duration::from_millis(300)));
         assert_eq!(Budget::default().time_allowance(true), None);
@@ -295,7 +296,8 @@ mod tests {
             clock(30_000, 60_000, 500, 0).clock_as_movetime(false),
             Some(2500)
         );
-        // Fischer: the increment on top.
+        // Fischer: the increment on top, but never more than the main time left.
+        assert_eq!(clock(3000, 150, 0, 200).clock_as_movetime(false), Some(150));
         assert_eq!(
             clock(3000, 3000, 0, 200).clock_as_movetime(false),
             Some(300)
