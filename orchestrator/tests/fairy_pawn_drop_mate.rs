@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use engine::position::Position;
+use engine::position::{IllegalReason, Position};
 use orchestrator::adjudicate::judge_move;
 use orchestrator::config::Config;
 use orchestrator::council::vote::Eval;
@@ -97,7 +97,14 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
     );
 
     // The arbiter's judgement of that answer: illegal, by the pawn-drop-mate rule.
-    let verdict = judge_move(&position, "fairy", "P*1b").expect_err("pawn-drop mate is illegal");
+    let Decision::Move(answer) = &forced.decision else {
+        unreachable!("checked above")
+    };
+    let rule = position
+        .parse_usi_move(answer)
+        .expect_err("not in the legal list");
+    assert_eq!(rule.illegal_reason(), Some(&IllegalReason::PawnDropMate));
+    let verdict = judge_move(&position, "fairy", answer).expect_err("pawn-drop mate is illegal");
     assert_eq!(verdict.reason, Reason::IllegalMove);
     assert_eq!(verdict.result, Outcome::Gote, "the dropper (sente) loses");
     assert!(verdict.detail.contains("uchifuzume"), "{}", verdict.detail);
