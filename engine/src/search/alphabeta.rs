@@ -118,6 +118,10 @@ pub(crate) struct Searcher<'a> {
     stack: Vec<Frame>,
     pv: Vec<Vec<Move>>,
     root_moves: Vec<RootMove>,
+    /// Move pickers by ply, reused from node to node (taken while a node runs).
+    pickers: Vec<Option<Box<MovePicker>>>,
+    /// Quiet moves searched at each ply's node (history malus), reused likewise.
+    quiets: Vec<Vec<Move32>>,
 }
 
 /// How often (in nodes) the clock and the stop flag are looked at.
@@ -149,7 +153,17 @@ impl<'a> Searcher<'a> {
             stack: vec![Frame::default(); MAX_PLY as usize + 8],
             pv: vec![Vec::new(); MAX_PLY as usize + 8],
             root_moves: Vec::new(),
+            pickers: (0..MAX_PLY as usize + 8).map(|_| None).collect(),
+            quiets: vec![Vec::new(); MAX_PLY as usize + 8],
         }
+    }
+
+    /// This ply's picker (a fresh one if a node above was cut off without returning it).
+    #[inline]
+    fn take_picker(&mut self, p: usize) -> Box<MovePicker> {
+        self.pickers[p]
+            .take()
+            .unwrap_or_else(|| Box::new(MovePicker::empty()))
     }
 
     fn elapsed(&self) -> Duration {
@@ -571,11 +585,14 @@ impl<'a> Searcher<'a> {
         };
         let killers = self.heur.killers(p);
         let counter = self.heur.counter(prev_move);
-        let mut picker = MovePicker::new(&self.pos, tt_move, killers, counter);
+        let mut picker = self.take_picker(p);
+        picker.reset(&self.pos, tt_move, killers, counter);
         let mut best_value = -INFINITE;
         let mut best_move = Move32::MOVE_NONE;
         let mut searched = 0usize;
-        let mut quiets: Vec<Move32> = Vec::new();
+        // Quiet moves tried before the cutoff (history malus), in a buffer kept per ply.
+        let mut quiets = std::mem::take(&mut self.quiets[p]);
+        quiets.clear();
         let lmr = lmr_table();
 
         while let Some(mv) = picker.next(&self.pos, self.heur) {
@@ -670,6 +687,7 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        self.pickers[p] = Some(picker);
         if searched == 0 {
             // Shogi has no stalemate: no legal move (checked or not) loses.
             // (Every move being pruned cannot happen: pruning needs a searched move first.)
@@ -688,6 +706,7 @@ impl<'a> Searcher<'a> {
             self.heur.store_killer(p, best_move);
             self.heur.store_counter(prev_move, best_move);
         }
+        self.quiets[p] = quiets;
 
         let bound = if best_value >= beta {
             Bound::Lower
@@ -760,7 +779,8 @@ impl<'a> Searcher<'a> {
             alpha = alpha.max(best_value);
         }
 
-        let mut picker = MovePicker::new_quiescence(&self.pos, tt_move);
+        let mut picker = self.take_picker(p);
+        picker.reset_quiescence(&self.pos, tt_move);
         let mut best_move = Move32::MOVE_NONE;
         let mut searched = 0;
         while let Some(mv) = picker.next(&self.pos, self.heur) {
@@ -803,6 +823,7 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        self.pickers[p] = Some(picker);
         if in_check && searched == 0 {
             return mated_in(ply);
         }

@@ -212,31 +212,14 @@ fn mvv_lva(pos: &Position, mv: Move32) -> i32 {
 }
 
 impl MovePicker {
-    pub(crate) fn new(
-        pos: &Position,
-        hash_move: Move32,
-        killers: [Move32; 2],
-        counter: Move32,
-    ) -> Self {
-        let in_check = pos.is_in_check();
-        let hash_move =
-            if hash_move != Move32::MOVE_NONE && pos.is_pseudo_legal_move32(hash_move, true) {
-                hash_move
-            } else {
-                Move32::MOVE_NONE
-            };
-        let stage = if hash_move != Move32::MOVE_NONE {
-            Stage::HashMove
-        } else if in_check {
-            Stage::GenEvasions
-        } else {
-            Stage::GenCaptures
-        };
+    /// An idle picker whose buffers a search keeps per ply and [`reset`](Self::reset)s at each
+    /// node, so that move lists are not allocated (or copied) node after node.
+    pub(crate) fn empty() -> Self {
         Self {
-            stage,
-            hash_move,
-            killers,
-            counter,
+            stage: Stage::Done,
+            hash_move: Move32::MOVE_NONE,
+            killers: [Move32::MOVE_NONE; 2],
+            counter: Move32::MOVE_NONE,
             list: Scored::new(),
             bad: Vec::new(),
             bad_next: 0,
@@ -244,19 +227,51 @@ impl MovePicker {
         }
     }
 
+    /// Starts yielding the moves of `pos` (all of them, in the order of the module doc).
+    pub(crate) fn reset(
+        &mut self,
+        pos: &Position,
+        hash_move: Move32,
+        killers: [Move32; 2],
+        counter: Move32,
+    ) {
+        let in_check = pos.is_in_check();
+        let hash_move =
+            if hash_move != Move32::MOVE_NONE && pos.is_pseudo_legal_move32(hash_move, true) {
+                hash_move
+            } else {
+                Move32::MOVE_NONE
+            };
+        self.stage = if hash_move != Move32::MOVE_NONE {
+            Stage::HashMove
+        } else if in_check {
+            Stage::GenEvasions
+        } else {
+            Stage::GenCaptures
+        };
+        self.hash_move = hash_move;
+        self.killers = killers;
+        self.counter = counter;
+        self.list.moves.clear();
+        self.list.scores.clear();
+        self.list.next = 0;
+        self.bad.clear();
+        self.bad_next = 0;
+        self.captures_only = false;
+    }
+
     /// Quiescence search: captures and promotions, or all evasions when in check.
-    pub(crate) fn new_quiescence(pos: &Position, hash_move: Move32) -> Self {
-        let mut picker = Self::new(pos, hash_move, [Move32::MOVE_NONE; 2], Move32::MOVE_NONE);
-        picker.captures_only = true;
+    pub(crate) fn reset_quiescence(&mut self, pos: &Position, hash_move: Move32) {
+        self.reset(pos, hash_move, [Move32::MOVE_NONE; 2], Move32::MOVE_NONE);
+        self.captures_only = true;
         // In quiescence only a tactical hash move is worth trying out of turn.
         if !pos.is_in_check()
-            && picker.hash_move != Move32::MOVE_NONE
-            && !is_tactical(pos, picker.hash_move)
+            && self.hash_move != Move32::MOVE_NONE
+            && !is_tactical(pos, self.hash_move)
         {
-            picker.hash_move = Move32::MOVE_NONE;
-            picker.stage = Stage::GenCaptures;
+            self.hash_move = Move32::MOVE_NONE;
+            self.stage = Stage::GenCaptures;
         }
-        picker
     }
 
     /// True for a killer or counter move that may be played here.
