@@ -1,40 +1,33 @@
 //! Hand-crafted static evaluation in centipawns, from the side to move's point of view.
 //!
 //! Why hand-crafted: the council needs engines whose strength we control and understand; no
-//! learned weights ship with the project. The terms are the classic ones for shogi programs
-//! before neural evaluation: material with promoted values, a premium for pieces in hand
-//! (they can be dropped anywhere), piece-square terms, slider mobility, and king safety
-//! measured from the attackers and defenders around each king and the attacker's hand.
+//! learned network ships with the project. The terms are the classic ones for shogi programs
+//! before neural evaluation: material with promoted values, pieces in hand (worth more than on
+//! the board, the first of a kind most), piece-square terms by rank and file, the distance of
+//! each piece to both kings (defenders near our own, attackers near theirs), mobility, and
+//! king danger from the attackers and defenders around each king and the attacker's hand.
+//! The terms are numbered features ([`features`]) with integer weights ([`weights`]), which
+//! `examples/tune_eval.rs` fits to game results (Texel's method).
 //!
 //! Invariants: the result is symmetric (a position and its colour-flipped mirror evaluate to
 //! the same number for the side to move), deterministic, and bounded well inside the mate
 //! range of the search (`|eval| < 20_000`). Evaluation noise, the strength control of the
 //! council model, lives in [`noise`]: it is a pure function of (position key, seed).
 //!
-//! See: chessprogramming wiki "Evaluation", "King Safety" (attack units), "Mobility";
-//! Bonanza-era piece values as collected on the chessprogramming wiki "Shogi" page.
+//! See: chessprogramming wiki "Evaluation", "King Safety" (attack units), "Mobility",
+//! "Texel's Tuning Method".
 
+pub mod features;
 pub mod noise;
+mod weights;
 
-use rsshogi::board::attack_tables::{bishop_attacks, lance_attacks, rook_attacks};
-use rsshogi::board::{
-    Bitboard, GOLD_ATTACKS, KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, Position, SILVER_ATTACKS,
-};
-use rsshogi::types::{Color, HandPiece, Piece, PieceType, Square};
-use std::sync::OnceLock;
+use features::{BOARD, HAND, Sink, danger_cost};
+use rsshogi::board::Position;
+use rsshogi::types::{Color, HandPiece, PieceType};
+use weights::WEIGHTS;
 
 /// The evaluation's bound: static scores never reach it, so they never look like mates.
 pub(crate) const EVAL_LIMIT: i32 = 20_000;
-
-/// Value of a piece on the board, indexed by `PieceType::raw()` (0 = none, 8 = king).
-pub(crate) const BOARD_VALUE: [i32; 16] = [
-    0, 90, 315, 405, 495, 855, 990, 540, 0, // none P L N S B R G K
-    540, 540, 540, 540, 945, 1395, 0, // +P +L +N +S H D (gold-like unused)
-];
-
-/// Value of a piece in hand, indexed by `HandPiece::to_index()` (P L N S B R G).
-/// Higher than on the board: a piece in hand can be dropped wherever it is needed.
-pub(crate) const HAND_VALUE: [i32; 7] = [105, 350, 440, 560, 960, 1110, 610];
 
 /// Value used by exchange evaluation (SEE, MVV-LVA): what capturing this piece gains.
 /// A captured piece changes sides, so the swing is board value plus the captor's hand value.
@@ -45,119 +38,14 @@ pub(crate) fn capture_value(pt: PieceType) -> i32 {
         return 0;
     }
     let base = pt.demote();
-    let hand = HandPiece::from_piece_type(base).map_or(0, |hp| HAND_VALUE[hp.to_index()]);
-    BOARD_VALUE[raw as usize] + hand
+    let hand = HandPiece::from_piece_type(base).map_or(0, |hp| WEIGHTS[HAND + hp.to_index() * 4]);
+    WEIGHTS[BOARD + raw as usize] + hand
 }
 
-/// A side to move's small initiative bonus (shogi is a race; the move is worth something).
-const TEMPO: i32 = 25;
-
-/// Attack weight of an enemy piece bearing on the king zone, by `PieceType::raw()`.
-const ATTACK_WEIGHT: [i32; 16] = [0, 1, 2, 3, 3, 4, 5, 3, 0, 3, 3, 3, 3, 5, 6, 0];
-/// How much an enemy piece in hand adds to the danger around our king, by hand index.
-const HAND_DANGER: [i32; 7] = [1, 2, 2, 3, 3, 4, 3];
-/// How much a defender (gold, silver, promoted minor) next to the king is worth.
-const DEFENDER_BONUS: i32 = 28;
-
-/// Lookup tables built once: piece-square terms and the 5x5 king neighbourhood.
-struct Tables {
-    /// `pst[pt][sq]` from Sente's point of view (Gote looks up the flipped square).
-    pst: [[i32; 81]; 16],
-    /// Squares at Chebyshev distance <= 2 from each square.
-    zone2: [Bitboard; 81],
-}
-
-fn tables() -> &'static Tables {
-    static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(build_tables)
-}
-
-#[allow(clippy::needless_range_loop)] // indices are squares and piece types, not positions in a list
-fn build_tables() -> Tables {
-    let mut pst = [[0; 81]; 16];
-    for raw in 0..81usize {
-        let sq = Square::from_index(raw);
-        // Sente's view: rank index 0 is the far (enemy) rank, 8 our back rank.
-        let rank = i32::from(sq.rank().raw());
-        let file = i32::from(sq.file().raw());
-        let centre = 4 - (file - 4).abs(); // 0 at the edges, 4 in the centre file
-        let advance = 8 - rank; // 0 on our back rank, 8 on the enemy's
-        for raw_pt in 1..15usize {
-            let value = match raw_pt {
-                // Pawn: a little credit for advancing, especially in the centre.
-                1 => advance.min(5) * 3 + if advance >= 3 { centre * 2 } else { 0 },
-                // Lance: best kept back where it guards the file.
-                2 => -advance * 2,
-                // Knight: stuck on the back rank early; too far forward it is lost.
-                3 => match advance {
-                    0 => -10,
-                    1..=4 => 8 + centre * 2,
-                    _ => 0,
-                },
-                // Silver: active in the middle ranks.
-                4 => (if (2..=5).contains(&advance) { 12 } else { 0 }) + centre * 3,
-                // Gold: a defender; it belongs near our own king.
-                7 => (if advance <= 2 { 12 } else { -(advance - 2) * 6 }) + centre * 2,
-                // Promoted minors: the further in the better (they attack the king).
-                9..=12 => advance * 4,
-                // King: on the back ranks and off the centre file.
-                8 => {
-                    let rank_term = match advance {
-                        0 => 40,
-                        1 => 30,
-                        2 => 5,
-                        _ => -20 - advance * 6,
-                    };
-                    rank_term - centre * 8
-                }
-                _ => 0,
-            };
-            pst[raw_pt][raw] = value;
-        }
-    }
-    let mut zone2 = [Bitboard::EMPTY; 81];
-    for (raw, zone) in zone2.iter_mut().enumerate() {
-        let sq = Square::from_index(raw);
-        let mut near = KING_ATTACKS[sq] | Bitboard::from_square(sq);
-        let mut wide = near;
-        while let Some(s) = near.pop_lsb() {
-            wide |= KING_ATTACKS[s];
-        }
-        *zone = wide;
-    }
-    Tables { pst, zone2 }
-}
-
-/// The squares a piece attacks from `sq`.
-#[inline]
-fn attacks_of(pt: PieceType, sq: Square, color: Color, occupied: Bitboard) -> Bitboard {
-    let c = color.to_index();
-    match pt.raw() {
-        1 => PAWN_ATTACKS[sq][c],
-        2 => lance_attacks(sq, occupied, color),
-        3 => KNIGHT_ATTACKS[sq][c],
-        4 => SILVER_ATTACKS[sq][c],
-        5 => bishop_attacks(sq, occupied),
-        6 => rook_attacks(sq, occupied),
-        7 | 9..=12 => GOLD_ATTACKS[sq][c],
-        8 => KING_ATTACKS[sq],
-        13 => bishop_attacks(sq, occupied) | KING_ATTACKS[sq],
-        14 => rook_attacks(sq, occupied) | KING_ATTACKS[sq],
-        _ => Bitboard::EMPTY,
-    }
-}
-
-/// Mobility weight per attacked square for sliders, by `PieceType::raw()`.
-#[inline]
-fn mobility_weight(pt: PieceType) -> i32 {
-    match pt.raw() {
-        2 => 2,
-        5 => 5,
-        6 => 4,
-        13 => 4,
-        14 => 3,
-        _ => 0,
-    }
+/// The weights in use, indexed by feature number (for the tuner).
+#[must_use]
+pub fn weights() -> &'static [i32] {
+    &WEIGHTS
 }
 
 /// Static evaluation of `pos` for the side to move, in centipawns (no noise, no search).
@@ -166,136 +54,138 @@ pub fn evaluate(pos: &crate::position::Position) -> i32 {
     evaluate_raw(pos.raw())
 }
 
+/// Adds up the weighted features as the walk reports them.
+#[derive(Default)]
+struct Scorer {
+    linear: [i32; 2],
+    danger: [i32; 2],
+}
+
+/// Board, rank and file terms of each piece type on each square (its owner's view).
+const PIECE_SQUARE: [[i32; 81]; 16] = {
+    let mut t = [[0; 81]; 16];
+    let mut raw = 1;
+    while raw < 15 {
+        let mut sq = 0;
+        while sq < 81 {
+            let board = if raw == 8 { 0 } else { WEIGHTS[BOARD + raw] };
+            t[raw][sq] = board
+                + WEIGHTS[features::RANK + raw * 9 + features::RANK_OF[sq]]
+                + WEIGHTS[features::FILE + raw * 5 + features::FILE_OF[sq]];
+            sq += 1;
+        }
+        raw += 1;
+    }
+    t
+};
+
+impl Sink for Scorer {
+    #[inline(always)]
+    fn piece(&mut self, us: usize, raw: usize, rel: usize, own: usize, enemy: usize) {
+        self.linear[us] += PIECE_SQUARE[raw][rel];
+        if raw != 8 {
+            self.linear[us] += WEIGHTS[features::OWN_KING + raw * 9 + own]
+                + WEIGHTS[features::ENEMY_KING + raw * 9 + enemy];
+        }
+    }
+
+    #[inline(always)]
+    fn linear(&mut self, us: usize, feature: usize, count: i32) {
+        self.linear[us] += WEIGHTS[feature] * count;
+    }
+
+    #[inline(always)]
+    fn danger(&mut self, king: usize, feature: usize, count: i32) {
+        self.danger[king] += WEIGHTS[feature] * count;
+    }
+}
+
 /// [`evaluate`] on the inner rsshogi position, for the search.
 #[must_use]
 pub(crate) fn evaluate_raw(pos: &Position) -> i32 {
-    let sente = evaluate_sente(pos);
+    let mut scorer = Scorer::default();
+    features::walk(pos, &mut scorer);
+    let sente = (scorer.linear[0] - danger_cost(scorer.danger[0]))
+        - (scorer.linear[1] - danger_cost(scorer.danger[1]));
     let stm = if pos.turn() == Color::BLACK {
         sente
     } else {
         -sente
     };
-    (stm + TEMPO).clamp(-EVAL_LIMIT + 1, EVAL_LIMIT - 1)
+    stm.clamp(-EVAL_LIMIT + 1, EVAL_LIMIT - 1)
 }
 
-/// Per-colour accumulators for one evaluation pass.
+/// The features of one position, as the tuner needs them: linear counts net of colour (Sente's
+/// minus Gote's) and each king's danger terms.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FeatureVector {
+    /// (feature, Sente's count minus Gote's), each feature once.
+    pub linear: Vec<(u16, i16)>,
+    /// Danger terms of Sente's king, then Gote's: (feature, count), each feature once.
+    pub danger: [Vec<(u16, i16)>; 2],
+}
+
+impl FeatureVector {
+    /// The evaluation from Sente's point of view under `weights` (unclamped; the engine's
+    /// [`evaluate`] is this under [`weights`], for the side to move and clamped).
+    #[must_use]
+    pub fn sente_eval(&self, weights: &[f64]) -> f64 {
+        let linear: f64 = self
+            .linear
+            .iter()
+            .map(|&(f, c)| weights[usize::from(f)] * f64::from(c))
+            .sum();
+        let cost = |king: usize| {
+            let d: f64 = self.danger[king]
+                .iter()
+                .map(|&(f, c)| weights[usize::from(f)] * f64::from(c))
+                .sum();
+            danger_cost_f64(d)
+        };
+        linear - cost(0) + cost(1)
+    }
+}
+
+/// [`features::danger_cost`] on reals (for fitting).
+#[must_use]
+pub fn danger_cost_f64(danger: f64) -> f64 {
+    let d = danger.max(0.0);
+    (d * d).min(f64::from(features::DANGER_CAP * features::DANGER_DIV))
+        / f64::from(features::DANGER_DIV)
+}
+
+/// Collects features into a [`FeatureVector`].
 #[derive(Default)]
-struct Side {
-    score: i32,
-    /// Weighted attacks on the enemy king's 3x3 zone.
-    attack_units: i32,
-    /// Number of pieces bearing on the enemy king zone.
-    attackers: i32,
-    /// Own pieces defending squares next to our king.
-    defence: i32,
-    /// Squares of the enemy king zone we attack (to count the king's free squares).
-    zone_attacks: Bitboard,
+struct Collector {
+    linear: std::collections::BTreeMap<u16, i32>,
+    danger: [std::collections::BTreeMap<u16, i32>; 2],
 }
 
-/// Evaluation from Sente's point of view.
-fn evaluate_sente(pos: &Position) -> i32 {
-    let t = tables();
-    let bb = pos.bitboards();
-    let occupied = bb.occupied();
-    let kings = [pos.king_square(Color::BLACK), pos.king_square(Color::WHITE)];
-    let zones: [Bitboard; 2] = [king_zone(kings[0]), king_zone(kings[1])];
-    let mut sides = [Side::default(), Side::default()];
-
-    let mut pieces = occupied;
-    while let Some(sq) = pieces.pop_lsb() {
-        let piece: Piece = pos.piece_on(sq);
-        let pt = piece.piece_type();
-        let color = piece.color();
-        let us = color.to_index();
-        let them = 1 - us;
-        let rel = if color == Color::BLACK { sq } else { sq.flip() };
-        let side = &mut sides[us];
-        side.score += BOARD_VALUE[pt.raw() as usize] + t.pst[pt.raw() as usize][rel.to_index()];
-        if pt == PieceType::KING {
-            continue;
-        }
-        let attacks = attacks_of(pt, sq, color, occupied);
-        let weight = mobility_weight(pt);
-        if weight != 0 {
-            side.score += weight * attacks.and_not(bb.color_pieces(color)).count() as i32;
-        }
-        let on_enemy_zone = attacks & zones[them];
-        if on_enemy_zone.any() {
-            side.attackers += 1;
-            side.attack_units += ATTACK_WEIGHT[pt.raw() as usize] * on_enemy_zone.count() as i32;
-            side.zone_attacks |= on_enemy_zone;
-        }
-        // Proximity: enemy pieces inside the wider 5x5 area around the king count too.
-        if !kings[them].is_none() && t.zone2[kings[them].to_index()].test(sq) {
-            side.attack_units += ATTACK_WEIGHT[pt.raw() as usize];
-        }
-        if !kings[us].is_none() && KING_ATTACKS[kings[us]].test(sq) {
-            let defender = matches!(pt.raw(), 4 | 7 | 9..=12);
-            if defender {
-                side.defence += 1;
-            }
-        }
+impl Sink for Collector {
+    fn linear(&mut self, us: usize, feature: usize, count: i32) {
+        let sign = if us == 0 { 1 } else { -1 };
+        *self.linear.entry(feature as u16).or_default() += sign * count;
     }
 
-    for color in [Color::BLACK, Color::WHITE] {
-        let us = color.to_index();
-        let hand = pos.hand(color);
-        let mut hand_value = 0;
-        let mut hand_danger = 0;
-        for hp in HandPiece::iter() {
-            let n = hand.count(hp) as i32;
-            if n == 0 {
-                continue;
-            }
-            // Diminishing value for many pawns in hand; the first ones matter most.
-            hand_value += if hp == HandPiece::PAWN {
-                HAND_VALUE[0] * n.min(4) + (HAND_VALUE[0] * 3 / 4) * (n - 4).max(0)
-            } else {
-                HAND_VALUE[hp.to_index()] * n
-            };
-            hand_danger += HAND_DANGER[hp.to_index()] * n.min(2);
-        }
-        sides[us].score += hand_value;
-        // Hand pieces make an attack on the enemy king dangerous: they can be dropped in.
-        sides[us].attack_units += hand_danger;
+    fn danger(&mut self, king: usize, feature: usize, count: i32) {
+        *self.danger[king].entry(feature as u16).or_default() += count;
     }
-
-    let mut king_safety = [0i32; 2];
-    for color in [Color::BLACK, Color::WHITE] {
-        let us = color.to_index();
-        let them = 1 - us;
-        let king = kings[us];
-        if king.is_none() {
-            continue;
-        }
-        let enemy = &sides[them];
-        // Free squares: neighbours neither attacked by the enemy nor blocked by our own men.
-        let free = KING_ATTACKS[king]
-            .and_not(enemy.zone_attacks)
-            .and_not(bb.color_pieces(color))
-            .count() as i32;
-        let mut danger =
-            enemy.attack_units * 2 + enemy.attackers * 6 - sides[us].defence * 4 - free * 3;
-        if enemy.attackers == 0 {
-            danger /= 3;
-        }
-        let danger = danger.max(0);
-        // Quadratic in the danger: a lone attacker is harmless, a coordinated attack is not.
-        // See: chessprogramming wiki "King Safety", attack units and the SafetyTable.
-        let penalty = (danger * danger / 12).min(2000);
-        king_safety[us] = -penalty + sides[us].defence * DEFENDER_BONUS;
-    }
-
-    (sides[0].score + king_safety[0]) - (sides[1].score + king_safety[1])
 }
 
-/// The 3x3 zone around a king (empty when there is no king, e.g. tsume problems).
-#[inline]
-fn king_zone(king: Square) -> Bitboard {
-    if king.is_none() {
-        Bitboard::EMPTY
-    } else {
-        KING_ATTACKS[king] | Bitboard::from_square(king)
+/// The features of `pos` (for fitting the weights to game results).
+#[must_use]
+pub fn feature_vector(pos: &crate::position::Position) -> FeatureVector {
+    let mut c = Collector::default();
+    features::walk(pos.raw(), &mut c);
+    let pack = |m: &std::collections::BTreeMap<u16, i32>| {
+        m.iter()
+            .filter(|&(_, &n)| n != 0)
+            .map(|(&f, &n)| (f, n.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16))
+            .collect()
+    };
+    FeatureVector {
+        linear: pack(&c.linear),
+        danger: [pack(&c.danger[0]), pack(&c.danger[1])],
     }
 }
 
@@ -339,8 +229,34 @@ mod tests {
 
     #[test]
     fn promoted_pieces_are_worth_more() {
-        assert!(BOARD_VALUE[PieceType::DRAGON.raw() as usize] > BOARD_VALUE[6]);
-        assert!(BOARD_VALUE[PieceType::PRO_PAWN.raw() as usize] > BOARD_VALUE[1]);
+        let board = |pt: PieceType| WEIGHTS[BOARD + pt.raw() as usize];
+        assert!(board(PieceType::DRAGON) > board(PieceType::ROOK));
+        assert!(board(PieceType::HORSE) > board(PieceType::BISHOP));
+        assert!(board(PieceType::PRO_PAWN) > board(PieceType::PAWN));
+    }
+
+    #[test]
+    fn feature_vector_gives_the_engine_evaluation() {
+        let sfens = [
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn2p 124",
+            "3g1k2l/5g3/2n1p1sp1/p1pP1p2p/9/P1P1P1P1P/1P1G1P3/2+r1G4/L2K3NL b BNS2Pbrslnp 81",
+        ];
+        let weights: Vec<f64> = WEIGHTS.iter().map(|&w| f64::from(w)).collect();
+        for sfen in sfens {
+            let pos = crate::position::Position::from_sfen(sfen).expect("sfen");
+            let fv = feature_vector(&pos);
+            let sente = fv.sente_eval(&weights);
+            let stm = if pos.raw().turn() == Color::BLACK {
+                sente
+            } else {
+                -sente
+            };
+            // The engine divides the danger cost in integers: at most a centipawn apart.
+            let engine = f64::from(evaluate(&pos));
+            assert!((engine - stm).abs() <= 1.0, "{sfen}: {engine} vs {stm}");
+        }
     }
 
     #[test]

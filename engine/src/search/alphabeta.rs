@@ -376,6 +376,14 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// The quiescence search of the root position alone: its value and principal variation
+    /// (the captures that settle the position), for fitting the evaluation to quiet positions.
+    pub(crate) fn quiescence(&mut self) -> (Value, Vec<Move>) {
+        self.start = Instant::now();
+        let value = self.qsearch(-INFINITE, INFINITE, 0, 0);
+        (value, self.pv[0].clone())
+    }
+
     /// One pass over the root moves from `pv_idx` on (earlier ones are other MultiPV lines).
     fn root_search(&mut self, mut alpha: Value, beta: Value, depth: i32, pv_idx: usize) -> Value {
         let mut best = -INFINITE;

@@ -325,6 +325,41 @@ impl Engine {
         }
     }
 
+    /// The quiet position that `pos` settles into: the end of its quiescence search's
+    /// principal variation (the captures that would be exchanged first), or `None` when that
+    /// search sees a mate. The evaluation tuner fits weights on such positions, where the
+    /// static evaluation is meaningful.
+    #[must_use]
+    pub fn quiescence_leaf(&mut self, pos: &Position) -> Option<Position> {
+        let noise = Noise::default();
+        let limits = CoreLimits {
+            depth: 1,
+            nodes: None,
+            budget: time::Budget {
+                soft: None,
+                hard: None,
+            },
+            multipv: 1,
+        };
+        let mut searcher = Searcher::new(
+            pos.raw().clone(),
+            &mut self.tt,
+            &mut self.heur,
+            noise,
+            Flags::default(),
+            limits,
+        );
+        let (value, pv) = searcher.quiescence();
+        if value::is_mate(value) {
+            return None;
+        }
+        let mut leaf = pos.clone();
+        for mv in pv {
+            leaf.play(Move::from_rs(mv));
+        }
+        Some(leaf)
+    }
+
     /// Searches an rsshogi position (whose state stack holds the game history).
     pub(crate) fn search_core(
         &mut self,

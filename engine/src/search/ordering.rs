@@ -122,6 +122,11 @@ struct Scored {
     moves: Move32List,
     scores: Vec<i32>,
     next: usize,
+    /// Buffers of `partial_sort`, kept to avoid allocating at every node.
+    keys: Vec<u64>,
+    rest: Vec<u32>,
+    sorted_moves: Vec<Move32>,
+    sorted_scores: Vec<i32>,
 }
 
 impl Scored {
@@ -130,36 +135,62 @@ impl Scored {
             moves: Move32List::new(),
             scores: Vec::new(),
             next: 0,
+            keys: Vec::new(),
+            rest: Vec::new(),
+            sorted_moves: Vec::new(),
+            sorted_scores: Vec::new(),
         }
     }
 
-    /// Sorts, best first, the moves scoring at least `limit`; the rest follow unsorted. Cheap
-    /// when few moves have earned a history score, which is the common case.
-    /// See: Stockfish `partial_insertion_sort` in movepick.cpp.
+    /// Sorts, best first, the moves scoring at least `limit` (and the first move, whatever its
+    /// score); the rest follow. The order is exactly that of Stockfish's
+    /// `partial_insertion_sort` (movepick.cpp), computed in O(n log n) rather than by insertion:
+    /// shogi nodes have hundreds of quiet moves (drops), where insertion sort was a tenth of the
+    /// search's time. The rest come out as the insertion sort leaves them: each move that
+    /// joins the sorted part pushes the first of the unsorted moves to the back.
     fn partial_sort(&mut self, limit: i32) {
-        let moves = self.moves.as_mut_slice();
-        let scores = &mut self.scores;
-        let n = moves.len();
+        let n = self.moves.len();
         if n < 2 {
             return;
         }
-        let mut sorted_end = 0;
-        for p in 1..n {
-            if scores[p] >= limit {
-                let (tm, ts) = (moves[p], scores[p]);
-                sorted_end += 1;
-                moves[p] = moves[sorted_end];
-                scores[p] = scores[sorted_end];
-                let mut q = sorted_end;
-                while q > 0 && scores[q - 1] < ts {
-                    moves[q] = moves[q - 1];
-                    scores[q] = scores[q - 1];
-                    q -= 1;
+        let scores = &self.scores;
+        // Sort keys: the score, descending, then the position (a stable order).
+        let keys = &mut self.keys;
+        keys.clear();
+        let rest = &mut self.rest;
+        rest.clear();
+        let mut head = 0;
+        let key =
+            |score: i32, i: usize| (u64::from(!((score as u32) ^ 0x8000_0000)) << 32) | i as u64;
+        keys.push(key(scores[0], 0));
+        for (p, &score) in scores.iter().enumerate().take(n).skip(1) {
+            if score >= limit {
+                keys.push(key(score, p));
+                if head < rest.len() {
+                    let front = rest[head];
+                    head += 1;
+                    rest.push(front);
                 }
-                moves[q] = tm;
-                scores[q] = ts;
+            } else {
+                rest.push(p as u32);
             }
         }
+        keys.sort_unstable();
+        let moves = self.moves.as_slice();
+        self.sorted_moves.clear();
+        self.sorted_scores.clear();
+        for &k in keys.iter() {
+            let i = (k & 0xffff_ffff) as usize;
+            self.sorted_moves.push(moves[i]);
+            self.sorted_scores.push(scores[i]);
+        }
+        for &i in &rest[head..] {
+            self.sorted_moves.push(moves[i as usize]);
+            self.sorted_scores.push(scores[i as usize]);
+        }
+        let out = self.moves.as_mut_slice();
+        out.copy_from_slice(&self.sorted_moves);
+        self.scores.copy_from_slice(&self.sorted_scores);
     }
 
     /// The next move in list order (after `partial_sort`).
