@@ -68,6 +68,8 @@ pub enum IllegalReason {
     PawnDropMate,
     #[error("the move leaves or puts the mover's own king in check")]
     LeavesKingInCheck,
+    #[error("the game is too long: plies are counted only up to 65535")]
+    PlyLimit,
     #[error("not legal in this position")]
     Other,
 }

@@ -20,7 +20,7 @@ pub use handicap::{Handicap, UnknownHandicap};
 pub use impasse::ImpasseError;
 pub use legality::{IllegalReason, MoveError};
 pub use repetition::Repetition;
-pub use sfen::{PositionRule, SfenError, SfenField};
+pub use sfen::{MAX_SFEN_MOVE_NUMBER, PositionRule, SfenError, SfenField};
 pub use usi_position::UsiPositionError;
 
 use crate::notation::UsiMove;
@@ -226,6 +226,12 @@ impl Position {
     /// # Errors
     /// [`MoveError::Illegal`] with the reason, leaving the position unchanged.
     pub fn try_play(&mut self, mv: Move) -> Result<(), MoveError> {
+        if self.inner.game_ply() == u16::MAX {
+            return Err(MoveError::Illegal {
+                text: mv.to_usi(),
+                reason: IllegalReason::PlyLimit,
+            });
+        }
         let Some(m32) = self.legal_move32(mv) else {
             return Err(MoveError::Illegal {
                 text: mv.to_usi(),

@@ -69,6 +69,11 @@ pub enum PositionRule {
     OpponentInCheck(Color),
 }
 
+/// The largest SFEN move number accepted. rsshogi counts plies in a `u16` and refuses to play
+/// a move past 65535; a position must leave room for its game to go on (and for the search to
+/// look ahead), so move numbers are kept more than 5000 plies below that limit.
+pub const MAX_SFEN_MOVE_NUMBER: u16 = 60_000;
+
 /// Parses and validates `sfen` (3 or 4 fields; a missing move number means 1).
 pub(crate) fn parse(sfen: &str) -> Result<RsPosition, SfenError> {
     let sfen_owned = || sfen.trim().to_string();
@@ -105,12 +110,19 @@ pub(crate) fn parse(sfen: &str) -> Result<RsPosition, SfenError> {
         .map_err(|e| bad(SfenField::Hands, format!("`{}`: {e}", fields[2])))?;
     let ply = match fields.get(3) {
         None => 1,
-        Some(text) => text.parse::<u16>().map_err(|_| {
-            bad(
-                SfenField::MoveNumber,
-                format!("`{text}` is not a number from 0 to 65535"),
-            )
-        })?,
+        Some(text) => text
+            .parse::<u16>()
+            .ok()
+            .filter(|&n| n <= MAX_SFEN_MOVE_NUMBER)
+            .ok_or_else(|| {
+                bad(
+                    SfenField::MoveNumber,
+                    format!(
+                        "`{text}` is not a number from 0 to {MAX_SFEN_MOVE_NUMBER} (plies are counted \
+                         up to 65535, and a game from here must have room to go on)"
+                    ),
+                )
+            })?,
     };
 
     let normalized = format!("{} {} {} {ply}", fields[0], fields[1], fields[2]);

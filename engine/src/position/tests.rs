@@ -147,6 +147,51 @@ fn sfen_errors_name_the_field_or_rule() {
 }
 
 #[test]
+fn move_numbers_leave_room_for_the_game() {
+    let board = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -";
+    // The largest accepted move number still lets a game go on, move after move.
+    let mut p = Position::from_sfen(&format!("{board} {MAX_SFEN_MOVE_NUMBER}")).expect("limit");
+    for text in ["7g7f", "3c3d", "8h2b+", "3a2b"] {
+        let mv = p.parse_usi_move(text).expect(text);
+        p.try_play(mv).expect(text);
+    }
+    assert_eq!(p.ply(), u32::from(MAX_SFEN_MOVE_NUMBER) + 4);
+    // A game that does run into rsshogi's ply counter gets an error, not a panic.
+    let shuffle = ["2h3h", "8b7b", "3h2h", "7b8b"];
+    let mut refused = None;
+    for i in 0..usize::from(u16::MAX) {
+        let mv = p.parse_usi_move(shuffle[i % 4]).expect("shuffle");
+        if let Err(e) = p.try_play(mv) {
+            refused = Some(e);
+            break;
+        }
+    }
+    assert_eq!(p.ply(), u32::from(u16::MAX));
+    assert_eq!(
+        refused.as_ref().and_then(MoveError::illegal_reason),
+        Some(&IllegalReason::PlyLimit)
+    );
+    // Beyond it (and beyond what rsshogi can count at all) the move number is refused.
+    for number in [
+        (MAX_SFEN_MOVE_NUMBER + 1).to_string(),
+        "65535".to_string(),
+        "65536".to_string(),
+    ] {
+        match Position::from_sfen(&format!("{board} {number}")) {
+            Err(e @ SfenError::BadField { field, .. }) => {
+                assert_eq!(field, SfenField::MoveNumber, "{number}");
+                let text = e.to_string();
+                assert!(
+                    text.contains(&number) && text.contains(&MAX_SFEN_MOVE_NUMBER.to_string()),
+                    "{text}"
+                );
+            }
+            other => panic!("{number}: {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn malformed_and_illegal_moves_are_told_apart() {
     let p = Position::startpos();
     assert!(matches!(
