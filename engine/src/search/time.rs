@@ -47,8 +47,12 @@ pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
         let remaining = remaining.as_millis() as u64;
         let inc = inc.as_millis() as u64;
         let byoyomi = clock.byoyomi.as_millis() as u64;
-        // What we may spend on this move at most: all the byoyomi, plus part of the main time.
-        let safe_total = (remaining + byoyomi + inc).saturating_sub(margin_ms);
+        // What we may spend on this move at most: the main time and the byoyomi, less the margin.
+        // The increment is credited only after the move (as the arbiter does), so it is not
+        // spendable now. With very short clocks the margin shrinks to a third of the time,
+        // rather than leaving nothing to think with.
+        let available = remaining + byoyomi;
+        let safe_total = available.saturating_sub(margin_ms.min(available / 3));
         // Expect the game to go on for a while: spread the main time over ~40 more moves.
         let share = remaining / 40 + inc * 3 / 4;
         let clock_soft = if byoyomi > 0 {
@@ -62,7 +66,7 @@ pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
                 .min(remaining / 3 + byoyomi)
                 .min(safe_total)
         } else {
-            (share * 4).min(remaining / 4 + inc).min(safe_total)
+            (share * 4).min(remaining / 4 + inc * 3 / 4).min(safe_total)
         };
         // Byoyomi only: nothing to save for later moves, so never stop before the hard limit.
         let clock_soft = if remaining == 0 && byoyomi > 0 {
@@ -130,6 +134,24 @@ mod tests {
         let without = budget(&clock(10_000, 10_000, 0, 0), true, DEFAULT_MARGIN_MS);
         let with = budget(&clock(10_000, 10_000, 0, 2_000), true, DEFAULT_MARGIN_MS);
         assert!(with.soft > without.soft);
+    }
+
+    #[test]
+    fn short_byoyomi_still_thinks() {
+        // A 200 ms byoyomi is shorter than the default margin: think about 130 ms, not 1 ms.
+        let b = budget(&clock(0, 0, 200, 0), true, DEFAULT_MARGIN_MS);
+        let hard = b.hard.expect("hard").as_millis();
+        assert!((100..=150).contains(&hard), "{hard}");
+    }
+
+    #[test]
+    fn increment_is_not_spent_before_it_is_credited() {
+        // 400 ms left and a 10 s increment: the increment arrives after this move, so the
+        // move must fit in the 400 ms.
+        let b = budget(&clock(400, 400, 0, 10_000), true, DEFAULT_MARGIN_MS);
+        let hard = b.hard.expect("hard").as_millis();
+        assert!(hard <= 300, "{hard}");
+        assert!(hard >= 1, "{hard}");
     }
 
     #[test]
