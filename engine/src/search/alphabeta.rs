@@ -166,6 +166,23 @@ impl<'a> Searcher<'a> {
             .unwrap_or_else(|| Box::new(MovePicker::empty()))
     }
 
+    /// Takes back `mv`, the move this node has just played and searched.
+    #[inline]
+    fn undo_move(&mut self, mv: Move32) {
+        self.pos
+            .undo_move32(mv)
+            .expect("undo of a move just played");
+    }
+
+    /// The line at ply index `p` becomes `mv` followed by the line found below it.
+    #[inline]
+    fn update_pv(&mut self, p: usize, mv: Move32) {
+        let (head, tail) = self.pv.split_at_mut(p + 1);
+        head[p].clear();
+        head[p].push(mv.to_move());
+        head[p].extend_from_slice(&tail[0]);
+    }
+
     fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
@@ -417,9 +434,7 @@ impl<'a> Searcher<'a> {
                 }
                 v
             };
-            self.pos
-                .undo_move32(mv)
-                .expect("undo of a move just played");
+            self.undo_move(mv);
             if self.stopped {
                 break;
             }
@@ -666,9 +681,7 @@ impl<'a> Searcher<'a> {
                 }
                 v
             };
-            self.pos
-                .undo_move32(mv)
-                .expect("undo of a move just played");
+            self.undo_move(mv);
             if self.stopped {
                 return DRAW;
             }
@@ -679,10 +692,7 @@ impl<'a> Searcher<'a> {
                 if value > alpha {
                     best_move = mv;
                     if pv_node {
-                        let (head, tail) = self.pv.split_at_mut(p + 1);
-                        head[p].clear();
-                        head[p].push(mv.to_move());
-                        head[p].extend_from_slice(&tail[0]);
+                        self.update_pv(p, mv);
                     }
                     if value >= beta {
                         break;
@@ -809,9 +819,7 @@ impl<'a> Searcher<'a> {
             self.nodes += 1;
             self.pos.apply_move32_with_gives_check(mv, gives_check);
             let value = -self.qsearch(-beta, -alpha, ply + 1, qply + 1);
-            self.pos
-                .undo_move32(mv)
-                .expect("undo of a move just played");
+            self.undo_move(mv);
             if self.stopped {
                 return DRAW;
             }
@@ -820,10 +828,7 @@ impl<'a> Searcher<'a> {
                 best_value = value;
                 if value > alpha {
                     best_move = mv;
-                    let (head, tail) = self.pv.split_at_mut(p + 1);
-                    head[p].clear();
-                    head[p].push(mv.to_move());
-                    head[p].extend_from_slice(&tail[0]);
+                    self.update_pv(p, mv);
                     if value >= beta {
                         break;
                     }
