@@ -2,7 +2,8 @@
 //! replayed with our rules, scores change point of view, and game ends map both ways.
 
 use super::{EndReason, EngineComment, Format, GameEnd, GameRecord, RecordError, RecordedMove};
-use crate::position::{Position, Repetition};
+use crate::notation::UsiMove;
+use crate::position::{MoveError, Position, Repetition};
 use crate::types::{Color, Move, Score};
 use rsshogi::records::{
     EngineExtraValue, EngineInfo, MoveEntry, Record, RecordAnnotation, RecordMetadata, SpecialMove,
@@ -70,6 +71,16 @@ impl<'a> LineMap<'a> {
             line,
             text,
             problem: problem.into(),
+        }
+    }
+
+    /// Main-line move `number` (1-based), on `line`, is not legal where it is played.
+    pub fn illegal_move(&self, line: usize, number: usize, error: MoveError) -> RecordError {
+        RecordError::IllegalMove {
+            format: self.format,
+            line,
+            number,
+            error,
         }
     }
 }
@@ -272,15 +283,10 @@ pub(super) fn from_rs(source: &Record, map: &LineMap<'_>) -> Result<GameRecord, 
         let mover = rec.position().side_to_move();
         let mv = Move::from_rs(entry.mv());
         let text = mv.to_usi();
-        let mv =
-            rec.position()
-                .parse_usi_move(&text)
-                .map_err(|error| RecordError::IllegalMove {
-                    format,
-                    line,
-                    number: i + 1,
-                    error,
-                })?;
+        let mv = rec
+            .position()
+            .parse_usi_move(&text)
+            .map_err(|error| map.illegal_move(line, i + 1, error))?;
         let mut recorded = RecordedMove::new(mv);
         recorded.time = node
             .time_ms()
@@ -293,12 +299,7 @@ pub(super) fn from_rs(source: &Record, map: &LineMap<'_>) -> Result<GameRecord, 
             .engine_info()
             .and_then(|info| read_engine(info, mover, &after, format));
         rec.push(recorded)
-            .map_err(|error| RecordError::IllegalMove {
-                format,
-                line,
-                number: i + 1,
-                error,
-            })?;
+            .map_err(|error| map.illegal_move(line, i + 1, error))?;
     }
 
     if let Some(id) = source.main_terminal_node() {
@@ -327,6 +328,41 @@ pub(super) fn from_rs(source: &Record, map: &LineMap<'_>) -> Result<GameRecord, 
         })?);
     }
     Ok(rec)
+}
+
+/// Says which rule main-line move `index` (0-based) breaks, by replaying the moves before it:
+/// the text up to its line is a valid record of them. `read` parses such text into a record
+/// and its line map; `offending_move` reads the offending line as a USI move in the position
+/// it is played from. If either fails, the error says only that the move is not legal there.
+pub(super) fn explain_illegal_move(
+    index: usize,
+    map: &LineMap<'_>,
+    read: impl for<'t> FnOnce(&'t str) -> Option<(Record, LineMap<'t>)>,
+    offending_move: impl FnOnce(&str, &Position) -> Option<UsiMove>,
+) -> RecordError {
+    let line = map.move_lines.get(index).copied().unwrap_or(1);
+    let number = index + 1;
+    let fallback = || map.syntax(line, format!("move {number} is not legal here"));
+    let before: String = map.lines[..line - 1]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let Some((source, before_map)) = read(&before) else {
+        return fallback();
+    };
+    // A bad start position is the more basic problem.
+    let prefix = match from_rs(&source, &before_map) {
+        Ok(prefix) => prefix,
+        Err(error) => return error,
+    };
+    let pos = prefix.position();
+    let Some(usi) = offending_move(map.lines[line - 1], pos) else {
+        return fallback();
+    };
+    match pos.parse_usi_move(&usi.to_string()) {
+        Err(error) => map.illegal_move(line, number, error),
+        Ok(_) => fallback(),
+    }
 }
 
 fn read_engine(

@@ -10,6 +10,7 @@ use super::convert::{self, LineMap};
 use super::{Format, GameRecord, RecordError};
 use crate::notation::UsiMove;
 use crate::types::{PieceKind, Square};
+use rsshogi::records::Record;
 use rsshogi::records::formats::csa::{self as rs_csa, CsaError};
 
 pub(super) fn write(rec: &GameRecord) -> Result<String, RecordError> {
@@ -80,42 +81,15 @@ fn explain(error: &CsaError, map: &LineMap<'_>) -> RecordError {
 
 /// Replays the moves before the illegal one to say which rule it breaks.
 fn illegal_move(index: usize, map: &LineMap<'_>) -> RecordError {
-    let line = map.move_lines.get(index).copied().unwrap_or(1);
-    let number = index + 1;
-    let fallback = || map.syntax(line, format!("move {number} is not legal here"));
-    // The text up to the offending line is a valid record of the moves before it.
-    let before: String = map.lines[..line - 1]
-        .iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let Ok(source) = rs_csa::parse_csa_str(&before) else {
-        return fallback();
-    };
-    // A bad start position is the more basic problem.
-    let prefix = match convert::from_rs(&source, &line_map(&before)) {
-        Ok(prefix) => prefix,
-        Err(error) => return error,
-    };
-    let Some(word) = map.lines[line - 1]
-        .split(',')
-        .map(str::trim)
-        .find(|s| is_move(s))
-    else {
-        return fallback();
-    };
-    let pos = prefix.position();
-    let Some(usi) = usi_of(word, |sq| pos.piece_at(sq).map(|p| p.kind)) else {
-        return fallback();
-    };
-    match pos.parse_usi_move(&usi.to_string()) {
-        Err(error) => RecordError::IllegalMove {
-            format: Format::Csa,
-            line,
-            number,
-            error,
-        },
-        Ok(_) => fallback(),
-    }
+    convert::explain_illegal_move(index, map, read_with_map, |text, pos| {
+        let word = text.split(',').map(str::trim).find(|s| is_move(s))?;
+        usi_of(word, |sq| pos.piece_at(sq).map(|p| p.kind))
+    })
+}
+
+/// `text` as a record with its line map, if it reads.
+fn read_with_map(text: &str) -> Option<(Record, LineMap<'_>)> {
+    Some((rs_csa::parse_csa_str(text).ok()?, line_map(text)))
 }
 
 /// What a CSA move word (`+7776FU`, `+0045KA`, `+8822UM`) means in USI terms, given what stands

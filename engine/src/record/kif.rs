@@ -8,6 +8,7 @@ use super::{Format, GameRecord, RecordError};
 use crate::notation::UsiMove;
 use crate::position::{Handicap, Position};
 use crate::types::{PieceKind, Square};
+use rsshogi::records::Record;
 use rsshogi::records::formats::kif::{self as rs_kif, KifError};
 
 /// The words a numbered KIF line may hold instead of a move.
@@ -126,39 +127,14 @@ fn explain(error: &KifError, map: &LineMap<'_>) -> RecordError {
 
 /// Replays the moves before the illegal one to say which rule it breaks.
 fn illegal_move(index: usize, map: &LineMap<'_>) -> RecordError {
-    let line = map.move_lines.get(index).copied().unwrap_or(1);
-    let number = index + 1;
-    let fallback = || map.syntax(line, format!("move {number} is not legal here"));
-    let before: String = map.lines[..line - 1]
-        .iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let Ok(source) = rs_kif::parse_kif_str(&before) else {
-        return fallback();
-    };
-    let Ok(before_map) = line_map(&before) else {
-        return fallback();
-    };
-    // A bad start position is the more basic problem.
-    let prefix = match convert::from_rs(&source, &before_map) {
-        Ok(prefix) => prefix,
-        Err(error) => return error,
-    };
-    let Some((_, body)) = numbered(map.lines[line - 1].trim()) else {
-        return fallback();
-    };
-    let Some(usi) = usi_of(body, prefix.position()) else {
-        return fallback();
-    };
-    match prefix.position().parse_usi_move(&usi.to_string()) {
-        Err(error) => RecordError::IllegalMove {
-            format: Format::Kif,
-            line,
-            number,
-            error,
-        },
-        Ok(_) => fallback(),
-    }
+    convert::explain_illegal_move(index, map, read_with_map, |text, pos| {
+        usi_of(numbered(text.trim())?.1, pos)
+    })
+}
+
+/// `text` as a record with its line map, if it reads.
+fn read_with_map(text: &str) -> Option<(Record, LineMap<'_>)> {
+    Some((rs_kif::parse_kif_str(text).ok()?, line_map(text).ok()?))
 }
 
 /// What a KIF move (`７六歩(77)`, `同　歩(34)`, `２二角成(88)`, `４五角打`) means in USI terms.
