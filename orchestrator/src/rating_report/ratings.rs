@@ -368,32 +368,24 @@ impl RatingReport {
             );
         }
         out.push('\n');
-        let _ = writeln!(
-            out,
-            "{:<14} {:>8} {:>10} {:>10} {:>8}",
-            "GAMES", "PLAYED", "SENTE WON", "GOTE WON", "DRAWN"
+        write_side_table(
+            &mut out,
+            ("GAMES", 14),
+            "PLAYED",
+            self.colours
+                .iter()
+                .map(|c| (&c.games_of, [c.games, c.sente_wins, c.gote_wins, c.draws])),
         );
-        for c in &self.colours {
-            let _ = writeln!(
-                out,
-                "{:<14} {:>8} {:>10} {:>10} {:>8}",
-                c.games_of, c.games, c.sente_wins, c.gote_wins, c.draws
-            );
-        }
 
         out.push_str("\nHow games ended\n");
-        let _ = writeln!(
-            out,
-            "{:<16} {:>8} {:>10} {:>10} {:>8}",
-            "REASON", "GAMES", "SENTE WON", "GOTE WON", "DRAWN"
+        write_side_table(
+            &mut out,
+            ("REASON", 16),
+            "GAMES",
+            self.reasons
+                .iter()
+                .map(|r| (&r.reason, [r.games, r.sente_wins, r.gote_wins, r.draws])),
         );
-        for r in &self.reasons {
-            let _ = writeln!(
-                out,
-                "{:<16} {:>8} {:>10} {:>10} {:>8}",
-                r.reason, r.games, r.sente_wins, r.gote_wins, r.draws
-            );
-        }
 
         let n = self.players.len();
         if n <= TEXT_MATRIX_LIMIT {
@@ -469,6 +461,28 @@ fn param_line(label: &str, p: &ParamEstimate) -> String {
         ),
         (None, Some(note)) => format!("{label}: {note} ({} games)", p.games),
         (None, None) => format!("{label}: not estimated ({} games)", p.games),
+    }
+}
+
+/// A table of games by who won them: a header line, then one line a row of `(label, [games,
+/// sente wins, gote wins, draws])`. `label` is the label column's header and width, `games`
+/// the games column's header.
+fn write_side_table<'r>(
+    out: &mut String,
+    (label, width): (&str, usize),
+    games: &str,
+    rows: impl Iterator<Item = (&'r String, [u64; 4])>,
+) {
+    let _ = writeln!(
+        out,
+        "{label:<width$} {games:>8} {:>10} {:>10} {:>8}",
+        "SENTE WON", "GOTE WON", "DRAWN"
+    );
+    for (name, [games, sente_wins, gote_wins, draws]) in rows {
+        let _ = writeln!(
+            out,
+            "{name:<width$} {games:>8} {sente_wins:>10} {gote_wins:>10} {draws:>8}"
+        );
     }
 }
 
