@@ -611,36 +611,39 @@ fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
         "council-sim bench: {threads} threads, seed {}, load average before {load_before}, after {load_after}",
         common.seed
     );
-    println!(
-        "  game length, pro preset   fast  {:>10} games  in {:>6.2} s = {:.3e} games/s   {}",
-        args.games,
-        fast_games.wall,
-        gf,
-        cpu(args.games, fast_games)
+    // One workload's speeds, fast and plain: (items, phase, items per second) each.
+    let print_speeds = |workload: &str,
+                        unit: &str,
+                        fast: (u64, Phase, f64),
+                        plain: (u64, Phase, f64)| {
+        let (n_fast, fast, fast_rate) = fast;
+        let (n_plain, plain, plain_rate) = plain;
+        let per_second = format!("{unit}/s");
+        println!(
+            "  {workload:<26}fast  {n_fast:>10} {unit:<6} in {:>6.2} s = {fast_rate:.3e} {per_second:<9} {}",
+            fast.wall,
+            cpu(n_fast, fast)
+        );
+        println!(
+            "{:28}plain {n_plain:>10} {unit:<6} in {:>6.2} s = {plain_rate:.3e} {per_second:<9} {}",
+            "",
+            plain.wall,
+            cpu(n_plain, plain)
+        );
+        println!("{:28}fast / plain: {:.2}x", "", fast_rate / plain_rate);
+    };
+    print_speeds(
+        "game length, pro preset",
+        "games",
+        (args.games, fast_games, gf),
+        (args.plain_games, plain_games, gp),
     );
-    println!(
-        "                            plain {:>10} games  in {:>6.2} s = {:.3e} games/s   {}",
-        args.plain_games,
-        plain_games.wall,
-        gp,
-        cpu(args.plain_games, plain_games)
+    print_speeds(
+        "council 3x3, all methods",
+        "trials",
+        (args.trials, fast_trials, tf),
+        (args.plain_trials, plain_trials, tp),
     );
-    println!("                            fast / plain: {:.2}x", gf / gp);
-    println!(
-        "  council 3x3, all methods  fast  {:>10} trials in {:>6.2} s = {:.3e} trials/s  {}",
-        args.trials,
-        fast_trials.wall,
-        tf,
-        cpu(args.trials, fast_trials)
-    );
-    println!(
-        "                            plain {:>10} trials in {:>6.2} s = {:.3e} trials/s  {}",
-        args.plain_trials,
-        plain_trials.wall,
-        tp,
-        cpu(args.plain_trials, plain_trials)
-    );
-    println!("                            fast / plain: {:.2}x", tf / tp);
     println!(
         "plain: one thread, one generator, a Normal sample per draw, allocations per trial, the\n\
          ML product in linear space. cpu: CPU time of all threads (a loaded machine lowers /s, not /cpu-s)."
