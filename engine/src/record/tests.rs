@@ -282,25 +282,41 @@ fn kif_error(text: &str) -> RecordError {
     GameRecord::read_kif(text).expect_err(text)
 }
 
-#[test]
-fn malformed_csa_names_line_and_problem() {
-    match csa_error("V2.2\nPI\n+\n+7776FU\n-3334FU\n+7674FU\n%TORYO\n") {
+/// The rule `err` says main-line move `number` (on `line` of a `format` file) breaks; panics
+/// if `err` says anything else.
+fn illegal_move_reason(
+    err: &RecordError,
+    format: Format,
+    line: usize,
+    number: usize,
+) -> &IllegalReason {
+    match err {
         RecordError::IllegalMove {
-            format: Format::Csa,
-            line: 6,
-            number: 3,
+            format: f,
+            line: l,
+            number: n,
             error,
-        } => {
-            assert!(matches!(
-                error.illegal_reason(),
-                Some(IllegalReason::CannotReach {
-                    kind: PieceKind::Pawn,
-                    ..
-                })
-            ));
-        }
+        } if (*f, *l, *n) == (format, line, number) => error
+            .illegal_reason()
+            .unwrap_or_else(|| panic!("not a rule: {error}")),
         other => panic!("{other}"),
     }
+}
+
+#[test]
+fn malformed_csa_names_line_and_problem() {
+    let err = csa_error("V2.2\nPI\n+\n+7776FU\n-3334FU\n+7674FU\n%TORYO\n");
+    let reason = illegal_move_reason(&err, Format::Csa, 6, 3);
+    assert!(
+        matches!(
+            reason,
+            IllegalReason::CannotReach {
+                kind: PieceKind::Pawn,
+                ..
+            }
+        ),
+        "{reason:?}"
+    );
     let err = csa_error("V2.2\nPI\n+\n+7776FU\nhello world\n%TORYO\n");
     assert!(matches!(err, RecordError::Syntax { line: 5, .. }), "{err}");
     assert!(err.to_string().contains("line 5") && err.to_string().contains("hello world"));
@@ -313,23 +329,12 @@ fn malformed_csa_names_line_and_problem() {
         "{err}"
     );
     // Nifu by a drop.
-    match csa_error("V2.2\nPI\n+\n+7776FU\n-3334FU\n+8822UM\n-3122GI\n+0055FU\n") {
-        RecordError::IllegalMove {
-            line: 8,
-            number: 5,
-            error,
-            ..
-        } => {
-            assert!(
-                matches!(
-                    error.illegal_reason(),
-                    Some(IllegalReason::NotInHand(PieceKind::Pawn))
-                ),
-                "{error}"
-            );
-        }
-        other => panic!("{other}"),
-    }
+    let err = csa_error("V2.2\nPI\n+\n+7776FU\n-3334FU\n+8822UM\n-3122GI\n+0055FU\n");
+    let reason = illegal_move_reason(&err, Format::Csa, 8, 5);
+    assert!(
+        matches!(reason, IllegalReason::NotInHand(PieceKind::Pawn)),
+        "{reason:?}"
+    );
 }
 
 #[test]
@@ -346,42 +351,19 @@ fn malformed_kif_names_line_and_problem() {
         matches!(err, RecordError::Syntax { line: 3, .. }) && err.to_string().contains("expected"),
         "{err}"
     );
-    match kif_error("手合割：平手\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ７四歩(76)\n")
-    {
-        RecordError::IllegalMove {
-            format: Format::Kif,
-            line: 4,
-            number: 3,
-            error,
-        } => {
-            assert!(
-                matches!(
-                    error.illegal_reason(),
-                    Some(IllegalReason::CannotReach { .. })
-                ),
-                "{error}"
-            );
-        }
-        other => panic!("{other}"),
-    }
+    let err = kif_error("手合割：平手\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ７四歩(76)\n");
+    let reason = illegal_move_reason(&err, Format::Kif, 4, 3);
+    assert!(
+        matches!(reason, IllegalReason::CannotReach { .. }),
+        "{reason:?}"
+    );
     // 二歩 in KIF.
-    match kif_error(
+    let err = kif_error(
         "手合割：平手\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ２二角成(88)\n   4 同　銀(31)\n   5 ７五歩打\n",
-    ) {
-        RecordError::IllegalMove {
-            line: 6,
-            number: 5,
-            error,
-            ..
-        } => {
-            assert!(
-                matches!(
-                    error.illegal_reason(),
-                    Some(IllegalReason::NotInHand(PieceKind::Pawn))
-                ),
-                "{error}"
-            );
-        }
-        other => panic!("{other}"),
-    }
+    );
+    let reason = illegal_move_reason(&err, Format::Kif, 6, 5);
+    assert!(
+        matches!(reason, IllegalReason::NotInHand(PieceKind::Pawn)),
+        "{reason:?}"
+    );
 }
