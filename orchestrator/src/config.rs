@@ -233,6 +233,16 @@ struct RawConfig {
     players: Vec<RawPlayer>,
 }
 
+/// [`Config::load_players`]: the players, with any `[match]` table left unread.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlayers {
+    #[serde(rename = "match", default)]
+    _tournament: Option<toml::Table>,
+    #[serde(rename = "player", default)]
+    players: Vec<RawPlayer>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMatch {
@@ -348,6 +358,36 @@ impl Config {
         validate(path, &base, raw)
     }
 
+    /// Read and validate only the `[[player]]` tables of `path` (`council-usi`): `[match]` may be
+    /// absent and is not read. The result has no playing players and default match settings;
+    /// any of its players can be built.
+    pub fn load_players(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.display().to_string(),
+            location: String::new(),
+            problem: format!("cannot read: {e}"),
+        })?;
+        let raw: RawPlayers = toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let players = validate_players(path, base, raw.players)?;
+        if players.is_empty() {
+            return Err(ConfigError::key(path, "player", "no [[player]] table"));
+        }
+        Ok(Config {
+            file: path.to_path_buf(),
+            format: Format::HeadToHead,
+            playing: Vec::new(),
+            players,
+            games: default_games(),
+            max_plies: default_max_plies(),
+            seed: 0,
+            openings: Openings::Single("startpos".into()),
+            resign: None,
+            timeout_margin_ms: default_margin(),
+            sprt: None,
+        })
+    }
+
     /// Every player that `name` needs (itself and, for councils, its members recursively).
     pub fn player(&self, name: &str) -> &PlayerConfig {
         &self.players[name]
@@ -383,9 +423,19 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
 }
 
 fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigError> {
+    let players = validate_players(path, base, raw.players)?;
+    validate_match(path, base, raw.tournament, players)
+}
+
+/// The `[[player]]` tables alone, checked as [`Config::load`] checks them.
+fn validate_players(
+    path: &Path,
+    base: &Path,
+    raw: Vec<RawPlayer>,
+) -> Result<BTreeMap<String, PlayerConfig>, ConfigError> {
     let err = |key: &str, problem: String| ConfigError::key(path, key, problem);
     let mut players = BTreeMap::new();
-    for (i, p) in raw.players.into_iter().enumerate() {
+    for (i, p) in raw.into_iter().enumerate() {
         let name = p.name.trim().to_string();
         let key = |k: &str| format!("player[{i}].{k}");
         if name.is_empty() {
@@ -583,8 +633,16 @@ fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigEr
             }
         }
     }
+    Ok(players)
+}
 
-    let m = raw.tournament;
+fn validate_match(
+    path: &Path,
+    base: &Path,
+    m: RawMatch,
+    players: BTreeMap<String, PlayerConfig>,
+) -> Result<Config, ConfigError> {
+    let err = |key: &str, problem: String| ConfigError::key(path, key, problem);
     let mut seen = HashSet::new();
     for name in &m.players {
         if !players.contains_key(name) {
