@@ -4,7 +4,8 @@
 //! moved into that thread and back, so one instance searches one position at a time; each game
 //! starts from a cleared engine with its noise seeded from the game's seed, so node- or
 //! depth-limited games replay exactly. At the deadline the search is stopped and the move is a
-//! timeout.
+//! timeout. A player made with [`InternalPlayer::stoppable`] also ends its search, with the best
+//! move found so far, when a shared [`StopFlag`] is raised (a GUI's `stop` in `council-usi`).
 
 use std::time::Duration;
 
@@ -17,10 +18,15 @@ use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thou
 use crate::config::{PlayerConfig, PlayerKind};
 use crate::council::vote::Eval;
 
+/// How often a [`InternalPlayer::stoppable`] search looks at the shared flag.
+const SHARED_STOP_POLL: Duration = Duration::from_millis(5);
+
 pub struct InternalPlayer {
     name: String,
     settings: EngineSettings,
     engine: Option<Engine>,
+    /// Raised by someone else to end the search now with its best move (never reset here).
+    shared_stop: Option<StopFlag>,
 }
 
 impl InternalPlayer {
@@ -38,6 +44,16 @@ impl InternalPlayer {
             name: config.name.clone(),
             settings,
             engine: None,
+            shared_stop: None,
+        }
+    }
+
+    /// A player for `config` whose searches also end, with their best move so far, once
+    /// `stop` is raised. Whoever raises it resets it before the next move.
+    pub fn stoppable(config: &PlayerConfig, stop: StopFlag) -> Self {
+        Self {
+            shared_stop: Some(stop),
+            ..Self::new(config)
         }
     }
 
@@ -71,8 +87,24 @@ impl InternalPlayer {
             (engine, result)
         });
         let mut task = std::pin::pin!(task);
+        // The shared flag is only read (polled), so a deadline here never stops anyone else.
+        let shared = self.shared_stop.clone();
+        let poll_shared = async {
+            match shared {
+                Some(flag) => {
+                    while !flag.is_stopped() {
+                        tokio::time::sleep(SHARED_STOP_POLL).await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        };
         let (timed_out, joined) = tokio::select! {
             j = &mut task => (false, j),
+            () = poll_shared => {
+                stopper.stop();
+                (false, task.await)
+            }
             () = tokio::time::sleep_until(req.deadline) => {
                 stopper.stop();
                 (true, task.await)
