@@ -4,6 +4,7 @@
 pub mod adjudicate;
 pub mod config;
 pub mod council;
+pub mod frontend;
 pub mod player;
 pub mod rating_report;
 pub mod record;
