@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -128,35 +129,113 @@ impl DropNotation {
     }
 }
 
+/// An external USI engine: how to start it and its quirks, read from a `kind = "usi"` table and
+/// validated once (`UsiEngineSettings::from_raw`); `player::usi::UsiPlayer` keeps it as is.
+/// A new engine quirk is a field here, its key in `RawPlayer`, `UsiEngineSettings::keys_set`
+/// and `from_raw`, and the code in `player::usi` that honours it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsiEngineSettings {
+    /// The executable, resolved (on `PATH`, or relative to the config's folder).
+    pub command: PathBuf,
+    pub args: Vec<String>,
+    /// Working folder, relative to the config's folder.
+    pub dir: Option<PathBuf>,
+    /// Sent with `setoption` after `usiok`, in name order.
+    pub options: Vec<(String, OptionValue)>,
+    /// Deadline for `usiok` and for `readyok`, ms.
+    pub startup_timeout_ms: u64,
+    /// `score cp` at or beyond this magnitude is a mate score (gpsusi reports mates as
+    /// `cp +-1148897`).
+    pub mate_cp: i32,
+    /// Whether the engine understands `go nodes` / `go depth` (gpsusi aborts on them).
+    pub go_nodes: bool,
+    /// A USI option set to the game's seed before each game (e.g. `NoiseSeed` of
+    /// council-engine), so noisy USI engines replay like in-process ones.
+    pub seed_option: Option<String>,
+    /// How the engine writes drops (sjaakii writes and reads `P@5e`, not USI's `P*5e`).
+    pub drop_notation: DropNotation,
+    /// Whether the engine honours `byoyomi` (sjaakii plays at once on `btime 0 wtime 0
+    /// byoyomi N`); when not, the arbiter's clock is sent as `go movetime X`.
+    pub go_byoyomi: bool,
+    /// Whether the engine understands `position startpos` (sjaakii takes it as the last
+    /// SFEN it was given); when not, the start position's SFEN is sent instead.
+    pub position_startpos: bool,
+}
+
+impl UsiEngineSettings {
+    /// Whether `p` sets each engine key (all only meaningful for `kind = "usi"`), in the order
+    /// they are checked.
+    fn keys_set(p: &RawPlayer) -> [(&'static str, bool); 11] {
+        [
+            ("command", p.command.is_some()),
+            ("args", !p.args.is_empty()),
+            ("dir", p.dir.is_some()),
+            ("options", !p.options.is_empty()),
+            ("mate_cp", p.mate_cp.is_some()),
+            ("go_nodes", p.go_nodes.is_some()),
+            ("seed_option", p.seed_option.is_some()),
+            ("drop_notation", p.drop_notation.is_some()),
+            ("go_byoyomi", p.go_byoyomi.is_some()),
+            ("position_startpos", p.position_startpos.is_some()),
+            ("startup_timeout_ms", p.startup_timeout_ms.is_some()),
+        ]
+    }
+
+    /// The engine keys of `p` with their defaults, checked. A problem comes back as the key
+    /// (below `player[i].`) and what is wrong with it.
+    fn from_raw(base: &Path, p: &RawPlayer) -> Result<Self, (&'static str, String)> {
+        let Some(command) = &p.command else {
+            return Err(("command", "missing".into()));
+        };
+        let command = resolve_command(base, command).map_err(|problem| ("command", problem))?;
+        let dir = p.dir.as_ref().map(|d| base.join(d));
+        if let Some(d) = &dir
+            && !d.is_dir()
+        {
+            return Err(("dir", format!("{} is not a folder", d.display())));
+        }
+        let mate_cp = p.mate_cp.unwrap_or(100_000);
+        if mate_cp <= 0 {
+            return Err(("mate_cp", "must be positive".into()));
+        }
+        let drop_notation = match p.drop_notation.as_deref() {
+            None | Some("*") => DropNotation::Star,
+            Some("@") => DropNotation::At,
+            Some(other) => {
+                return Err((
+                    "drop_notation",
+                    format!("must be \"*\" (USI drops, `P*5e`) or \"@\" (`P@5e`), got \"{other}\""),
+                ));
+            }
+        };
+        Ok(Self {
+            command,
+            args: p.args.clone(),
+            dir,
+            options: p.options.clone().into_iter().collect(),
+            startup_timeout_ms: p.startup_timeout_ms.unwrap_or(10_000),
+            mate_cp,
+            go_nodes: p.go_nodes.unwrap_or(true),
+            seed_option: p.seed_option.clone(),
+            drop_notation,
+            go_byoyomi: p.go_byoyomi.unwrap_or(true),
+            position_startpos: p.position_startpos.unwrap_or(true),
+        })
+    }
+
+    /// [`Self::startup_timeout_ms`] as a duration.
+    pub fn startup_timeout(&self) -> Duration {
+        Duration::from_millis(self.startup_timeout_ms)
+    }
+}
+
 /// The three kinds of player.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlayerKind {
     /// The built-in engine, searched in this process.
     Internal { noise_cp: u32, hash_mb: u32 },
     /// An external USI engine run as a child process.
-    Usi {
-        command: PathBuf,
-        args: Vec<String>,
-        dir: Option<PathBuf>,
-        options: Vec<(String, OptionValue)>,
-        startup_timeout_ms: u64,
-        /// `score cp` at or beyond this magnitude is a mate score (gpsusi reports mates as
-        /// `cp +-1148897`).
-        mate_cp: i32,
-        /// Whether the engine understands `go nodes` / `go depth` (gpsusi aborts on them).
-        go_nodes: bool,
-        /// A USI option set to the game's seed before each game (e.g. `NoiseSeed` of
-        /// council-engine), so noisy USI engines replay like in-process ones.
-        seed_option: Option<String>,
-        /// How the engine writes drops (sjaakii writes and reads `P@5e`, not USI's `P*5e`).
-        drop_notation: DropNotation,
-        /// Whether the engine honours `byoyomi` (sjaakii plays at once on `btime 0 wtime 0
-        /// byoyomi N`); when not, the arbiter's clock is sent as `go movetime X`.
-        go_byoyomi: bool,
-        /// Whether the engine understands `position startpos` (sjaakii takes it as the last
-        /// SFEN it was given); when not, the start position's SFEN is sent instead.
-        position_startpos: bool,
-    },
+    Usi(UsiEngineSettings),
     /// Several players voting on one move.
     Council {
         members: Vec<String>,
@@ -492,25 +571,9 @@ fn validate_players(
         let is_usi = matches!(p.kind, RawKind::Usi);
         let is_council = matches!(p.kind, RawKind::Council);
         let is_internal = matches!(p.kind, RawKind::Internal);
-        only("command", p.command.is_some() && !is_usi, "usi")?;
-        only("args", !p.args.is_empty() && !is_usi, "usi")?;
-        only("dir", p.dir.is_some() && !is_usi, "usi")?;
-        only("options", !p.options.is_empty() && !is_usi, "usi")?;
-        only("mate_cp", p.mate_cp.is_some() && !is_usi, "usi")?;
-        only("go_nodes", p.go_nodes.is_some() && !is_usi, "usi")?;
-        only("seed_option", p.seed_option.is_some() && !is_usi, "usi")?;
-        only("drop_notation", p.drop_notation.is_some() && !is_usi, "usi")?;
-        only("go_byoyomi", p.go_byoyomi.is_some() && !is_usi, "usi")?;
-        only(
-            "position_startpos",
-            p.position_startpos.is_some() && !is_usi,
-            "usi",
-        )?;
-        only(
-            "startup_timeout_ms",
-            p.startup_timeout_ms.is_some() && !is_usi,
-            "usi",
-        )?;
+        for (k, set) in UsiEngineSettings::keys_set(&p) {
+            only(k, set && !is_usi, "usi")?;
+        }
         only("members", p.members.is_some() && !is_council, "council")?;
         only("method", p.method.is_some() && !is_council, "council")?;
         only("fairness", p.fairness.is_some() && !is_council, "council")?;
@@ -522,56 +585,10 @@ fn validate_players(
                 noise_cp: p.noise_cp.unwrap_or(0),
                 hash_mb: p.hash_mb.unwrap_or(16),
             },
-            RawKind::Usi => {
-                let Some(command) = p.command else {
-                    return Err(err(&key("command"), format!("player `{name}`: missing")));
-                };
-                let command = resolve_command(base, &command).map_err(|problem| {
-                    err(&key("command"), format!("player `{name}`: {problem}"))
-                })?;
-                let dir = p.dir.map(|d| base.join(d));
-                if let Some(d) = &dir
-                    && !d.is_dir()
-                {
-                    return Err(err(
-                        &key("dir"),
-                        format!("player `{name}`: {} is not a folder", d.display()),
-                    ));
-                }
-                let mate_cp = p.mate_cp.unwrap_or(100_000);
-                if mate_cp <= 0 {
-                    return Err(err(
-                        &key("mate_cp"),
-                        format!("player `{name}`: must be positive"),
-                    ));
-                }
-                let drop_notation = match p.drop_notation.as_deref() {
-                    None | Some("*") => DropNotation::Star,
-                    Some("@") => DropNotation::At,
-                    Some(other) => {
-                        return Err(err(
-                            &key("drop_notation"),
-                            format!(
-                                "player `{name}`: must be \"*\" (USI drops, `P*5e`) or \"@\" \
-                                 (`P@5e`), got \"{other}\""
-                            ),
-                        ));
-                    }
-                };
-                PlayerKind::Usi {
-                    command,
-                    args: p.args,
-                    dir,
-                    options: p.options.into_iter().collect(),
-                    startup_timeout_ms: p.startup_timeout_ms.unwrap_or(10_000),
-                    mate_cp,
-                    go_nodes: p.go_nodes.unwrap_or(true),
-                    seed_option: p.seed_option,
-                    drop_notation,
-                    go_byoyomi: p.go_byoyomi.unwrap_or(true),
-                    position_startpos: p.position_startpos.unwrap_or(true),
-                }
-            }
+            RawKind::Usi => PlayerKind::Usi(
+                UsiEngineSettings::from_raw(base, &p)
+                    .map_err(|(k, problem)| err(&key(k), format!("player `{name}`: {problem}")))?,
+            ),
             RawKind::Council => {
                 let members = p.members.unwrap_or_default();
                 if members.is_empty() {
@@ -843,17 +860,19 @@ fn check_time_needs(
         &p.limits
     };
     match &p.kind {
-        PlayerKind::Usi {
-            go_nodes: false, ..
-        } if limits.movetime_ms.is_none() && !limits.has_clock() => Err(ConfigError::key(
-            path,
-            "player.go_nodes",
-            format!(
-                "player `{name}`: go_nodes = false needs a time limit (movetime_ms or a clock: \
+        PlayerKind::Usi(usi)
+            if !usi.go_nodes && limits.movetime_ms.is_none() && !limits.has_clock() =>
+        {
+            Err(ConfigError::key(
+                path,
+                "player.go_nodes",
+                format!(
+                    "player `{name}`: go_nodes = false needs a time limit (movetime_ms or a clock: \
                  time_ms/byoyomi_ms/increment_ms), its own or its council's; with only nodes or \
                  depth it would get a bare `go`"
-            ),
-        )),
+                ),
+            ))
+        }
         PlayerKind::Council { members, .. } => members
             .iter()
             .try_for_each(|m| check_time_needs(path, players, m, limits)),
@@ -1030,28 +1049,17 @@ nodes = 1000
         ))
         .expect("valid");
         match &c.player("a").kind {
-            PlayerKind::Usi {
-                drop_notation,
-                go_byoyomi,
-                position_startpos,
-                go_nodes,
-                ..
-            } => {
-                assert_eq!(*drop_notation, DropNotation::At);
-                assert!(!go_byoyomi && !position_startpos && *go_nodes);
+            PlayerKind::Usi(usi) => {
+                assert_eq!(usi.drop_notation, DropNotation::At);
+                assert!(!usi.go_byoyomi && !usi.position_startpos && usi.go_nodes);
             }
             k => panic!("{k:?}"),
         }
         // Defaults: strict USI.
         match &parse(&with_usi("")).expect("valid").player("a").kind {
-            PlayerKind::Usi {
-                drop_notation,
-                go_byoyomi,
-                position_startpos,
-                ..
-            } => {
-                assert_eq!(*drop_notation, DropNotation::Star);
-                assert!(*go_byoyomi && *position_startpos);
+            PlayerKind::Usi(usi) => {
+                assert_eq!(usi.drop_notation, DropNotation::Star);
+                assert!(usi.go_byoyomi && usi.position_startpos);
             }
             k => panic!("{k:?}"),
         }

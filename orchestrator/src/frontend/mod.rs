@@ -271,7 +271,7 @@ impl FrontEnd {
                 let checks = sub
                     .players
                     .values()
-                    .filter(|p| matches!(p.kind, PlayerKind::Usi { .. }))
+                    .filter(|p| matches!(p.kind, PlayerKind::Usi(_)))
                     .map(|p| {
                         let mut one = sub.clone();
                         one.players.retain(|n, _| *n == p.name);

@@ -78,7 +78,7 @@ pub fn build(config: &Config, name: &str, stop: &StopFlag) -> Box<dyn Player> {
     let pc = config.player(name);
     match &pc.kind {
         PlayerKind::Internal { .. } => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
-        PlayerKind::Usi { .. } => Box::new(UsiPlayer::new(pc)),
+        PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
         PlayerKind::Council {
             members,
             method,

@@ -8,15 +8,15 @@
 //! the last `info` with a score (gpsusi's last line is not always its chosen move); a `cp` at or
 //! beyond `mate_cp` is a mate of unknown length (gpsusi reports mates as `cp +-1148897`).
 //!
-//! Engine quirks are per-engine settings, never guesses: `go_nodes = false` (gpsusi aborts on
-//! `go nodes`/`go depth`), `drop_notation = "@"` (sjaakii writes and reads drops as `P@5e`: the
-//! moves we send are translated, and its `bestmove`/PV are translated back before the arbiter
-//! sees them; from any other engine a `@` stays a malformed move), `go_byoyomi = false`
+//! Engine quirks are per-engine settings ([`UsiEngineSettings`], kept as the config validated
+//! them), never guesses: `go_nodes = false` (gpsusi aborts on `go nodes`/`go depth`),
+//! `drop_notation = "@"` (sjaakii writes and reads drops as `P@5e`: the moves we send are
+//! translated, and its `bestmove`/PV are translated back before the arbiter sees them; from any
+//! other engine a `@` stays a malformed move), `go_byoyomi = false`
 //! (sjaakii plays at once on byoyomi: the arbiter's clock goes out as `go movetime X`),
 //! `position_startpos = false` (sjaakii reads `startpos` as the last SFEN it was given: the
 //! start position's SFEN goes out instead).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use engine::position::Position;
@@ -29,7 +29,7 @@ use tokio::time::Instant;
 
 use super::process::{EngineProcess, ProcessError};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use crate::config::{DropNotation, OptionValue, PlayerConfig, PlayerKind};
+use crate::config::{DropNotation, PlayerConfig, PlayerKind, UsiEngineSettings};
 use crate::council::vote::Eval;
 
 /// Plies reported for a mate whose length the engine did not say.
@@ -40,17 +40,7 @@ const QUIT_GRACE: Duration = Duration::from_millis(500);
 
 pub struct UsiPlayer {
     name: String,
-    command: PathBuf,
-    args: Vec<String>,
-    dir: Option<PathBuf>,
-    options: Vec<(String, OptionValue)>,
-    startup_timeout: Duration,
-    mate_cp: i32,
-    go_nodes: bool,
-    seed_option: Option<String>,
-    drop_notation: DropNotation,
-    go_byoyomi: bool,
-    position_startpos: bool,
+    settings: UsiEngineSettings,
     /// `go searchmoves`: set only through [`UsiPlayer::restrict_search`], a test hook.
     searchmoves: Vec<String>,
     process: Option<EngineProcess>,
@@ -60,35 +50,12 @@ impl UsiPlayer {
     /// A player for `config`, which must be of kind `usi`. The process starts at the first
     /// `new_game`.
     pub fn new(config: &PlayerConfig) -> Self {
-        let PlayerKind::Usi {
-            command,
-            args,
-            dir,
-            options,
-            startup_timeout_ms,
-            mate_cp,
-            go_nodes,
-            seed_option,
-            drop_notation,
-            go_byoyomi,
-            position_startpos,
-        } = &config.kind
-        else {
+        let PlayerKind::Usi(settings) = &config.kind else {
             unreachable!("UsiPlayer::new is only called for usi players");
         };
         Self {
             name: config.name.clone(),
-            command: command.clone(),
-            args: args.clone(),
-            dir: dir.clone(),
-            options: options.clone(),
-            startup_timeout: Duration::from_millis(*startup_timeout_ms),
-            mate_cp: *mate_cp,
-            go_nodes: *go_nodes,
-            seed_option: seed_option.clone(),
-            drop_notation: *drop_notation,
-            go_byoyomi: *go_byoyomi,
-            position_startpos: *position_startpos,
+            settings: settings.clone(),
             searchmoves: Vec::new(),
             process: None,
         }
@@ -126,17 +93,17 @@ impl UsiPlayer {
     }
 
     async fn start(&mut self) -> Result<(), PlayerError> {
-        let mut p =
-            EngineProcess::spawn(&self.name, &self.command, &self.args, self.dir.as_deref())
-                .map_err(|e| self.error(e, "start"))?;
-        let deadline = Instant::now() + self.startup_timeout;
+        let s = &self.settings;
+        let mut p = EngineProcess::spawn(&self.name, &s.command, &s.args, s.dir.as_deref())
+            .map_err(|e| self.error(e, "start"))?;
+        let deadline = Instant::now() + s.startup_timeout();
         p.send(&GuiCommand::Usi.to_string())
             .await
             .map_err(|e| self.error(e, "usi"))?;
         wait_for(&mut p, deadline, |m| matches!(m, EngineMessage::UsiOk))
             .await
             .map_err(|e| self.error(e, "waiting for usiok"))?;
-        for (name, value) in &self.options {
+        for (name, value) in &s.options {
             let cmd = GuiCommand::SetOption {
                 name: name.clone(),
                 value: Some(value.to_string()),
@@ -153,7 +120,7 @@ impl UsiPlayer {
         if self.process.is_none() {
             self.start().await?;
         }
-        let deadline = Instant::now() + self.startup_timeout;
+        let deadline = Instant::now() + self.settings.startup_timeout();
         let name = self.name.clone();
         let Some(p) = self.process.as_mut() else {
             return Err(PlayerError::Crash {
@@ -161,7 +128,7 @@ impl UsiPlayer {
                 detail: "not running".into(),
             });
         };
-        let seed_cmd = self.seed_option.as_ref().map(|name| {
+        let seed_cmd = self.settings.seed_option.as_ref().map(|name| {
             GuiCommand::SetOption {
                 name: name.clone(),
                 // USI spins are signed 64-bit: keep the seed in range.
@@ -182,7 +149,8 @@ impl UsiPlayer {
     }
 
     async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
-        let start = if req.start == "startpos" && self.position_startpos {
+        let s = &self.settings;
+        let start = if req.start == "startpos" && s.position_startpos {
             PositionStart::Startpos
         } else if req.start == "startpos" {
             PositionStart::Sfen(Position::startpos().to_sfen())
@@ -194,7 +162,7 @@ impl UsiPlayer {
             moves: req
                 .moves
                 .iter()
-                .map(|m| to_engine(self.drop_notation, m))
+                .map(|m| to_engine(s.drop_notation, m))
                 .collect(),
         };
         let b = &req.budget;
@@ -203,15 +171,15 @@ impl UsiPlayer {
             searchmoves: self
                 .searchmoves
                 .iter()
-                .map(|m| to_engine(self.drop_notation, m))
+                .map(|m| to_engine(s.drop_notation, m))
                 .collect(),
             ..Go::default()
         };
-        if self.go_nodes {
+        if s.go_nodes {
             go.nodes = b.nodes;
             go.depth = b.depth;
         }
-        if !self.go_byoyomi && b.clock.is_some() {
+        if !s.go_byoyomi && b.clock.is_some() {
             go.movetime = b.clock_as_movetime(req.position.side_to_move() == Color::Sente);
         } else if let Some(c) = b.clock {
             go.btime = Some(c.btime_ms);
@@ -224,9 +192,9 @@ impl UsiPlayer {
                 go.winc = Some(c.winc_ms);
             }
         }
-        let mate_cp = self.mate_cp;
+        let mate_cp = s.mate_cp;
         let name = self.name.clone();
-        let drop_notation = self.drop_notation;
+        let drop_notation = s.drop_notation;
         let from_engine = |mv: &str| from_engine(drop_notation, mv);
         let Some(p) = self.process.as_mut() else {
             return Err(PlayerError::Crash {

@@ -93,7 +93,7 @@ pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
     let pc = config.player(name);
     match &pc.kind {
         PlayerKind::Internal { .. } => Box::new(InternalPlayer::new(pc)),
-        PlayerKind::Usi { .. } => Box::new(UsiPlayer::new(pc)),
+        PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
         PlayerKind::Council {
             members,
             method,
@@ -119,7 +119,7 @@ pub async fn preflight(config: &Config) -> Result<(), String> {
     let checks = config
         .players
         .values()
-        .filter(|p| matches!(p.kind, PlayerKind::Usi { .. }))
+        .filter(|p| matches!(p.kind, PlayerKind::Usi(_)))
         .map(|p| async move {
             let mut player = UsiPlayer::new(p);
             let r = player.new_game(0).await;
