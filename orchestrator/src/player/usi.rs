@@ -72,17 +72,7 @@ impl UsiPlayer {
     }
 
     fn error(&self, e: ProcessError, doing: &str) -> PlayerError {
-        let detail = format!("{doing}: {e}");
-        match e {
-            ProcessError::Timeout(_) => PlayerError::Timeout {
-                player: self.name.clone(),
-                detail,
-            },
-            ProcessError::Spawn { .. } | ProcessError::Exited(_) => PlayerError::Crash {
-                player: self.name.clone(),
-                detail,
-            },
-        }
+        process_error(&self.name, e, doing)
     }
 
     /// Kill the process (if any) so the next game starts a fresh one.
@@ -285,6 +275,7 @@ pub fn from_engine(notation: DropNotation, mv: &str) -> String {
     }
 }
 
+/// A failed exchange with `name`'s process while `doing` something: a timeout, else a crash.
 fn process_error(name: &str, e: ProcessError, doing: &str) -> PlayerError {
     let detail = format!("{doing}: {e}");
     match e {
@@ -292,7 +283,7 @@ fn process_error(name: &str, e: ProcessError, doing: &str) -> PlayerError {
             player: name.to_string(),
             detail,
         },
-        _ => PlayerError::Crash {
+        ProcessError::Spawn { .. } | ProcessError::Exited(_) => PlayerError::Crash {
             player: name.to_string(),
             detail,
         },
