@@ -1,8 +1,9 @@
 //! The player `council-usi` plays as: which one the config means, and the player tree built so
 //! that a GUI's `stop` reaches every in-process search.
 //!
-//! The tree is built as [`crate::runner::build_player`] builds it, except that in-process
-//! engines are [`InternalPlayer::stoppable`]: they share one [`StopFlag`] with the front end,
+//! The tree is built by [`crate::runner::build_player_tree`], with in-process engines made
+//! [`InternalPlayer::stoppable`](crate::player::internal::InternalPlayer::stoppable): they
+//! share one [`StopFlag`] with the front end,
 //! so `stop` ends their searches at once with the best move found so far. The
 //! [`crate::player::Player`] trait has no abort, so a USI-process member cannot be stopped: it
 //! thinks to its own budget.
@@ -12,10 +13,7 @@ use std::collections::BTreeSet;
 use engine::search::StopFlag;
 
 use crate::config::{Config, PlayerKind};
-use crate::council::{CouncilPlayer, Member};
 use crate::player::Player;
-use crate::player::internal::InternalPlayer;
-use crate::player::usi::UsiPlayer;
 
 /// The player to play as: `wanted` if given (it must exist), else the config's only council.
 /// The error lists the choices.
@@ -75,24 +73,5 @@ pub fn sub_config(config: &Config, name: &str) -> Config {
 
 /// A fresh instance of `name` whose in-process searches all watch `stop`.
 pub fn build(config: &Config, name: &str, stop: &StopFlag) -> Box<dyn Player> {
-    let pc = config.player(name);
-    match &pc.kind {
-        PlayerKind::Internal { .. } => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
-        PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
-        PlayerKind::Council {
-            members,
-            method,
-            fairness,
-            ml_d,
-        } => {
-            let members = members
-                .iter()
-                .map(|m| {
-                    let mc = config.player(m);
-                    Member::new(build(config, m, stop), mc.win_rate_t, mc.sigma, mc.limits)
-                })
-                .collect();
-            Box::new(CouncilPlayer::new(name, *method, *fairness, *ml_d, members))
-        }
-    }
+    crate::runner::build_player_tree(config, name, Some(stop))
 }

@@ -21,6 +21,8 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use engine::search::StopFlag;
+
 use crate::config::{Config, PlayerKind};
 use crate::council::{CouncilPlayer, Member};
 use crate::player::Player;
@@ -90,9 +92,18 @@ pub struct RunOutcome {
 
 /// A fresh instance of the player `name`.
 pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
+    build_player_tree(config, name, None)
+}
+
+/// As [`build_player`]; with `stop`, every in-process search of the tree also ends (with its
+/// best move so far) when that flag is raised: how `council-usi` answers a GUI's `stop`.
+pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -> Box<dyn Player> {
     let pc = config.player(name);
     match &pc.kind {
-        PlayerKind::Internal { .. } => Box::new(InternalPlayer::new(pc)),
+        PlayerKind::Internal { .. } => match stop {
+            Some(stop) => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
+            None => Box::new(InternalPlayer::new(pc)),
+        },
         PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
         PlayerKind::Council {
             members,
@@ -104,7 +115,8 @@ pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
                 .iter()
                 .map(|m| {
                     let mc = config.player(m);
-                    Member::new(build_player(config, m), mc.win_rate_t, mc.sigma, mc.limits)
+                    let member = build_player_tree(config, m, stop);
+                    Member::new(member, mc.win_rate_t, mc.sigma, mc.limits)
                 })
                 .collect();
             Box::new(CouncilPlayer::new(name, *method, *fairness, *ml_d, members))
