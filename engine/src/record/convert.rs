@@ -107,7 +107,7 @@ pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordEr
                 m.time
                     .map(|t| u32::try_from(t.as_millis()).unwrap_or(u32::MAX)),
             )
-            .with_comment(m.comment.clone());
+            .with_comment(kif_comment(m, &pos, format));
         if let Some(engine) = &m.engine {
             note = note.with_engine_info(Some(engine_info(engine, mover, &pos, format)));
         }
@@ -131,6 +131,21 @@ pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordEr
     }
     out.set_metadata(meta.build());
     Ok(out)
+}
+
+/// The move's comment; in KIF with the engine's pv as a first `*読み筋=` line (KIF's score line
+/// has no room for it).
+fn kif_comment(m: &RecordedMove, after: &Position, format: Format) -> Option<String> {
+    let pv = m
+        .engine
+        .as_ref()
+        .filter(|_| format == Format::Kif)
+        .and_then(|engine| super::kif::pv_comment(after, &engine.pv));
+    match (pv, &m.comment) {
+        (Some(pv), Some(comment)) => Some(format!("{pv}\n{comment}")),
+        (Some(pv), None) => Some(pv),
+        (None, comment) => comment.clone(),
+    }
 }
 
 /// The engine comment as rsshogi's engine info. CSA's `'**` number is written as stored, so it

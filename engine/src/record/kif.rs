@@ -2,14 +2,33 @@
 //! `成`/`不成`, `打`, times, and the closing `まで77手で先手の勝ち` line), through rsshogi,
 //! with a stricter reading: an unknown `手合割`, a numbered line that is neither a move nor a
 //! game end, or a move number out of sequence is an error naming the line.
+//!
+//! What real files hold besides, and how it is read ([`prepare`] rewrites it, keeping every
+//! line in its place so errors still name the file's own line numbers):
+//! - `#` comment lines (e.g. `#KIF version=2.0 encoding=UTF-8`) and `&` bookmark lines:
+//!   ignored.
+//! - `変化：N手` blocks (variations, nested or not, which GUIs write after the main line and
+//!   its end): skipped, from the first `変化` line on; only the main line is read.
+//! - `上手番`/`下手番` under a board diagram: gote (上手, the handicap giver) / sente (下手)
+//!   to move; `上手：`/`下手：` names and `上手の持駒`/`下手の持駒` hands likewise.
+//! - `**読み筋=▲７六歩(77) △３四歩(33) ▲４五角打` (our engine pv, written after
+//!   `**評価値=`): the pv of the move above it, from the position after that move.
+//!
+//! Handicap games are written with `上手：`/`下手：` name lines (the summary line already says
+//! `上手の勝ち`/`下手の勝ち`).
 
 use super::convert::{self, LineMap};
 use super::{Format, GameRecord, RecordError};
 use crate::notation::UsiMove;
 use crate::position::{Handicap, Position};
-use crate::types::{PieceKind, Square};
+use crate::types::{Move, PieceKind, Square};
 use rsshogi::records::Record;
 use rsshogi::records::formats::kif::{self as rs_kif, KifError};
+
+/// The comment line that carries an engine's expected line (after `**評価値=`).
+const PV_PREFIX: &str = "**読み筋=";
+const FILE_DIGITS: [char; 9] = ['１', '２', '３', '４', '５', '６', '７', '８', '９'];
+const RANK_KANJI: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
 
 /// The words a numbered KIF line may hold instead of a move.
 const END_WORDS: [&str; 15] = [
@@ -32,18 +51,222 @@ const END_WORDS: [&str; 15] = [
 
 pub(super) fn write(rec: &GameRecord) -> Result<String, RecordError> {
     let out = convert::to_rs(rec, Format::Kif)?;
-    rs_kif::export_kif(&out).map_err(|e| RecordError::Unwritable {
+    let text = rs_kif::export_kif(&out).map_err(|e| RecordError::Unwritable {
         format: Format::Kif,
         problem: e.to_string(),
+    })?;
+    Ok(match rec.handicap() {
+        Some(h) if h != Handicap::Even => handicap_labels(&text),
+        _ => text,
     })
 }
 
-pub(super) fn read(text: &str) -> Result<GameRecord, RecordError> {
-    let map = line_map(text)?;
-    match rs_kif::parse_kif_str(text) {
-        Ok(source) => convert::from_rs(&source, &map),
-        Err(error) => Err(explain(&error, &map)),
+/// The header's `先手：`/`後手：` name lines as `下手：`/`上手：`, as GUIs write handicap games.
+fn handicap_labels(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut header = true;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("手数") {
+            header = false;
+        }
+        if header && let Some(name) = line.strip_prefix("先手：") {
+            out.push_str("下手：");
+            out.push_str(name);
+        } else if header && let Some(name) = line.strip_prefix("後手：") {
+            out.push_str("上手：");
+            out.push_str(name);
+        } else {
+            out.push_str(line);
+        }
     }
+    out
+}
+
+/// The comment line for an engine's expected line `pv` after the move that led to `after`
+/// (without its leading `*`, which the writer adds), or `None` if it has no legal first move.
+pub(super) fn pv_comment(after: &Position, pv: &[Move]) -> Option<String> {
+    let mut pos = after.clone();
+    let mut words = Vec::new();
+    for &mv in pv {
+        if !pos.is_legal(mv) {
+            break;
+        }
+        let mark = match pos.side_to_move() {
+            crate::types::Color::Sente => '▲',
+            crate::types::Color::Gote => '△',
+        };
+        let Some(text) = move_text(&pos, mv) else {
+            break;
+        };
+        words.push(format!("{mark}{text}"));
+        pos.play(mv);
+    }
+    (!words.is_empty()).then(|| format!("{}{}", &PV_PREFIX[1..], words.join(" ")))
+}
+
+/// A legal move in KIF notation: `７六歩(77)`, `同　銀(31)`, `２二角成(88)`, `２三銀不成(34)`,
+/// `４五角打`.
+fn move_text(pos: &Position, mv: Move) -> Option<String> {
+    let to = mv.to();
+    let square = if pos.last_move().is_some_and(|last| last.to() == to) {
+        "同　".to_string()
+    } else {
+        format!(
+            "{}{}",
+            FILE_DIGITS[usize::from(to.file()) - 1],
+            RANK_KANJI[usize::from(to.rank()) - 1]
+        )
+    };
+    if let Some(kind) = mv.dropped_kind() {
+        return Some(format!("{square}{}打", kind_name(kind)));
+    }
+    let from = mv.from()?;
+    let kind = pos.piece_at(from)?.kind;
+    let suffix = if mv.is_promotion() {
+        "成"
+    } else if pos.parse_usi_move(&format!("{}+", mv.to_usi())).is_ok() {
+        "不成"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{square}{}{suffix}({}{})",
+        kind_name(kind),
+        from.file(),
+        from.rank()
+    ))
+}
+
+const fn kind_name(kind: PieceKind) -> &'static str {
+    match kind {
+        PieceKind::Pawn => "歩",
+        PieceKind::Lance => "香",
+        PieceKind::Knight => "桂",
+        PieceKind::Silver => "銀",
+        PieceKind::Gold => "金",
+        PieceKind::Bishop => "角",
+        PieceKind::Rook => "飛",
+        PieceKind::King => "玉",
+        PieceKind::ProPawn => "と",
+        PieceKind::ProLance => "成香",
+        PieceKind::ProKnight => "成桂",
+        PieceKind::ProSilver => "成銀",
+        PieceKind::Horse => "馬",
+        PieceKind::Dragon => "龍",
+    }
+}
+
+/// A KIF text as rsshogi should read it, and what we read from it ourselves.
+struct Prepared {
+    /// The text with ignored lines blanked (same line numbers as the input's).
+    text: String,
+    /// Each `**読み筋=` line: the number of main-line moves above it, and its moves.
+    pvs: Vec<(usize, String)>,
+}
+
+/// Blanks what rsshogi would stumble over or mistake for the main line (see the module doc)
+/// and takes out our pv lines. Lines are split as rsshogi splits them (CR LF, CR or LF).
+fn prepare(text: &str) -> Prepared {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let mut out = Vec::new();
+    let mut pvs = Vec::new();
+    let mut moves = 0;
+    let mut variations = false;
+    for raw in text.split('\n') {
+        let line = raw.trim();
+        if line.starts_with("変化") {
+            variations = true;
+        }
+        let keep: &str = if variations || line.starts_with('#') || line.starts_with('&') {
+            ""
+        } else if line == "上手番" {
+            "後手番"
+        } else if line == "下手番" {
+            "先手番"
+        } else if let Some(pv) = line.strip_prefix(PV_PREFIX) {
+            pvs.push((moves, pv.to_string()));
+            ""
+        } else {
+            if numbered(line).is_some_and(|(_, body)| is_move_text(body)) {
+                moves += 1;
+            }
+            raw
+        };
+        out.push(keep);
+    }
+    Prepared {
+        text: out.join("\n"),
+        pvs,
+    }
+}
+
+pub(super) fn read(text: &str) -> Result<GameRecord, RecordError> {
+    let prepared = prepare(text);
+    let map = line_map(&prepared.text)?;
+    let mut rec = match rs_kif::parse_kif_str(&prepared.text) {
+        Ok(source) => convert::from_rs(&source, &map)?,
+        Err(error) => return Err(explain(&error, &map)),
+    };
+    attach_pvs(&mut rec, prepared.pvs);
+    Ok(rec)
+}
+
+/// Gives each move with an engine score the pv written under it (as far as its moves are legal,
+/// as for CSA's `'**` lines); a pv under a move without a score stays a comment.
+fn attach_pvs(rec: &mut GameRecord, pvs: Vec<(usize, String)>) {
+    if pvs.is_empty() {
+        return;
+    }
+    let mut positions = vec![rec.start().clone()];
+    for m in rec.moves() {
+        let mut next = positions[positions.len() - 1].clone();
+        next.play(m.mv);
+        positions.push(next);
+    }
+    for (after_moves, text) in pvs {
+        let Some(index) = after_moves.checked_sub(1) else {
+            continue;
+        };
+        let pv = parse_pv(&positions[after_moves.min(positions.len() - 1)], &text);
+        let Some(note) = rec.annotate(index) else {
+            continue;
+        };
+        if let Some(engine) = note.engine.as_mut() {
+            engine.pv = pv;
+        } else {
+            let line = format!("{}{text}", &PV_PREFIX[2..]);
+            match note.comment {
+                Some(c) => {
+                    c.push('\n');
+                    c.push_str(&line);
+                }
+                None => *note.comment = Some(line),
+            }
+        }
+    }
+}
+
+/// KIF moves separated by ▲/△ (or ☗/☖) marks, or by ASCII spaces, from `pos`, as far as they
+/// are legal.
+fn parse_pv(pos: &Position, text: &str) -> Vec<Move> {
+    let marks = ['▲', '△', '☗', '☖'];
+    let words: Vec<&str> = if text.contains(marks) {
+        text.split(marks).collect()
+    } else {
+        text.split([' ', '\t']).collect()
+    };
+    let mut pos = pos.clone();
+    let mut out = Vec::new();
+    for word in words.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
+        let Some(usi) = usi_of(word, &pos) else { break };
+        let Ok(mv) = pos.parse_usi_move(&usi.to_string()) else {
+            break;
+        };
+        pos.play(mv);
+        out.push(mv);
+    }
+    out
 }
 
 /// A numbered line: its number and the text after it.

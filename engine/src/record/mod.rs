@@ -17,7 +17,9 @@ mod kif;
 
 use crate::position::{Handicap, MoveError, Position, SfenError};
 use crate::types::{Color, Move, Score};
+use std::borrow::Cow;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 use thiserror::Error;
@@ -68,6 +70,27 @@ pub enum RecordError {
     /// A record that cannot be written in this format (e.g. an end that contradicts its winner).
     #[error("cannot write {format}: {problem}")]
     Unwritable { format: Format, problem: String },
+    /// Bytes that are neither UTF-8 nor Shift_JIS (CP932) text: the first byte Shift_JIS
+    /// decoding cannot take (0-based offset) and its 1-based line.
+    #[error(
+        "{format} line {line}, byte {offset}: neither UTF-8 nor Shift_JIS (CP932) text (bytes {bytes})"
+    )]
+    Encoding {
+        format: Format,
+        line: usize,
+        offset: usize,
+        /// The offending bytes in hex (`81 ff`).
+        bytes: String,
+    },
+    /// A file that could not be read at all (missing, unreadable, or of an unknown kind).
+    #[error("{}: {problem}", path.display())]
+    Io { path: PathBuf, problem: String },
+    /// A problem in a file, with the file's name.
+    #[error("{}: {error}", path.display())]
+    InFile {
+        path: PathBuf,
+        error: Box<RecordError>,
+    },
 }
 
 /// How a game ended. The names are those of `results.jsonl` (`EndReason::name`).
@@ -305,7 +328,7 @@ impl GameRecord {
         csa::write(self)
     }
 
-    /// Reads a KIF record (main line only).
+    /// Reads a KIF record (main line only; variations are skipped).
     ///
     /// # Errors
     /// [`RecordError`] naming the line and what is wrong with it.
@@ -313,12 +336,116 @@ impl GameRecord {
         kif::read(text)
     }
 
-    /// Writes the record as KIF (UTF-8).
+    /// Reads a KIF record from a file's bytes: UTF-8 (with or without a byte-order mark, as
+    /// `.kifu` files are), else Shift_JIS / CP932 (as `.kif` files from Japanese GUIs are).
+    ///
+    /// # Errors
+    /// [`RecordError::Encoding`] naming the line and byte offset of bytes that are neither,
+    /// else as [`Self::read_kif`].
+    pub fn from_kif_bytes(bytes: &[u8]) -> Result<Self, RecordError> {
+        kif::read(&decode(bytes, Format::Kif)?)
+    }
+
+    /// Reads a CSA record from a file's bytes, decoded as [`Self::from_kif_bytes`] does.
+    ///
+    /// # Errors
+    /// As [`Self::from_kif_bytes`].
+    pub fn from_csa_bytes(bytes: &[u8]) -> Result<Self, RecordError> {
+        csa::read(&decode(bytes, Format::Csa)?)
+    }
+
+    /// Reads a record file: `.csa` as CSA, `.kif` and `.kifu` as KIF (case-insensitive), in
+    /// either encoding (see [`Self::from_kif_bytes`]).
+    ///
+    /// # Errors
+    /// [`RecordError::Io`] if it cannot be read or has another extension;
+    /// [`RecordError::InFile`] (naming the file) around any problem in its content.
+    pub fn read_file(path: impl AsRef<Path>) -> Result<Self, RecordError> {
+        let path = path.as_ref();
+        let io = |problem: String| RecordError::Io {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let read: fn(&[u8]) -> Result<Self, RecordError> = match ext.as_deref() {
+            Some("csa") => Self::from_csa_bytes,
+            Some("kif" | "kifu") => Self::from_kif_bytes,
+            _ => return Err(io("not a record file (.csa, .kif or .kifu)".into())),
+        };
+        let bytes = std::fs::read(path).map_err(|e| io(e.to_string()))?;
+        read(&bytes).map_err(|error| RecordError::InFile {
+            path: path.to_path_buf(),
+            error: Box::new(error),
+        })
+    }
+
+    /// Writes the record as KIF (UTF-8, the default; handicap games with `上手`/`下手` labels).
     ///
     /// # Errors
     /// As [`Self::to_csa`].
     pub fn to_kif(&self) -> Result<String, RecordError> {
         kif::write(self)
+    }
+
+    /// Writes the record as KIF in Shift_JIS (CP932), as `.kif` files for Japanese GUIs are.
+    ///
+    /// # Errors
+    /// As [`Self::to_kif`], and [`RecordError::Unwritable`] naming the first character (in a
+    /// name or comment) that Shift_JIS cannot encode.
+    pub fn to_kif_shift_jis(&self) -> Result<Vec<u8>, RecordError> {
+        let text = self.to_kif()?;
+        let (bytes, _, unmappable) = encoding_rs::SHIFT_JIS.encode(&text);
+        if unmappable {
+            let c = text
+                .chars()
+                .find(|c| encoding_rs::SHIFT_JIS.encode(c.encode_utf8(&mut [0; 4])).2)
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            return Err(RecordError::Unwritable {
+                format: Format::Kif,
+                problem: format!("`{c}` (U+{:04X}) has no Shift_JIS code", u32::from(c)),
+            });
+        }
+        Ok(bytes.into_owned())
+    }
+}
+
+/// A record file's text: UTF-8 (a leading byte-order mark dropped), else Shift_JIS (CP932,
+/// as WHATWG's Shift_JIS decoder reads it).
+fn decode(bytes: &[u8], format: Format) -> Result<Cow<'_, str>, RecordError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Ok(Cow::Borrowed(text));
+    }
+    let mut decoder = encoding_rs::SHIFT_JIS.new_decoder_without_bom_handling();
+    let mut out = String::with_capacity(bytes.len() * 3 / 2 + 16);
+    let mut done = 0;
+    loop {
+        let (result, read) =
+            decoder.decode_to_string_without_replacement(&bytes[done..], &mut out, true);
+        done += read;
+        match result {
+            encoding_rs::DecoderResult::InputEmpty => return Ok(Cow::Owned(out)),
+            encoding_rs::DecoderResult::OutputFull => out.reserve(bytes.len() - done + 16),
+            encoding_rs::DecoderResult::Malformed(bad, extra) => {
+                let offset = done.saturating_sub(usize::from(bad) + usize::from(extra));
+                let end = (offset + usize::from(bad).max(1)).min(bytes.len());
+                let line = 1 + bytes[..offset].iter().filter(|&&b| b == b'\n').count();
+                let bytes = bytes[offset..end]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                return Err(RecordError::Encoding {
+                    format,
+                    line,
+                    offset,
+                    bytes,
+                });
+            }
+        }
     }
 }
 

@@ -123,16 +123,18 @@ fn round_trip(rec: &GameRecord) {
     );
     let kif = rec.to_kif().expect("write kif");
     let back = GameRecord::read_kif(&kif).expect("read back kif");
-    // KIF keeps no pv, and always writes a time (a missing one as 0:00).
+    // KIF always writes a time (a missing one as 0:00).
     let mut expected = rec.clone();
     for i in 0..expected.moves().len() {
         let note = expected.annotate(i).expect("index in range");
-        if let Some(engine) = note.engine.as_mut() {
-            engine.pv.clear();
-        }
         note.time.get_or_insert(Duration::ZERO);
     }
     assert_eq!(back, expected, "{kif}");
+    let sjis = rec.to_kif_shift_jis().expect("write Shift_JIS kif");
+    assert_eq!(
+        GameRecord::from_kif_bytes(&sjis).expect("read back Shift_JIS"),
+        expected
+    );
 }
 
 #[test]
@@ -366,4 +368,385 @@ fn malformed_kif_names_line_and_problem() {
         matches!(reason, IllegalReason::NotInHand(PieceKind::Pawn)),
         "{reason:?}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// KIF as GUIs and databases write it
+
+const KFW_SJIS: &[u8] = include_bytes!("../../tests/data/records/kifu-for-windows.kif");
+const SHOGIGUI_KIFU: &[u8] = include_bytes!("../../tests/data/records/shogigui-handicap.kifu");
+const BOARD_SJIS: &[u8] = include_bytes!("../../tests/data/records/handicap-board.kif");
+const CLUB24_SJIS: &[u8] = include_bytes!("../../tests/data/records/shogiclub24.kif");
+
+fn end(reason: EndReason, winner: Option<Color>) -> Option<GameEnd> {
+    Some(GameEnd { reason, winner })
+}
+
+#[test]
+fn reads_a_shift_jis_kifu_for_windows_file_with_variations_bookmarks_and_hash_lines() {
+    assert!(
+        String::from_utf8(KFW_SJIS.to_vec()).is_err(),
+        "fixture is Shift_JIS"
+    );
+    let rec = GameRecord::from_kif_bytes(KFW_SJIS).expect("read");
+    assert_eq!(rec.start(), &Position::startpos());
+    // The main line only: 変化 blocks (3手, nested 5手, 4手) are not main-line moves.
+    assert_eq!(
+        usi(&rec),
+        ["7g7f", "3c3d", "2g2f", "4c4d", "2f2e", "2b3c", "3i4h"]
+    );
+    assert_eq!(
+        (rec.sente.as_deref(), rec.gote.as_deref()),
+        (Some("先手の人"), Some("後手の人"))
+    );
+    assert_eq!(rec.event.as_deref(), Some("council 練習対局"));
+    let times: Vec<_> = rec.moves().iter().map(|m| m.time).collect();
+    assert_eq!(
+        times,
+        [
+            secs(1),
+            secs(2),
+            secs(3),
+            secs(4),
+            secs(5),
+            secs(6),
+            secs(7)
+        ]
+    );
+    // `&` bookmarks are not comments; `*` lines are.
+    assert_eq!(rec.moves()[1].comment, None);
+    assert_eq!(rec.moves()[2].comment.as_deref(), Some("角交換を避けた"));
+    assert_eq!(rec.end, end(EndReason::Resign, Some(Color::Sente)));
+    // The same text as UTF-8, with and without a byte-order mark, reads the same.
+    let text = encoding_rs::SHIFT_JIS.decode(KFW_SJIS).0.into_owned();
+    assert_eq!(GameRecord::read_kif(&text).expect("utf-8"), rec);
+    let bom = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+    assert_eq!(GameRecord::from_kif_bytes(&bom).expect("bom"), rec);
+    assert_eq!(
+        GameRecord::from_kif_bytes(text.as_bytes()).expect("bytes"),
+        rec
+    );
+}
+
+#[test]
+fn reads_a_shogigui_handicap_kifu_with_uwate_shitate_labels_and_a_pv() {
+    let rec = GameRecord::from_kif_bytes(SHOGIGUI_KIFU).expect("read");
+    assert_eq!(rec.handicap(), Some(Handicap::Lance));
+    // 上手 (the giver) is gote and moves first.
+    assert_eq!(rec.start().side_to_move(), Color::Gote);
+    assert_eq!(
+        (rec.sente.as_deref(), rec.gote.as_deref()),
+        (Some("下手エンジン"), Some("上手エンジン"))
+    );
+    assert_eq!(
+        usi(&rec),
+        [
+            "3c3d", "7g7f", "4c4d", "2g2f", "2b3c", "3i4h", "8b4b", "5i6h"
+        ]
+    );
+    // 上手 resigns at move 9: 下手 (sente) wins, as `まで8手で下手の勝ち` says.
+    assert_eq!(rec.end, end(EndReason::Resign, Some(Color::Sente)));
+    // -150 from sente's view after gote's move is +150 for gote; the pv ends with a drop.
+    let engine = rec.moves()[0].engine.as_ref().expect("engine comment");
+    assert_eq!(engine.score, Score::Cp(150));
+    assert_eq!(
+        engine.pv.iter().map(|m| m.to_usi()).collect::<Vec<_>>(),
+        ["7g7f", "4c4d"],
+        "the pv stops where it stops being legal (sente has no bishop in hand)"
+    );
+}
+
+#[test]
+fn handicap_games_are_written_with_uwate_and_shitate_labels() {
+    let rec = GameRecord::from_kif_bytes(SHOGIGUI_KIFU).expect("read");
+    let kif = rec.to_kif().expect("write");
+    assert!(kif.contains("手合割：香落ち"), "{kif}");
+    assert!(kif.contains("上手：上手エンジン\n"), "{kif}");
+    assert!(kif.contains("下手：下手エンジン\n"), "{kif}");
+    assert!(!kif.contains("先手：") && !kif.contains("後手："), "{kif}");
+    assert!(kif.contains("まで8手で下手の勝ち"), "{kif}");
+    assert_eq!(GameRecord::read_kif(&kif).expect("read back"), rec);
+    // Even games keep 先手/後手.
+    let even = GameRecord::from_kif_bytes(CLUB24_SJIS).expect("24");
+    let kif = even.to_kif().expect("write");
+    assert!(
+        kif.contains("先手：sente24\n") && kif.contains("後手：gote24\n"),
+        "{kif}"
+    );
+}
+
+#[test]
+fn reads_a_handicap_board_diagram_with_uwate_to_move() {
+    let rec = GameRecord::from_kif_bytes(BOARD_SJIS).expect("read");
+    // The diagram is the lance handicap start, 上手番 = gote to move.
+    assert_eq!(rec.start().to_sfen(), Handicap::Lance.sfen());
+    assert_eq!(
+        (rec.sente.as_deref(), rec.gote.as_deref()),
+        (Some("Shitate"), Some("Uwate"))
+    );
+    assert_eq!(usi(&rec), ["3c3d", "7g7f"]);
+    // 上手 (to move at move 3) loses by a foul.
+    assert_eq!(rec.end, end(EndReason::IllegalMove, Some(Color::Sente)));
+    // 下手番 is sente to move.
+    let text = encoding_rs::SHIFT_JIS.decode(BOARD_SJIS).0.into_owned();
+    let text = text.replace("上手番", "下手番").replace(
+        "   1 ３四歩(33)\n   2 ７六歩(77)\n   3 反則負け\nまで2手で上手の反則負け\n",
+        "   1 ７六歩(77)\n",
+    );
+    let rec = GameRecord::read_kif(&text).expect("read 下手番");
+    assert_eq!(rec.start().side_to_move(), Color::Sente);
+    assert_eq!(usi(&rec), ["7g7f"]);
+}
+
+#[test]
+fn reads_a_shogi_club_24_file_ending_on_time() {
+    let rec = GameRecord::from_kif_bytes(CLUB24_SJIS).expect("read");
+    assert_eq!(usi(&rec), ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e", "B*5d"]);
+    assert_eq!(rec.moves()[4].time, secs(10));
+    assert_eq!(rec.end, end(EndReason::Timeout, Some(Color::Gote)));
+}
+
+#[test]
+fn every_kif_end_line_maps_to_its_reason_and_winner() {
+    // After 7g7f gote is to move: the end word is about gote.
+    let cases = [
+        ("投了", EndReason::Resign, Some(Color::Sente)),
+        ("中断", EndReason::Abort, None),
+        ("詰み", EndReason::Checkmate, Some(Color::Sente)),
+        ("千日手", EndReason::Repetition, None),
+        // 持将棋 (a drawn impasse) is a draw by rule, as %JISHOGI is.
+        ("持将棋", EndReason::MaxPlies, None),
+        // 反則勝ち: the side to move wins by the other's foul; 反則負け: it loses by its own.
+        ("反則勝ち", EndReason::IllegalMove, Some(Color::Gote)),
+        ("反則負け", EndReason::IllegalMove, Some(Color::Sente)),
+        ("切れ負け", EndReason::Timeout, Some(Color::Sente)),
+        ("入玉勝ち", EndReason::Impasse, Some(Color::Gote)),
+    ];
+    for (word, reason, winner) in cases {
+        for time in ["", "   ( 0:03/00:00:03)"] {
+            let text = format!(
+                "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)   ( 0:01/00:00:01)\n   2 {word}{time}\n"
+            );
+            let rec = GameRecord::read_kif(&text).unwrap_or_else(|e| panic!("{word}: {e}"));
+            assert_eq!(usi(&rec), ["7g7f"], "{word}");
+            assert_eq!(rec.end, end(reason, winner), "{word}{time}");
+        }
+    }
+    // Summary lines alone.
+    let summaries = [
+        (
+            "まで1手で先手の勝ち",
+            end(EndReason::Resign, Some(Color::Sente)),
+        ),
+        (
+            "まで1手で時間切れにより先手の勝ち",
+            end(EndReason::Timeout, Some(Color::Sente)),
+        ),
+        ("まで1手で中断", end(EndReason::Abort, None)),
+        ("まで1手で千日手", end(EndReason::Repetition, None)),
+        (
+            "まで1手で後手の反則負け",
+            end(EndReason::IllegalMove, Some(Color::Sente)),
+        ),
+    ];
+    for (line, expected) in summaries {
+        let text = format!("手合割：平手\n   1 ７六歩(77)\n{line}\n");
+        assert_eq!(
+            GameRecord::read_kif(&text).expect(line).end,
+            expected,
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn kif_survives_what_real_files_hold_besides_moves() {
+    let text = "#KIF version=2.0 encoding=UTF-8\n\
+                # 手書き\n\
+                開始日時：2024/06/01 10:00:00\n\
+                場所：どこか\n\
+                持ち時間：10分+30秒\n\
+                手合割：平手\n\
+                先手：A\n\
+                後手：B\n\
+                戦型：その他\n\
+                手数----指手---------消費時間--\n\
+                &しおり\n\
+                   1 ７六歩(77)\n\
+                # 途中のコメント行\n\
+                   2 ３四歩(33)   ( 0:02/00:00:02)+\n\
+                &しおり2\n\
+                   3 ２二角成(88)\n\
+                   4 同　銀(31)   (00:01/00:00:01)\n\
+                   5 ４五角打\n\
+                   6 中断\n\
+                まで5手で中断\n";
+    let rec = GameRecord::read_kif(text).expect("read");
+    assert_eq!(usi(&rec), ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e"]);
+    assert_eq!(rec.moves()[0].time, None);
+    assert_eq!(rec.moves()[1].time, secs(2));
+    assert_eq!(rec.moves()[3].time, secs(1));
+    assert_eq!(rec.end, end(EndReason::Abort, None));
+    // CR LF and CR-only line ends read alike.
+    assert_eq!(
+        GameRecord::read_kif(&text.replace('\n', "\r\n")).expect("crlf"),
+        rec
+    );
+}
+
+#[test]
+fn nested_variations_are_never_main_line_moves() {
+    // Variations that would be legal, illegal, or out of sequence as main-line moves.
+    let text = "手合割：平手\n\
+                手数----指手---------消費時間--\n\
+                   1 ７六歩(77)\n\
+                   2 ３四歩(33)+\n\
+                   3 ２六歩(27)\n\
+                \n\
+                変化：2手\n\
+                   2 ８四歩(83)+\n\
+                   3 ２六歩(27)\n\
+                   4 ８五歩(84)\n\
+                \n\
+                変化：2手\n\
+                   2 ４四歩(43)\n\
+                   3 ９九玉(11)\n\
+                \n\
+                変化：4手\n\
+                   4 ３四歩(33)\n";
+    let rec = GameRecord::read_kif(text).expect("read");
+    assert_eq!(usi(&rec), ["7g7f", "3c3d", "2g2f"]);
+    assert_eq!(rec.end, None);
+}
+
+#[test]
+fn a_pv_with_drops_and_same_square_moves_round_trips_through_kif() {
+    let mut rec = game("startpos moves 7g7f 3c3d 8h2b+");
+    let mut after = rec.position().clone();
+    let pv: Vec<Move> = ["3a2b", "B*4e", "8b3b", "4e3d"]
+        .iter()
+        .map(|t| {
+            let m = after.parse_usi_move(t).expect("pv move");
+            after.play(m);
+            m
+        })
+        .collect();
+    *rec.annotate(2).expect("move 3").engine = Some(EngineComment {
+        score: Score::Cp(321),
+        pv,
+    });
+    *rec.annotate(2).expect("move 3").comment = Some("角交換".into());
+    rec.end = end(EndReason::Abort, None);
+    let kif = rec.to_kif().expect("kif");
+    assert!(
+        kif.contains("**読み筋=△同　銀(31) ▲４五角打 △３二飛(82) ▲３四角(45)\n*角交換\n"),
+        "{kif}"
+    );
+    round_trip(&rec);
+}
+
+#[test]
+fn shift_jis_kif_is_written_on_request_and_unencodable_names_are_errors() {
+    let rec = GameRecord::from_kif_bytes(KFW_SJIS).expect("read");
+    let bytes = rec.to_kif_shift_jis().expect("sjis");
+    assert!(std::str::from_utf8(&bytes).is_err());
+    assert_eq!(GameRecord::from_kif_bytes(&bytes).expect("read back"), rec);
+    let mut odd = rec.clone();
+    odd.sente = Some("ドラゴン🐉".into());
+    let err = odd.to_kif_shift_jis().expect_err("emoji");
+    assert!(
+        matches!(
+            err,
+            RecordError::Unwritable {
+                format: Format::Kif,
+                ..
+            }
+        ) && err.to_string().contains("U+1F409"),
+        "{err}"
+    );
+    // UTF-8 stays possible for it.
+    assert!(odd.to_kif().is_ok());
+}
+
+#[test]
+fn bytes_in_neither_encoding_are_an_error_naming_line_and_offset() {
+    let mut bytes = KFW_SJIS.to_vec();
+    // Line 11 is `   1 ７六歩(77) ...`: spoil its first byte after the indent.
+    let line_start = bytes
+        .split(|&b| b == b'\n')
+        .take(10)
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    let offset = line_start + 3;
+    bytes[offset] = 0xFF;
+    let err = GameRecord::from_kif_bytes(&bytes).expect_err("0xFF");
+    assert_eq!(
+        err,
+        RecordError::Encoding {
+            format: Format::Kif,
+            line: 11,
+            offset,
+            bytes: "ff".into()
+        }
+    );
+    assert!(
+        err.to_string().contains("line 11") && err.to_string().contains(&format!("byte {offset}"))
+    );
+    // A lead byte followed by a byte that cannot trail it.
+    let err = GameRecord::from_kif_bytes(b"\x81\x20").expect_err("bad pair");
+    assert!(
+        matches!(
+            err,
+            RecordError::Encoding {
+                line: 1,
+                offset: 0,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn read_file_names_the_file_in_every_error() {
+    let dir = std::env::temp_dir().join(format!("council-kif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let good = dir.join("good.kif");
+    std::fs::write(&good, KFW_SJIS).expect("write");
+    assert_eq!(
+        GameRecord::read_file(&good).expect("read"),
+        GameRecord::from_kif_bytes(KFW_SJIS).expect("bytes")
+    );
+    let kifu = dir.join("g.KIFU");
+    std::fs::write(&kifu, SHOGIGUI_KIFU).expect("write");
+    assert_eq!(
+        GameRecord::read_file(&kifu).expect("kifu").handicap(),
+        Some(Handicap::Lance)
+    );
+    let csa = dir.join("g.csa");
+    std::fs::write(&csa, FLOODGATE_CSA).expect("write");
+    assert_eq!(GameRecord::read_file(&csa).expect("csa").moves().len(), 5);
+
+    let bad = dir.join("bad.kif");
+    std::fs::write(&bad, b"V2\n\xFF\xFE\n").expect("write");
+    let err = GameRecord::read_file(&bad).expect_err("bad bytes");
+    let shown = err.to_string();
+    assert!(
+        shown.contains("bad.kif") && shown.contains("line 2"),
+        "{shown}"
+    );
+    let broken = dir.join("broken.kif");
+    std::fs::write(&broken, "手合割：平手\n   1 ７六歩(77)\n   2 ほげ\n").expect("write");
+    let shown = GameRecord::read_file(&broken)
+        .expect_err("syntax")
+        .to_string();
+    assert!(
+        shown.contains("broken.kif") && shown.contains("line 3"),
+        "{shown}"
+    );
+    let missing = GameRecord::read_file(dir.join("missing.kif")).expect_err("missing");
+    assert!(matches!(missing, RecordError::Io { .. }), "{missing}");
+    let other = GameRecord::read_file(dir.join("x.txt")).expect_err("extension");
+    assert!(other.to_string().contains("x.txt"), "{other}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
