@@ -31,14 +31,15 @@ fn every_golden_file_round_trips_through_both_formats() {
         "handicap-board.csa",
         "even-game.kif",
         "non-promotion.kif",
+        "kifu-for-windows.kif",
+        "shogigui-handicap.kifu",
+        "handicap-board.kif",
+        "shogiclub24.kif",
     ] {
-        let text = golden(name);
-        let rec = if name.ends_with(".csa") {
-            GameRecord::read_csa(&text)
-        } else {
-            GameRecord::read_kif(&text)
-        }
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "data", "records", name]
+            .iter()
+            .collect();
+        let rec = GameRecord::read_file(&path).unwrap_or_else(|e| panic!("{e}"));
         let via_csa = GameRecord::read_csa(&rec.to_csa().expect("csa")).expect("csa back");
         let via_kif = GameRecord::read_kif(&rec.to_kif().expect("kif")).expect("kif back");
         for back in [&via_csa, &via_kif] {
@@ -186,10 +187,99 @@ fn cshogi_reads_our_csa_and_kif_alike() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The hand-written GUI and database files (Shift_JIS `.kif`, UTF-8 `.kifu`), and our
+/// Shift_JIS output, read the same by cshogi's file reader (which picks the encoding by
+/// extension).
+#[test]
+fn cshogi_reads_gui_style_kif_files_and_our_shift_jis_kif_alike() {
+    let dir = std::env::temp_dir().join(format!("council-sjis-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut cases = Vec::new();
+    // cshogi reads no board diagram, so handicap-board.kif is checked in the unit tests only.
+    for name in [
+        "kifu-for-windows.kif",
+        "shogigui-handicap.kifu",
+        "shogiclub24.kif",
+    ] {
+        let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "data", "records", name]
+            .iter()
+            .collect();
+        let rec = GameRecord::read_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        cases.push((name.to_string(), path, rec));
+    }
+    for (i, rec) in sample_games().into_iter().enumerate() {
+        let path = dir.join(format!("game{i}.kif"));
+        std::fs::write(&path, rec.to_kif_shift_jis().expect("sjis")).expect("write");
+        let back = GameRecord::read_file(&path).expect("read back");
+        assert_eq!(
+            (back.start(), &back.sente, &back.gote, back.end),
+            (rec.start(), &rec.sente, &rec.gote, rec.end)
+        );
+        assert!(
+            back.moves()
+                .iter()
+                .map(|m| m.mv)
+                .eq(rec.moves().iter().map(|m| m.mv))
+        );
+        cases.push((format!("game{i}.kif"), path, rec));
+    }
+    let answers = common::referee(
+        "kif-file",
+        &cases
+            .iter()
+            .map(|(_, p, _)| p.display().to_string())
+            .collect::<Vec<_>>(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut problems = Vec::new();
+    for ((name, _, rec), answer) in cases.iter().zip(&answers) {
+        let fields: Vec<&str> = answer.split('\t').collect();
+        let [sfen, moves, names, win, _marker] = fields[..] else {
+            problems.push(format!("{name}: unexpected answer {answer:?}"));
+            continue;
+        };
+        let ours: Vec<String> = rec.moves().iter().map(|m| m.mv.to_usi()).collect();
+        let ours_names = format!(
+            "{}|{}",
+            rec.sente.as_deref().unwrap_or(""),
+            rec.gote.as_deref().unwrap_or("")
+        );
+        let end = rec.end.expect("every case has an end");
+        let unknown_ok =
+            matches!(end.reason, EndReason::MaxPlies | EndReason::Timeout) && win == "-";
+        if sfen != rec.start().to_sfen() {
+            problems.push(format!("{name}: start {sfen}"));
+        }
+        if moves.split_whitespace().collect::<Vec<_>>() != ours {
+            problems.push(format!("{name}: moves {moves} vs {}", ours.join(" ")));
+        }
+        if names != ours_names {
+            problems.push(format!("{name}: names {names} vs {ours_names}"));
+        }
+        if win != cshogi_win(end.winner) && !unknown_ok {
+            problems.push(format!("{name}: cshogi says winner {win} for {end:?}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 mod garbage {
     use super::golden;
     use engine::record::GameRecord;
     use proptest::prelude::*;
+
+    fn sjis_golden() -> Vec<u8> {
+        let path: std::path::PathBuf = [
+            env!("CARGO_MANIFEST_DIR"),
+            "tests",
+            "data",
+            "records",
+            "kifu-for-windows.kif",
+        ]
+        .iter()
+        .collect();
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
 
     fn mutated(text: String) -> impl Strategy<Value = String> {
         let lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -243,9 +333,48 @@ mod garbage {
         }
 
         #[test]
+        fn damaged_shift_jis_kif_bytes_are_an_error_or_a_valid_game_never_a_panic(
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0usize..3, any::<u8>()), 1..6)
+        ) {
+            let mut bytes = sjis_golden();
+            for (at, how, byte) in edits {
+                if bytes.is_empty() {
+                    break;
+                }
+                let at = at.index(bytes.len());
+                match how {
+                    0 => bytes[at] = byte,
+                    1 => bytes.insert(at, byte),
+                    _ => {
+                        bytes.remove(at);
+                    }
+                }
+            }
+            if let Ok(rec) = GameRecord::from_kif_bytes(&bytes) {
+                prop_assert!(rec.to_kif().is_ok());
+            }
+        }
+
+        #[test]
+        fn damaged_shift_jis_kif_lines_are_an_error_or_a_valid_game_never_a_panic(
+            text in mutated(encoding_rs::SHIFT_JIS.decode(&sjis_golden()).0.into_owned())
+        ) {
+            let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(&text);
+            if let Ok(rec) = GameRecord::from_kif_bytes(&bytes) {
+                prop_assert!(rec.to_kif().is_ok());
+            }
+        }
+
+        #[test]
         fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
             let _ = GameRecord::read_csa(&text);
             let _ = GameRecord::read_kif(&text);
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let _ = GameRecord::from_kif_bytes(&bytes);
+            let _ = GameRecord::from_csa_bytes(&bytes);
         }
     }
 }
