@@ -30,14 +30,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
+    orchestrator::init_logging(false);
     let cli = Cli::parse();
     let (config, name) = match load(&cli) {
         Ok(c) => c,
