@@ -112,8 +112,9 @@ fn apply_option(s: &mut EngineSettings, name: &str, value: Option<&str>) -> Resu
     Ok(())
 }
 
-/// Builds the position of a `position` command, or says what is wrong with it.
-fn build_position(start: &PositionStart, moves: &[String]) -> Result<Position, String> {
+/// Builds the position of a `position` command, or says what is wrong with it (shared with
+/// the orchestrator's `council-usi` front end, so both answer a GUI's bad line alike).
+pub fn build_position(start: &PositionStart, moves: &[String]) -> Result<Position, String> {
     let mut pos = match start {
         PositionStart::Startpos => Position::startpos(),
         PositionStart::Sfen(sfen) => {

@@ -34,6 +34,7 @@ use std::time::Duration;
 use engine::position::Position;
 use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
 use engine::types::{Color, Score};
+use engine::usi::frontend::build_position;
 use engine::usi::protocol::{
     CheckmateAnswer, EngineMessage, GameOutcome, Go, GuiCommand, IdField, Info, InfoScore,
     OptionKind, OptionSpec, PositionStart, ScoreBound, UsiBestMove, parse_gui_command,
@@ -315,23 +316,13 @@ impl FrontEnd {
             self.say("position ignored: a search is running (send stop first)");
             return;
         }
-        let (base, text) = match start {
-            PositionStart::Startpos => (Ok(Position::startpos()), "startpos".to_string()),
-            PositionStart::Sfen(sfen) => (
-                Position::from_sfen(sfen).map_err(|e| format!("bad SFEN `{sfen}`: {e}")),
-                format!("sfen {sfen}"),
-            ),
+        let text = match start {
+            PositionStart::Startpos => "startpos".to_string(),
+            PositionStart::Sfen(sfen) => format!("sfen {sfen}"),
         };
-        let built = base.and_then(|mut pos| {
-            let mut played = Vec::with_capacity(moves.len());
-            for (i, m) in moves.iter().enumerate() {
-                let mv = pos
-                    .parse_usi_move(m)
-                    .map_err(|e| format!("move {} `{m}` rejected: {e}", i + 1))?;
-                pos.play(mv);
-                played.push(mv.to_usi());
-            }
-            Ok((pos, played))
+        let built = build_position(start, moves).map(|pos| {
+            let played = pos.moves().iter().map(|m| m.to_usi()).collect();
+            (pos, played)
         });
         match built {
             Ok((pos, played)) => {
