@@ -608,8 +608,16 @@ impl<'a> Searcher<'a> {
         };
         let killers = self.heur.killers(p);
         let counter = self.heur.counter(prev_move);
+        let cont_rows = [
+            Heuristics::cont_row(prev_move),
+            if p >= 2 {
+                Heuristics::cont_row(self.stack[p - 2].current)
+            } else {
+                None
+            },
+        ];
         let mut picker = self.take_picker(p);
-        picker.reset(&self.pos, tt_move, killers, counter);
+        picker.reset(&self.pos, tt_move, killers, counter, cont_rows);
         let mut best_value = -INFINITE;
         let mut best_move = Move32::MOVE_NONE;
         let mut searched = 0usize;
@@ -668,7 +676,7 @@ impl<'a> Searcher<'a> {
                     r += i32::from(!pv_node) + i32::from(cut_node);
                     r -= i32::from(improving) + i32::from(is_killer) + i32::from(gives_check);
                     if !tactical {
-                        r -= self.heur.history(mv) / 6000;
+                        r -= self.heur.quiet_score(mv, &cont_rows) / 10_000;
                     }
                     r = r.clamp(0, new_depth - 1);
                 }
@@ -717,9 +725,9 @@ impl<'a> Searcher<'a> {
             && !is_tactical(&self.pos, best_move)
         {
             let bonus = (depth * depth * 16).min(2000);
-            self.heur.update_history(best_move, bonus);
+            self.heur.update_quiet(best_move, &cont_rows, bonus);
             for &q in &quiets {
-                self.heur.update_history(q, -bonus);
+                self.heur.update_quiet(q, &cont_rows, -bonus);
             }
             self.heur.store_killer(p, best_move);
             self.heur.store_counter(prev_move, best_move);

@@ -1,12 +1,13 @@
 //! Move ordering: try the moves most likely to cause a cutoff first, so alpha-beta prunes.
 //!
 //! Order: the hash move, captures (and pawn promotions) that do not lose material by
-//! MVV-LVA, the two killer moves of the ply and the counter move, quiet moves by history, and
-//! last the losing captures. In check every evasion is generated and scored in one go.
+//! MVV-LVA, the two killer moves of the ply and the counter move, quiet moves by history (the
+//! move's own, plus how it fared after the previous two moves of the line: continuation
+//! history), and last the losing captures. In check every evasion is generated and scored in one go.
 //! Invariants: the picker yields pseudo-legal moves, each at most once; the caller checks
 //! king safety (`is_legal_after_pseudo_move32`) before playing one.
 //! See: chessprogramming wiki "Move Ordering", "MVV-LVA", "Killer Heuristic",
-//! "History Heuristic", "Countermove Heuristic".
+//! "History Heuristic", "Countermove Heuristic"; Stockfish's continuation history.
 
 use super::see::see_ge;
 use super::value::MAX_PLY;
@@ -27,7 +28,17 @@ pub(crate) struct Heuristics {
     killers: Vec<[Move32; 2]>,
     /// Best reply to the previous move, indexed by that move's (piece, destination).
     counter: Vec<Move32>,
+    /// Quiet-move success after an earlier move of the line (one and two plies back): indexed
+    /// by that move's (piece, destination) times `PIECE_TO` plus this move's.
+    continuation: Vec<i16>,
 }
+
+/// Where an earlier move's row of the continuation history starts; `None` for no move (root,
+/// null move), whose row is not kept.
+pub(crate) type ContRow = Option<usize>;
+
+/// The continuation rows of a node: after the opponent's last move, and after our own before it.
+pub(crate) type ContRows = [ContRow; 2];
 
 impl Heuristics {
     pub(crate) fn new() -> Self {
@@ -35,12 +46,14 @@ impl Heuristics {
             history: vec![0; PIECE_TO],
             killers: vec![[Move32::MOVE_NONE; 2]; MAX_PLY as usize + 8],
             counter: vec![Move32::MOVE_NONE; PIECE_TO],
+            continuation: vec![0; PIECE_TO * PIECE_TO],
         }
     }
 
     pub(crate) fn clear(&mut self) {
         self.history.fill(0);
         self.counter.fill(Move32::MOVE_NONE);
+        self.continuation.fill(0);
         self.clear_killers();
     }
 
@@ -60,18 +73,37 @@ impl Heuristics {
         mv.piece_after_move().to_index() * 81 + mv.to_sq().to_index()
     }
 
+    /// The continuation row of `mv` played earlier in the line.
     #[inline]
-    pub(crate) fn history(&self, mv: Move32) -> i32 {
-        self.history[Self::index(mv)]
+    pub(crate) fn cont_row(mv: Move32) -> ContRow {
+        (mv.is_normal() && mv.has_piece_info()).then(|| Self::index(mv) * PIECE_TO)
     }
 
-    /// Bonus (or malus when negative), with gravity so values stay within `±HISTORY_MAX`.
+    /// How promising quiet move `mv` looks: its history plus its continuation histories.
+    #[inline]
+    pub(crate) fn quiet_score(&self, mv: Move32, rows: &ContRows) -> i32 {
+        let i = Self::index(mv);
+        let mut s = self.history[i];
+        for row in rows.iter().flatten() {
+            s += i32::from(self.continuation[row + i]);
+        }
+        s
+    }
+
+    /// Bonus (or malus when negative) to quiet move `mv` and its continuations, with gravity so
+    /// values stay within `±HISTORY_MAX`.
     /// See: chessprogramming wiki "History Heuristic" (history gravity).
     #[inline]
-    pub(crate) fn update_history(&mut self, mv: Move32, bonus: i32) {
-        let h = &mut self.history[Self::index(mv)];
+    pub(crate) fn update_quiet(&mut self, mv: Move32, rows: &ContRows, bonus: i32) {
+        let i = Self::index(mv);
         let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        let h = &mut self.history[i];
         *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+        for row in rows.iter().flatten() {
+            let c = &mut self.continuation[row + i];
+            let v = i32::from(*c);
+            *c = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
+        }
     }
 
     pub(crate) fn killers(&self, ply: usize) -> [Move32; 2] {
@@ -226,6 +258,7 @@ pub(crate) struct MovePicker {
     hash_move: Move32,
     killers: [Move32; 2],
     counter: Move32,
+    cont_rows: ContRows,
     list: Scored,
     bad: Vec<Move32>,
     bad_next: usize,
@@ -251,6 +284,7 @@ impl MovePicker {
             hash_move: Move32::MOVE_NONE,
             killers: [Move32::MOVE_NONE; 2],
             counter: Move32::MOVE_NONE,
+            cont_rows: [None; 2],
             list: Scored::new(),
             bad: Vec::new(),
             bad_next: 0,
@@ -265,6 +299,7 @@ impl MovePicker {
         hash_move: Move32,
         killers: [Move32; 2],
         counter: Move32,
+        cont_rows: ContRows,
     ) {
         let in_check = pos.is_in_check();
         let hash_move =
@@ -283,6 +318,7 @@ impl MovePicker {
         self.hash_move = hash_move;
         self.killers = killers;
         self.counter = counter;
+        self.cont_rows = cont_rows;
         self.list.moves.clear();
         self.list.scores.clear();
         self.list.next = 0;
@@ -293,7 +329,13 @@ impl MovePicker {
 
     /// Quiescence search: captures and promotions, or all evasions when in check.
     pub(crate) fn reset_quiescence(&mut self, pos: &Position, hash_move: Move32) {
-        self.reset(pos, hash_move, [Move32::MOVE_NONE; 2], Move32::MOVE_NONE);
+        self.reset(
+            pos,
+            hash_move,
+            [Move32::MOVE_NONE; 2],
+            Move32::MOVE_NONE,
+            [None; 2],
+        );
         self.captures_only = true;
         // In quiescence only a tactical hash move is worth trying out of turn.
         if !pos.is_in_check()
@@ -375,7 +417,7 @@ impl MovePicker {
                     self.list.scores.clear();
                     self.list.next = 0;
                     for &mv in self.list.moves.iter() {
-                        self.list.scores.push(heur.history(mv));
+                        self.list.scores.push(heur.quiet_score(mv, &self.cont_rows));
                     }
                     self.list.partial_sort(-HISTORY_MAX / 8);
                     self.stage = Stage::Quiets;
@@ -408,7 +450,7 @@ impl MovePicker {
                         let score = if pos.piece_on(mv.to_sq()) != Piece::NONE {
                             1_000_000 + mvv_lva(pos, mv)
                         } else {
-                            heur.history(mv)
+                            heur.quiet_score(mv, &self.cont_rows)
                         };
                         self.list.scores.push(score);
                     }
