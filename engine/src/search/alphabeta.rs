@@ -1,6 +1,6 @@
 //! The search proper, on rsshogi's position for speed: iterative deepening with aspiration
 //! windows over a principal variation search (PVS) alpha-beta, quiescence search, check
-//! extensions, null-move pruning, late-move reductions, reverse futility and late-move
+//! extensions, null-move pruning, ProbCut, late-move reductions, reverse futility and late-move
 //! pruning, mate-in-one detection, repetition (with perpetual check) and MultiPV.
 //!
 //! Invariants: the position is restored exactly after every move searched; a stopped search
@@ -592,6 +592,60 @@ impl<'a> Searcher<'a> {
                     return if v >= MATE_IN_MAX { beta } else { v };
                 }
             }
+        }
+
+        // ProbCut: a capture whose shallow search beats beta by a margin would very probably
+        // beat beta searched fully. See: chessprogramming wiki "ProbCut"; Stockfish's search.
+        let probcut_beta = beta + 180;
+        if !pv_node
+            && !in_check
+            && depth >= 5
+            && beta.abs() < MATE_IN_MAX
+            && hit.is_none_or(|h| h.depth < depth - 3 || h.value >= probcut_beta)
+        {
+            let mut picker = self.take_picker(p);
+            picker.reset_quiescence(&self.pos, tt_move);
+            while let Some(mv) = picker.next(&self.pos, self.heur) {
+                if !self.pos.is_legal_after_pseudo_move32(mv)
+                    || !see_ge(&self.pos, mv, probcut_beta - static_eval)
+                {
+                    continue;
+                }
+                let gives_check = self.pos.gives_check_move32(mv);
+                self.stack[p].current = mv;
+                self.nodes += 1;
+                self.pos.apply_move32_with_gives_check(mv, gives_check);
+                let mut v = -self.qsearch(-probcut_beta, -probcut_beta + 1, ply + 1, 0);
+                if v >= probcut_beta {
+                    v = -self.search(
+                        -probcut_beta,
+                        -probcut_beta + 1,
+                        depth - 4,
+                        ply + 1,
+                        !cut_node,
+                        false,
+                    );
+                }
+                self.undo_move(mv);
+                if self.stopped {
+                    self.pickers[p] = Some(picker);
+                    return DRAW;
+                }
+                if v >= probcut_beta {
+                    self.pickers[p] = Some(picker);
+                    self.tt.store(
+                        key,
+                        ply,
+                        mv.to_move(),
+                        v,
+                        static_eval,
+                        depth - 3,
+                        Bound::Lower,
+                    );
+                    return v;
+                }
+            }
+            self.pickers[p] = Some(picker);
         }
 
         // Without a hash move a deep node is searched a little shallower (internal reduction).
