@@ -49,9 +49,13 @@ pub const DEFENDERS: usize = ATTACKERS + 9;
 pub const FREE_SQUARES: usize = DEFENDERS + 1;
 /// Danger: a constant.
 pub const DANGER_BIAS: usize = FREE_SQUARES + 1;
+/// Danger: the enemy can give a safe check with a piece of this type (moved or dropped; once
+/// per type). Safe: no piece but the king guards the square, and next to the king the
+/// checking piece would be supported.
+pub const SAFE_CHECK: usize = DANGER_BIAS + 1;
 /// A piece attacked by the enemy and defended by none of its own side, by whether its side
 /// is to move (0) or not (1), and its type.
-pub const HANGING: usize = DANGER_BIAS + 1;
+pub const HANGING: usize = SAFE_CHECK + PT;
 /// A piece (not a pawn) attacked by an enemy pawn, by side to move or not, and its type.
 pub const PAWN_THREAT: usize = HANGING + 2 * PT;
 /// Number of features (and weights).
@@ -175,9 +179,12 @@ pub fn walk<S: Sink>(pos: &Position, sink: &mut S) {
     let mut zone_attacks = [Bitboard::EMPTY; 2];
     let mut attackers = [0i32; 2];
     let mut defenders = [0i32; 2];
-    // Per side: every square it attacks, and those its pawns attack.
+    // Per side: every square it attacks, those two of its pieces attack, those its pieces other
+    // than the king attack, and by piece type.
     let mut attacked = [Bitboard::EMPTY; 2];
-    let mut pawn_attacked = [Bitboard::EMPTY; 2];
+    let mut attacked2 = [Bitboard::EMPTY; 2];
+    let mut guarded = [Bitboard::EMPTY; 2];
+    let mut attacked_by = [[Bitboard::EMPTY; PT]; 2];
 
     let mut pieces = occupied;
     while let Some(sq) = pieces.pop_lsb() {
@@ -201,6 +208,7 @@ pub fn walk<S: Sink>(pos: &Position, sink: &mut S) {
         };
         sink.piece(us, raw, rel, own, enemy);
         if raw == 8 {
+            attacked2[us] |= attacked[us] & KING_ATTACKS[sq];
             attacked[us] |= KING_ATTACKS[sq];
             continue;
         }
@@ -211,10 +219,10 @@ pub fn walk<S: Sink>(pos: &Position, sink: &mut S) {
             sink.danger(them, NEAR_KING + raw, 1);
         }
         let attacks = attacks_of(pt, sq, color, occupied);
+        attacked2[us] |= attacked[us] & attacks;
         attacked[us] |= attacks;
-        if raw == 1 {
-            pawn_attacked[us] |= attacks;
-        }
+        guarded[us] |= attacks;
+        attacked_by[us][raw] |= attacks;
         let mobility = attacks.and_not(bb.color_pieces(color)).count() as i32;
         sink.linear(us, MOBILITY + raw, mobility);
         let on_zone = attacks & zones[them];
@@ -259,6 +267,38 @@ pub fn walk<S: Sink>(pos: &Position, sink: &mut S) {
         sink.danger(us, DEFENDERS, defenders[us]);
         sink.danger(us, FREE_SQUARES, free);
         sink.danger(us, DANGER_BIAS, 1);
+
+        // Safe checks, by the type of the checking piece. A piece of `them` on square s
+        // attacks the king exactly when one of ours on the king's square would attack s.
+        let near = KING_ATTACKS[king];
+        let their_pieces = bb.color_pieces(if them == 0 {
+            Color::BLACK
+        } else {
+            Color::WHITE
+        });
+        let unguarded = Bitboard::ALL.and_not(guarded[us]);
+        let drop_safe = unguarded
+            .and_not(occupied)
+            .and_not(near.and_not(attacked[them]));
+        let move_safe = unguarded
+            .and_not(their_pieces)
+            .and_not(near.and_not(attacked2[them]));
+        let their_hand = pos.hand(if them == 0 {
+            Color::BLACK
+        } else {
+            Color::WHITE
+        });
+        for raw in (1..=7).chain(9..=14) {
+            let from = attacks_of(PieceType::new(raw as i8), king, color, occupied);
+            let by_move = (from & attacked_by[them][raw] & move_safe).any();
+            let by_drop = raw <= 7
+                && HandPiece::from_piece_type(PieceType::new(raw as i8))
+                    .is_some_and(|hp| their_hand.count(hp) > 0)
+                && (from & drop_safe).any();
+            if by_move || by_drop {
+                sink.danger(us, SAFE_CHECK + raw, 1);
+            }
+        }
     }
 
     let to_move = pos.turn().to_index();
@@ -275,7 +315,7 @@ pub fn walk<S: Sink>(pos: &Position, sink: &mut S) {
             if !attacked[us].test(sq) {
                 sink.linear(us, HANGING + waiting * PT + raw, 1);
             }
-            if raw != 1 && pawn_attacked[them].test(sq) {
+            if raw != 1 && attacked_by[them][1].test(sq) {
                 sink.linear(us, PAWN_THREAT + waiting * PT + raw, 1);
             }
         }

@@ -260,10 +260,39 @@ mod tests {
     }
 
     #[test]
+    fn safe_checks_are_counted_by_the_checking_piece() {
+        // The safe-check features of Sente's king, as piece types.
+        let checks = |sfen: &str| -> Vec<usize> {
+            let pos = crate::position::Position::from_sfen(sfen).expect("sfen");
+            let mut types: Vec<usize> = feature_vector(&pos).danger[0]
+                .iter()
+                .map(|&(f, _)| usize::from(f))
+                .filter(|f| (features::SAFE_CHECK..features::SAFE_CHECK + 16).contains(f))
+                .map(|f| f - features::SAFE_CHECK)
+                .collect();
+            types.sort_unstable();
+            types
+        };
+        let rook = PieceType::ROOK.raw() as usize;
+        let gold = PieceType::GOLD.raw() as usize;
+        // Gote holds a rook and a gold by Sente's lone king: the rook checks from afar; the
+        // gold only next to the king, where the king would take it.
+        assert_eq!(checks("4k4/9/9/9/9/9/9/9/4K4 b rg 1"), vec![rook]);
+        // A Gote pawn on 5g supports a gold dropped on 5h.
+        assert_eq!(checks("4k4/9/9/9/9/9/4p4/9/4K4 b rg 1"), vec![rook, gold]);
+        // Unless a Sente silver guards 5h.
+        assert_eq!(checks("4k4/9/9/9/9/9/4p4/9/4KS3 b rg 1"), vec![rook]);
+        // Nothing in hand, nothing on the board to check with: no safe check.
+        assert_eq!(checks("4k4/9/9/9/9/9/4p4/9/4K4 b - 1"), Vec::<usize>::new());
+    }
+
+    #[test]
     fn attacked_king_is_worse_than_safe_king() {
         // Same material: Gote's gold far away in the corner, or two squares from Sente's king.
-        let safe = eval_sfen("g3k4/9/9/9/9/9/9/9/4K4 b 2r2b3g4s4n4l18p 1");
-        let attacked = eval_sfen("4k4/9/9/9/9/9/4g4/9/4K4 b 2r2b3g4s4n4l18p 1");
+        // Sente holds the rest (were it in Gote's hand, drop checks would max out the danger
+        // of both positions).
+        let safe = eval_sfen("g3k4/9/9/9/9/9/9/9/4K4 b 2R2B3G4S4N4L18P 1");
+        let attacked = eval_sfen("4k4/9/9/9/9/9/4g4/9/4K4 b 2R2B3G4S4N4L18P 1");
         assert!(safe > attacked, "{safe} vs {attacked}");
     }
 }

@@ -1,7 +1,8 @@
 //! Evaluation weights, indexed by the feature numbers of [`super::features`] (centipawns for
 //! linear features, danger units for danger features).
 //!
-//! Hand-set starting values (the evaluation as it was before tuning).
+//! Hand-set values. The safe-check row (by the checking piece's type) was chosen by self-play
+//! at 20000 nodes among one, two and three times a first guess; three times won.
 
 use super::features::COUNT;
 
@@ -60,5 +61,6 @@ pub(crate) const WEIGHTS: [i32; COUNT] = [
     6, 6, 10, 12, 0, 2, 2, 4, 4, 4, 4, 6,
     6, 6, 6, 8, 8, 6, 6, 0, 6, 12, 18, 24,
     30, 36, 42, 48, -4, -3, 0,
+    0, 12, 18, 24, 30, 30, 42, 36, 0, 36, 36, 36, 36, 36, 48, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ];
