@@ -270,12 +270,14 @@ pub fn walk<S: Sink>(pos: &Position, sink: &mut S) {
 
         // Safe checks, by the type of the checking piece. A piece of `them` on square s
         // attacks the king exactly when one of ours on the king's square would attack s.
+        // (A pawn drop is counted without looking for a pawn on its file.)
         let near = KING_ATTACKS[king];
-        let their_pieces = bb.color_pieces(if them == 0 {
+        let their_color = if them == 0 {
             Color::BLACK
         } else {
             Color::WHITE
-        });
+        };
+        let their_pieces = bb.color_pieces(their_color);
         let unguarded = Bitboard::ALL.and_not(guarded[us]);
         let drop_safe = unguarded
             .and_not(occupied)
@@ -283,11 +285,7 @@ pub fn walk<S: Sink>(pos: &Position, sink: &mut S) {
         let move_safe = unguarded
             .and_not(their_pieces)
             .and_not(near.and_not(attacked2[them]));
-        let their_hand = pos.hand(if them == 0 {
-            Color::BLACK
-        } else {
-            Color::WHITE
-        });
+        let their_hand = pos.hand(their_color);
         for raw in (1..=7).chain(9..=14) {
             let from = attacks_of(PieceType::new(raw as i8), king, color, occupied);
             let by_move = (from & attacked_by[them][raw] & move_safe).any();
