@@ -97,12 +97,10 @@ impl Heuristics {
     pub(crate) fn update_quiet(&mut self, mv: Move32, rows: &ContRows, bonus: i32) {
         let i = Self::index(mv);
         let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-        let h = &mut self.history[i];
-        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+        self.history[i] = gravity(self.history[i], bonus);
         for row in rows.iter().flatten() {
             let c = &mut self.continuation[row + i];
-            let v = i32::from(*c);
-            *c = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
+            *c = gravity(i32::from(*c), bonus) as i16;
         }
     }
 
@@ -131,6 +129,13 @@ impl Heuristics {
             self.counter[Self::index(prev)] = mv;
         }
     }
+}
+
+/// `value` moved by `bonus` (within `±HISTORY_MAX`), less the more it already leans that way,
+/// so that it stays within `±HISTORY_MAX`.
+#[inline]
+fn gravity(value: i32, bonus: i32) -> i32 {
+    value + bonus - value * bonus.abs() / HISTORY_MAX
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
