@@ -13,6 +13,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+pub use crate::results::votes::Method;
+
 /// A configuration problem, rendered as one line: `FILE: key `KEY`: PROBLEM`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}: {location}{problem}")]
@@ -43,17 +45,6 @@ pub enum Format {
     RoundRobin,
     /// The first player meets each of the others, `games` games per opponent.
     Gauntlet,
-}
-
-/// How a council combines its members' answers (`models.md` section 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
-    Majority,
-    Optimistic,
-    Pessimistic,
-    /// Maximum likelihood with the best move's value `A` predicted from the votes.
-    Ml,
 }
 
 /// How a council's budget reaches its members.
@@ -810,7 +801,7 @@ fn validate_match(
 /// A start position the engine accepts: `startpos`, an SFEN (with or without the `sfen ` word),
 /// either followed by `moves ...` (every move legal).
 fn check_start(text: &str) -> Result<(), String> {
-    engine::position::Position::from_usi_position(&crate::runner::game::usi_position_text(text))
+    engine::position::Position::from_start_text(text)
         .map(|_| ())
         .map_err(|e| format!("`{text}`: {e}"))
 }

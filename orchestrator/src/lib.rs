@@ -1,17 +1,22 @@
 //! Players (in-process engine, USI process, council), the match runner and its arbiter, records
 //! and ratings.
 
-pub mod adjudicate;
+// Shared vocabulary: what every program of the crate speaks.
 pub mod config;
-pub mod council;
-pub mod frontend;
-pub mod player;
-pub mod rating_report;
-pub mod record;
-pub mod report;
 pub mod results;
-pub mod runner;
+pub mod seed;
 pub mod stats;
+
+// Players, councils, and the one factory that builds them from a config.
+pub mod council;
+pub mod factory;
+pub mod player;
+
+// The programs' rooms: council-match's runner (arbiter, records, summary), council-usi's USI
+// server, council-elo's report.
+pub mod elo_report;
+pub mod runner;
+pub mod usi_server;
 
 /// Diagnostics to stderr for the binaries, `warn` and up unless `RUST_LOG` says otherwise
 /// (stdout is the table, the JSON or the USI channel).

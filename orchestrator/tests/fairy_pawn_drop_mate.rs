@@ -11,14 +11,15 @@ use std::path::Path;
 use std::time::Duration;
 
 use engine::position::{IllegalReason, Position};
-use orchestrator::adjudicate::judge_move;
+use engine::types::Score;
 use orchestrator::config::Config;
-use orchestrator::council::vote::Eval;
+use orchestrator::factory::build_player;
 use orchestrator::player::usi::UsiPlayer;
 use orchestrator::player::{Budget, Decision, MoveRequest, Player};
-use orchestrator::record::{record_paths, write_records};
-use orchestrator::results::{Outcome, Reason};
-use orchestrator::runner::{build_player, game::play_game, schedule::schedule};
+use orchestrator::results::{Reason, Winner};
+use orchestrator::runner::adjudicate::judge_move;
+use orchestrator::runner::records::{record_paths, write_records};
+use orchestrator::runner::{game::play_game, schedule::schedule};
 use tokio_util::sync::CancellationToken;
 
 const FAIRY: &str = "/usr/games/fairy-stockfish";
@@ -58,8 +59,6 @@ nodes = 1000
 
 fn request(config: &Config, position: &Position) -> MoveRequest {
     MoveRequest {
-        start: format!("sfen {SFEN}"),
-        moves: Vec::new(),
         position: position.clone(),
         budget: Budget::per_move(&config.player("fairy").limits),
         deadline: tokio::time::Instant::now() + Duration::from_secs(30),
@@ -91,7 +90,7 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
         .expect("an answer");
     assert_eq!(forced.decision, Decision::Move("P*1b".into()));
     assert!(
-        matches!(forced.eval, Some(Eval::Mate(n)) if n < 0),
+        matches!(forced.eval, Some(Score::Mate(n)) if n < 0),
         "fairy-stockfish scores its pawn-drop mate as a loss: {:?}",
         forced.eval
     );
@@ -106,7 +105,7 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
     assert_eq!(rule.illegal_reason(), Some(&IllegalReason::PawnDropMate));
     let verdict = judge_move(&position, "fairy", answer).expect_err("pawn-drop mate is illegal");
     assert_eq!(verdict.reason, Reason::IllegalMove);
-    assert_eq!(verdict.result, Outcome::Gote, "the dropper (sente) loses");
+    assert_eq!(verdict.result, Winner::Gote, "the dropper (sente) loses");
     assert!(verdict.detail.contains("uchifuzume"), "{}", verdict.detail);
 
     // A whole game from there, refereed by the runner's own game loop: it ends at once.
@@ -128,7 +127,7 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
     internal.shutdown().await;
     let g = &played.result;
     assert_eq!(g.reason, Reason::IllegalMove, "{:?}", g.detail);
-    assert_eq!(g.result, Outcome::Gote, "fairy-stockfish (sente) loses");
+    assert_eq!(g.result, Winner::Gote, "fairy-stockfish (sente) loses");
     assert!(
         g.moves.is_empty() && g.plies == 0,
         "the illegal drop is not played"

@@ -74,6 +74,16 @@ impl Position {
         usi_position::parse(line)
     }
 
+    /// Parses a start as configs and openings files write it: what [`Self::from_usi_position`]
+    /// takes, or a bare SFEN (`<board> <side> <hands> [<ply>] [moves ...]`), with or without a
+    /// leading `position`.
+    ///
+    /// # Errors
+    /// As [`Self::from_usi_position`].
+    pub fn from_start_text(text: &str) -> Result<Self, UsiPositionError> {
+        usi_position::parse(&usi_position::usi_arguments(text))
+    }
+
     fn from_validated(inner: RsPosition) -> Self {
         let root = inner.to_sfen(None);
         let trail = vec![Trail {

@@ -21,6 +21,18 @@ pub enum UsiPositionError {
     },
 }
 
+/// A start text as the arguments of USI `position`: `startpos ...` and `sfen ...` as they are, a
+/// bare SFEN with `sfen ` in front.
+pub(super) fn usi_arguments(text: &str) -> String {
+    let text = text.trim();
+    let text = text.strip_prefix("position ").unwrap_or(text).trim();
+    if text.starts_with("startpos") || text.starts_with("sfen ") {
+        text.to_string()
+    } else {
+        format!("sfen {text}")
+    }
+}
+
 pub(super) fn parse(line: &str) -> Result<Position, UsiPositionError> {
     let mut tokens: Vec<&str> = line.split_whitespace().collect();
     if tokens.first() == Some(&"position") {

@@ -140,7 +140,7 @@ fn kif_comment(m: &RecordedMove, after: &Position, format: Format) -> Option<Str
         .engine
         .as_ref()
         .filter(|_| format == Format::Kif)
-        .and_then(|engine| super::kif::pv_comment(after, &engine.pv));
+        .and_then(|engine| super::kif_moves::pv_comment(after, &engine.pv));
     match (pv, &m.comment) {
         (Some(pv), Some(comment)) => Some(format!("{pv}\n{comment}")),
         (Some(pv), None) => Some(pv),

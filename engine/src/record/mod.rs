@@ -14,6 +14,7 @@
 mod convert;
 mod csa;
 mod kif;
+mod kif_moves;
 
 use crate::position::{Handicap, MoveError, Position, SfenError};
 use crate::types::{Color, Move, Score};

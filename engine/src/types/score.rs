@@ -8,8 +8,10 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-/// An engine score, from the side to move's view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// An engine score, from the side to move's view. Serialized as results files store it:
+/// `{"cp": 35}`, `{"mate": -4}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Score {
     /// Centipawns; positive is good for the side to move.
     Cp(i32),
@@ -97,6 +99,14 @@ mod tests {
                 assert_eq!(a.cmp(b), i.cmp(&j), "{a:?} vs {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn serialized_as_results_files_store_it() {
+        assert_eq!(serde_json::to_string(&Cp(35)).unwrap(), r#"{"cp":35}"#);
+        assert_eq!(serde_json::to_string(&Mate(-4)).unwrap(), r#"{"mate":-4}"#);
+        let back: Score = serde_json::from_str(r#"{"mate":5}"#).unwrap();
+        assert_eq!(back, Mate(5));
     }
 
     #[test]

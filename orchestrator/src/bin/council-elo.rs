@@ -7,9 +7,9 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use orchestrator::rating_report::input::read_results_with_progress;
-use orchestrator::rating_report::svg::write_ratings_svg;
-use orchestrator::rating_report::{MergeOptions, RatingReport};
+use orchestrator::elo_report::input::read_results_with_progress;
+use orchestrator::elo_report::svg::write_ratings_svg;
+use orchestrator::elo_report::{MergeOptions, RatingReport};
 use orchestrator::stats::{Anchor, FitOptions, fit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

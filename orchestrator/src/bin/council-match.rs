@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 use orchestrator::config::Config;
-use orchestrator::report;
+use orchestrator::runner::summary;
 use orchestrator::runner::{self, RunOptions};
 use tokio_util::sync::CancellationToken;
 
@@ -65,7 +65,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(runner::preflight(&config))
+    rt.block_on(orchestrator::factory::preflight(&config))
         .map_err(anyhow::Error::msg)?;
     if cli.check {
         println!(
@@ -104,7 +104,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         });
         runner::run(config, &opts, cancel).await
     })?;
-    print!("{}", report::standings_table(&outcome.summary));
+    print!("{}", summary::standings_table(&outcome.summary));
     println!("results in {}", out.display());
     Ok(if outcome.interrupted {
         ExitCode::from(130)

@@ -1,7 +1,7 @@
 //! `council-usi [CONFIG] [--player NAME]`: a player of a council-match config (by default its
 //! only council) as a USI engine on stdin/stdout, for shogi GUIs. Without CONFIG (GUIs register
 //! a bare executable) it reads `council-usi.toml` from the executable's folder. See
-//! `orchestrator::frontend`.
+//! `orchestrator::usi_server`.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use orchestrator::config::Config;
-use orchestrator::frontend::{self, players};
+use orchestrator::usi_server::{self, players};
 
 /// The config read when none is given, from the executable's folder.
 const DEFAULT_CONFIG: &str = "council-usi.toml";
@@ -59,7 +59,12 @@ fn main() -> ExitCode {
             }
         }
     });
-    rt.block_on(frontend::run(config, name, rx, Box::new(std::io::stdout())));
+    rt.block_on(usi_server::run(
+        config,
+        name,
+        rx,
+        Box::new(std::io::stdout()),
+    ));
     // An abandoned search thread must not keep the process alive after `quit`.
     rt.shutdown_timeout(Duration::from_millis(200));
     ExitCode::SUCCESS

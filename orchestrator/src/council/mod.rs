@@ -13,48 +13,14 @@ pub mod vote;
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use engine::types::Score;
 
-use crate::config::{Fairness, Limits, Method};
+use crate::config::{Fairness, Limits};
 use crate::player::{
     BoxFuture, Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought,
 };
-use vote::{Ballot, Eval, MlSettings, REFERENCE_T, Rule};
-
-/// One member's part in one council decision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MemberVote {
-    pub name: String,
-    /// Its move (`resign`/`win` included), when it answered with one that could be voted on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mv: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<Eval>,
-    /// Why it had no vote (crash, timeout, illegal move...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Its thinking time, ms.
-    pub time_ms: u64,
-    /// Nodes it reported searching.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u64>,
-}
-
-/// One council decision: the line stored per council move in `results.jsonl` (`votes`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CouncilVote {
-    /// Index of the move in the game (0 = the first move).
-    pub ply: u32,
-    pub council: String,
-    pub method: Method,
-    pub members: Vec<MemberVote>,
-    pub chosen: String,
-    pub rule: Rule,
-    /// The strongest member (smallest `sigma`, then first listed).
-    pub strongest: String,
-    /// The strongest member answered and the council played something else.
-    pub overrode_strongest: bool,
-}
+use crate::results::votes::{CouncilVote, MemberVote};
+use vote::{Ballot, Method, MlSettings, REFERENCE_T};
 
 /// The most a council keeps back from its own deadline: time to vote with the members that did
 /// answer when another one hangs.
@@ -233,7 +199,7 @@ impl CouncilPlayer {
         let strongest = self.strongest();
         let strongest_move = member_votes[strongest].mv.clone();
         let mut votes = vec![CouncilVote {
-            ply: req.moves.len() as u32,
+            ply: req.position.moves().len() as u32,
             council: self.name.clone(),
             method: self.method,
             chosen: decision.mv.clone(),
@@ -254,7 +220,7 @@ impl CouncilPlayer {
         Ok(Thought {
             decision: Decision::from_usi(&decision.mv),
             eval: spoken.eval.map(|e| match e {
-                Eval::Cp(cp) => Eval::Cp((cp as f64 * REFERENCE_T / t).round() as i32),
+                Score::Cp(cp) => Score::Cp((cp as f64 * REFERENCE_T / t).round() as i32),
                 mate => mate,
             }),
             pv: spoken.pv,
@@ -278,7 +244,7 @@ impl Player for CouncilPlayer {
                 |(i, m)| async move {
                     let r = m
                         .player
-                        .new_game(crate::runner::schedule::game_seed(seed, i as u64 + 1))
+                        .new_game(crate::seed::game_seed(seed, i as u64 + 1))
                         .await;
                     m.active = r.is_ok();
                     r

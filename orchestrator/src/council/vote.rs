@@ -17,54 +17,30 @@
 //! give equal values). Invariant: with distinct `s_i`, the chosen move does not depend on the
 //! order of the ballots.
 
-use serde::{Deserialize, Serialize};
+use engine::types::Score;
 
-use crate::config::{DEFAULT_WIN_RATE_T, Method};
+use crate::config::DEFAULT_WIN_RATE_T;
+pub use crate::results::votes::{Method, Rule};
 
 /// The common scale: cp of an engine whose win-rate constant is this.
 pub const REFERENCE_T: f64 = DEFAULT_WIN_RATE_T;
-
-/// A score as USI reports it, from the side to move: centipawns, or mate in plies (positive: the
-/// side to move mates).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Eval {
-    Cp(i32),
-    Mate(i32),
-}
 
 /// One member's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ballot {
     /// The move in USI text, or `resign` / `win` (they are voted on like moves).
     pub mv: String,
-    pub eval: Option<Eval>,
+    pub eval: Option<Score>,
     /// Win-rate constant `T` of this member's scores.
     pub win_rate_t: f64,
     /// Noise `s_i` of this member's judgement (cp, common scale); smaller is stronger.
     pub sigma: f64,
 }
 
-/// Which rule decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rule {
-    /// Every member voted for the same move.
-    Unanimous,
-    /// A member saw the fastest forced mate.
-    Mate,
-    /// A unique plurality (majority method).
-    Plurality,
-    /// No unique plurality: the strongest member's move.
-    Strongest,
-    Optimistic,
-    Pessimistic,
-    Ml,
-}
-
-/// The council's decision.
+/// The council's verdict on one position (the [`crate::player::Decision`] it plays follows
+/// from it).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
+pub struct Verdict {
     pub mv: String,
     pub rule: Rule,
     /// The ballot that speaks for the decision (its score becomes the council's score): the
@@ -82,13 +58,13 @@ pub struct MlSettings {
 
 /// A score on the common scale as a number to rank by: mates beyond any cp, faster mates higher,
 /// slower losses higher. A missing score counts as 0.
-pub fn common_value(eval: Option<Eval>, win_rate_t: f64) -> f64 {
+pub fn common_value(eval: Option<Score>, win_rate_t: f64) -> f64 {
     const MATE: f64 = 1.0e6;
     match eval {
         None => 0.0,
-        Some(Eval::Cp(cp)) => cp as f64 * REFERENCE_T / win_rate_t,
-        Some(Eval::Mate(n)) if n > 0 => MATE - n as f64,
-        Some(Eval::Mate(n)) => -MATE - n as f64,
+        Some(Score::Cp(cp)) => cp as f64 * REFERENCE_T / win_rate_t,
+        Some(Score::Mate(n)) if n > 0 => MATE - n as f64,
+        Some(Score::Mate(n)) => -MATE - n as f64,
     }
 }
 
@@ -136,14 +112,14 @@ fn speaker_for(ballots: &[Ballot], mv: &str) -> usize {
 }
 
 /// Combine the ballots. Returns `None` only when there are no ballots.
-pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Decision> {
+pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Verdict> {
     if ballots.is_empty() {
         return None;
     }
     let all: Vec<usize> = (0..ballots.len()).collect();
     if ballots.iter().all(|b| b.mv == ballots[0].mv) {
         let mv = ballots[0].mv.clone();
-        return Some(Decision {
+        return Some(Verdict {
             speaker: speaker_for(ballots, &mv),
             mv,
             rule: Rule::Unanimous,
@@ -154,7 +130,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Deci
     let fastest = ballots
         .iter()
         .filter_map(|b| match b.eval {
-            Some(Eval::Mate(n)) if n > 0 => Some(n),
+            Some(Score::Mate(n)) if n > 0 => Some(n),
             _ => None,
         })
         .min();
@@ -162,7 +138,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Deci
         let mating: Vec<usize> = all
             .iter()
             .copied()
-            .filter(|&i| ballots[i].eval == Some(Eval::Mate(n)))
+            .filter(|&i| ballots[i].eval == Some(Score::Mate(n)))
             .collect();
         let (mv, _) = plurality(ballots, &mating);
         let speaker = strongest(
@@ -170,7 +146,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Deci
             mating.iter().copied().filter(|&i| ballots[i].mv == mv),
         )
         .unwrap_or(mating[0]);
-        return Some(Decision {
+        return Some(Verdict {
             mv,
             rule: Rule::Mate,
             speaker,
@@ -191,7 +167,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Deci
         );
         let speaker =
             strongest(ballots, all.iter().copied().filter(|&i| value(i) == target)).unwrap_or(0);
-        Decision {
+        Verdict {
             mv: ballots[speaker].mv.clone(),
             rule,
             speaker,
@@ -200,7 +176,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Deci
     Some(match method {
         Method::Majority => {
             let (mv, unique) = plurality(ballots, &all);
-            Decision {
+            Verdict {
                 speaker: speaker_for(ballots, &mv),
                 mv,
                 rule: if unique {
@@ -236,7 +212,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Deci
                 };
             }
             let (_, speaker) = best.unwrap_or((0.0, 0));
-            Decision {
+            Verdict {
                 mv: ballots[speaker].mv.clone(),
                 rule: Rule::Ml,
                 speaker,
@@ -293,7 +269,7 @@ mod tests {
 
     const ML: MlSettings = MlSettings { d: 100.0 };
 
-    fn b(mv: &str, eval: Eval, sigma: f64) -> Ballot {
+    fn b(mv: &str, eval: Score, sigma: f64) -> Ballot {
         Ballot {
             mv: mv.into(),
             eval: Some(eval),
@@ -302,16 +278,16 @@ mod tests {
         }
     }
 
-    fn pick(method: Method, ballots: &[Ballot]) -> Decision {
+    fn pick(method: Method, ballots: &[Ballot]) -> Verdict {
         decide(method, ML, ballots).expect("ballots")
     }
 
     #[test]
     fn majority_takes_the_plurality() {
         let v = [
-            b("7g7f", Eval::Cp(10), 100.0),
-            b("2g2f", Eval::Cp(50), 200.0),
-            b("2g2f", Eval::Cp(40), 200.0),
+            b("7g7f", Score::Cp(10), 100.0),
+            b("2g2f", Score::Cp(50), 200.0),
+            b("2g2f", Score::Cp(40), 200.0),
         ];
         let d = pick(Method::Majority, &v);
         assert_eq!((d.mv.as_str(), d.rule), ("2g2f", Rule::Plurality));
@@ -324,16 +300,16 @@ mod tests {
     #[test]
     fn majority_without_unique_plurality_follows_the_strongest() {
         let v = [
-            b("2g2f", Eval::Cp(50), 200.0),
-            b("7g7f", Eval::Cp(10), 100.0),
-            b("5g5f", Eval::Cp(40), 300.0),
+            b("2g2f", Score::Cp(50), 200.0),
+            b("7g7f", Score::Cp(10), 100.0),
+            b("5g5f", Score::Cp(40), 300.0),
         ];
         let d = pick(Method::Majority, &v);
         assert_eq!((d.mv.as_str(), d.rule), ("7g7f", Rule::Strongest));
         // Equal sigmas: the member listed first is the strongest.
         let v = [
-            b("2g2f", Eval::Cp(50), 200.0),
-            b("7g7f", Eval::Cp(10), 200.0),
+            b("2g2f", Score::Cp(50), 200.0),
+            b("7g7f", Score::Cp(10), 200.0),
         ];
         assert_eq!(pick(Method::Majority, &v).mv, "2g2f");
     }
@@ -342,9 +318,9 @@ mod tests {
     fn optimistic_and_pessimistic_compare_on_one_scale() {
         // 300 cp at T = 300 is worth 600 cp at T = 600: more than 500 cp at T = 600.
         let mut v = [
-            b("7g7f", Eval::Cp(500), 100.0),
-            b("2g2f", Eval::Cp(300), 200.0),
-            b("5g5f", Eval::Cp(-20), 200.0),
+            b("7g7f", Score::Cp(500), 100.0),
+            b("2g2f", Score::Cp(300), 200.0),
+            b("5g5f", Score::Cp(-20), 200.0),
         ];
         v[1].win_rate_t = 300.0;
         assert_eq!(pick(Method::Optimistic, &v).mv, "2g2f");
@@ -356,10 +332,10 @@ mod tests {
     #[test]
     fn a_forced_mate_wins_the_vote_unless_another_is_faster() {
         let v = [
-            b("7g7f", Eval::Cp(300), 100.0),
-            b("7g7f", Eval::Cp(200), 100.0),
-            b("G*5b", Eval::Mate(7), 300.0),
-            b("S*4b", Eval::Mate(3), 300.0),
+            b("7g7f", Score::Cp(300), 100.0),
+            b("7g7f", Score::Cp(200), 100.0),
+            b("G*5b", Score::Mate(7), 300.0),
+            b("S*4b", Score::Mate(3), 300.0),
         ];
         for m in [
             Method::Majority,
@@ -372,9 +348,9 @@ mod tests {
         }
         // Being mated is not a reason to follow a member: the others win.
         let v = [
-            b("7g7f", Eval::Cp(300), 100.0),
-            b("7g7f", Eval::Cp(200), 100.0),
-            b("1g1f", Eval::Mate(-3), 50.0),
+            b("7g7f", Score::Cp(300), 100.0),
+            b("7g7f", Score::Cp(200), 100.0),
+            b("1g1f", Score::Mate(-3), 50.0),
         ];
         assert_eq!(pick(Method::Majority, &v).mv, "7g7f");
         assert_eq!(pick(Method::Pessimistic, &v).mv, "1g1f");
@@ -386,9 +362,9 @@ mod tests {
         // A = 50 + 200 = 250. For move X (two votes) vs Y (one vote) the log-likelihoods are
         // computed below straight from the formula with statrs' erf.
         let v = [
-            b("X", Eval::Cp(100), 200.0),
-            b("X", Eval::Cp(100), 200.0),
-            b("Y", Eval::Cp(400), 200.0),
+            b("X", Score::Cp(100), 200.0),
+            b("X", Score::Cp(100), 200.0),
+            b("Y", Score::Cp(400), 200.0),
         ];
         let a = predicted_a(&[100.0, 100.0, 400.0], 2, 100.0);
         assert!((a - 250.0).abs() < 1e-9);
@@ -412,9 +388,9 @@ mod tests {
     fn ml_prefers_a_confident_strong_member_over_noisy_votes() {
         // Two very noisy members agree; one precise member sees a much higher value.
         let v = [
-            b("X", Eval::Cp(0), 2000.0),
-            b("X", Eval::Cp(0), 2000.0),
-            b("Y", Eval::Cp(300), 20.0),
+            b("X", Score::Cp(0), 2000.0),
+            b("X", Score::Cp(0), 2000.0),
+            b("Y", Score::Cp(300), 20.0),
         ];
         assert_eq!(pick(Method::Ml, &v).mv, "Y");
         assert_eq!(pick(Method::Majority, &v).mv, "X");
@@ -434,10 +410,10 @@ mod tests {
     fn ballots_strategy() -> impl Strategy<Value = Vec<Ballot>> {
         let moves = prop::sample::select(vec!["7g7f", "2g2f", "5g5f", "1g1f"]);
         let eval = prop_oneof![
-            (-2000i32..2000).prop_map(Eval::Cp),
+            (-2000i32..2000).prop_map(Score::Cp),
             (-15i32..15)
                 .prop_filter("nonzero", |n| *n != 0)
-                .prop_map(Eval::Mate),
+                .prop_map(Score::Mate),
         ];
         prop::collection::vec((moves, eval, 100.0f64..1000.0, 20.0f64..500.0), 1..7).prop_map(|v| {
             v.into_iter()

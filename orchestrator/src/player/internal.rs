@@ -12,11 +12,9 @@ use std::time::Duration;
 use engine::search::{
     BestMove, Clock, Engine, EngineSettings, Limits, SearchResult, Silent, StopFlag,
 };
-use engine::types::Score;
 
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
 use crate::config::{PlayerConfig, PlayerKind};
-use crate::council::vote::Eval;
 
 /// How often a [`InternalPlayer::stoppable`] search looks at the shared flag.
 const SHARED_STOP_POLL: Duration = Duration::from_millis(5);
@@ -136,10 +134,7 @@ fn thought(r: SearchResult, engine_time: Duration) -> Thought {
             BestMove::Resign => Decision::Resign,
             BestMove::Win => Decision::Win,
         },
-        eval: Some(match r.score {
-            Score::Cp(cp) => Eval::Cp(cp),
-            Score::Mate(n) => Eval::Mate(n),
-        }),
+        eval: Some(r.score),
         pv: r.pv.iter().map(|m| m.to_usi()).collect(),
         depth: Some(r.depth),
         nodes: Some(r.nodes),

@@ -17,8 +17,8 @@ use std::time::Duration;
 use engine::position::Position;
 
 use crate::config::Limits;
-use crate::council::CouncilVote;
-use crate::council::vote::Eval;
+use crate::results::votes::CouncilVote;
+use engine::types::Score;
 
 /// A boxed future, so `Player` stays object-safe (a council holds `Box<dyn Player>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -125,11 +125,7 @@ impl Budget {
 /// Everything a player needs to choose a move.
 #[derive(Clone)]
 pub struct MoveRequest {
-    /// `startpos` or `sfen <SFEN>`: the game's start as USI `position` states it.
-    pub start: String,
-    /// Moves played so far, USI text.
-    pub moves: Vec<String>,
-    /// The current position, with its history.
+    /// The current position, with the game's start and every move played since.
     pub position: Position,
     pub budget: Budget,
     /// Hard wall-time cap for this move (the arbiter's deadline plus a margin); a player that
@@ -171,7 +167,7 @@ impl Decision {
 pub struct Thought {
     pub decision: Decision,
     /// The score it reported for the move, from the mover's side.
-    pub eval: Option<Eval>,
+    pub eval: Option<Score>,
     pub pv: Vec<String>,
     pub depth: Option<u32>,
     pub nodes: Option<u64>,

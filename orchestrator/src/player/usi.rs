@@ -30,7 +30,6 @@ use tokio::time::Instant;
 use super::process::{EngineProcess, ProcessError};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
 use crate::config::{DropNotation, PlayerConfig, PlayerKind, UsiEngineSettings};
-use crate::council::vote::Eval;
 
 /// Plies reported for a mate whose length the engine did not say.
 pub const UNKNOWN_MATE_PLIES: i32 = 99;
@@ -140,19 +139,19 @@ impl UsiPlayer {
 
     async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
         let s = &self.settings;
-        let start = if req.start == "startpos" && s.position_startpos {
+        let root = req.position.root_sfen();
+        let start = if s.position_startpos && root == Position::startpos().root_sfen() {
             PositionStart::Startpos
-        } else if req.start == "startpos" {
-            PositionStart::Sfen(Position::startpos().to_sfen())
         } else {
-            PositionStart::Sfen(req.start.trim_start_matches("sfen ").to_string())
+            PositionStart::Sfen(root.to_string())
         };
         let position = GuiCommand::Position {
             start,
             moves: req
-                .moves
+                .position
+                .moves()
                 .iter()
-                .map(|m| to_engine(s.drop_notation, m))
+                .map(|m| to_engine(s.drop_notation, &m.to_usi()))
                 .collect(),
         };
         let b = &req.budget;
@@ -236,7 +235,7 @@ impl UsiPlayer {
                     return Ok(Thought {
                         eval: info
                             .and_then(|i| i.score)
-                            .map(|s| to_eval(s.value, mate_cp)),
+                            .map(|s| normalize_score(s.value, mate_cp)),
                         pv: info.map(|i| i.pv.clone()).unwrap_or_default(),
                         depth: info.and_then(|i| i.depth),
                         nodes: info.and_then(|i| i.nodes),
@@ -306,13 +305,14 @@ async fn wait_for(
     }
 }
 
-/// An engine's score as the council's plain [`Eval`]; `cp` beyond `mate_cp` is a mate.
-pub fn to_eval(score: Score, mate_cp: i32) -> Eval {
+/// An engine's score with its `mate_cp` convention undone: `cp` at or beyond `mate_cp` is a mate
+/// of unknown length ([`UNKNOWN_MATE_PLIES`]).
+pub fn normalize_score(score: Score, mate_cp: i32) -> Score {
     match score {
-        Score::Cp(cp) if cp >= mate_cp => Eval::Mate(UNKNOWN_MATE_PLIES),
-        Score::Cp(cp) if cp <= -mate_cp => Eval::Mate(-UNKNOWN_MATE_PLIES),
-        Score::Cp(cp) => Eval::Cp(cp),
-        Score::Mate(n) => Eval::Mate(n),
+        Score::Cp(cp) if cp >= mate_cp => Score::Mate(UNKNOWN_MATE_PLIES),
+        Score::Cp(cp) if cp <= -mate_cp => Score::Mate(-UNKNOWN_MATE_PLIES),
+        Score::Cp(cp) => Score::Cp(cp),
+        Score::Mate(n) => Score::Mate(n),
     }
 }
 

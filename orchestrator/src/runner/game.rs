@@ -14,13 +14,13 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::schedule::{GameSpec, Start};
-use crate::adjudicate::{
+use crate::config::{Config, PlayerConfig};
+use crate::player::{Budget, Decision, MoveRequest, Outcome, Player, PlayerError};
+use crate::results::{GameResult, PlayerCost, Reason, Winner};
+use crate::runner::adjudicate::{
     Clock, ResignTracker, Verdict, clock_state, impasse_verdict, judge_move, position_verdict,
 };
-use crate::config::{Config, PlayerConfig};
-use crate::council::vote::Eval;
-use crate::player::{Budget, Decision, MoveRequest, Outcome, Player, PlayerError};
-use crate::results::{GameResult, Outcome as Winner, PlayerCost, Reason};
+use engine::types::Score;
 
 /// Everything about a finished game: the results line plus what the records need.
 #[derive(Debug, Clone)]
@@ -32,10 +32,8 @@ pub struct PlayedGame {
     pub opening_plies: usize,
 }
 
-/// The start of a game: the position as the arbiter holds it, and as USI states it.
+/// The start of a game: the position as the arbiter holds it.
 pub struct StartPosition {
-    /// `startpos` or `sfen <SFEN>` (without opening moves).
-    pub usi_base: String,
     /// SFEN of the base position.
     pub sfen: String,
     /// Opening moves played from the base.
@@ -55,7 +53,6 @@ pub fn start_position(start: &Start) -> Result<StartPosition, String> {
             let position = Position::handicap(h);
             let sfen = position.to_sfen();
             Ok(StartPosition {
-                usi_base: format!("sfen {sfen}"),
                 sfen,
                 opening: Vec::new(),
                 position,
@@ -63,34 +60,15 @@ pub fn start_position(start: &Start) -> Result<StartPosition, String> {
             })
         }
         Start::Position(text) => {
-            let position = Position::from_usi_position(&usi_position_text(text))
-                .map_err(|e| format!("`{text}`: {e}"))?;
+            let position = Position::from_start_text(text).map_err(|e| format!("`{text}`: {e}"))?;
             let sfen = position.root_sfen().to_string();
-            let usi_base = if sfen == Position::startpos().to_sfen() {
-                "startpos".to_string()
-            } else {
-                format!("sfen {sfen}")
-            };
             Ok(StartPosition {
-                usi_base,
                 sfen,
                 opening: position.moves().iter().map(|m| m.to_usi()).collect(),
                 position,
                 handicap: None,
             })
         }
-    }
-}
-
-/// An openings-file line as the arguments of USI `position`: `startpos ...` and `sfen ...` as
-/// they are, a bare SFEN with `sfen ` in front.
-pub fn usi_position_text(line: &str) -> String {
-    let line = line.trim();
-    let line = line.strip_prefix("position ").unwrap_or(line).trim();
-    if line.starts_with("startpos") || line.starts_with("sfen ") {
-        line.to_string()
-    } else {
-        format!("sfen {line}")
     }
 }
 
@@ -190,8 +168,6 @@ pub async fn play_game(
             None => Duration::from_millis(pc.move_timeout_ms),
         };
         let req = MoveRequest {
-            start: start.usi_base.clone(),
-            moves: moves.clone(),
             position: position.clone(),
             budget,
             deadline: began + wait,
@@ -222,12 +198,7 @@ pub async fn play_game(
             ));
             break;
         }
-        votes.extend(
-            thought
-                .votes
-                .iter()
-                .filter_map(|v| serde_json::to_value(v).ok()),
-        );
+        votes.extend(thought.votes.iter().cloned());
         match &thought.decision {
             Decision::Resign => {
                 verdict = Some(Verdict::loss(
@@ -300,10 +271,10 @@ pub async fn play_game(
 }
 
 /// The score as a CSA/KIF comment number: cp, or +-(100000 - plies) for mates.
-pub fn comment_score(e: Eval) -> i32 {
+pub fn comment_score(e: Score) -> i32 {
     match e {
-        Eval::Cp(cp) => cp,
-        Eval::Mate(n) if n > 0 => 100_000 - n,
-        Eval::Mate(n) => -100_000 - n,
+        Score::Cp(cp) => cp,
+        Score::Mate(n) if n > 0 => 100_000 - n,
+        Score::Mate(n) => -100_000 - n,
     }
 }

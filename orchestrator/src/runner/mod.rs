@@ -7,9 +7,12 @@
 //! Player instances are pooled per player name: a game takes one instance per side and gives it
 //! back, so a USI process is reused across games and restarted after a failure.
 
+pub mod adjudicate;
 pub mod game;
+pub mod records;
 pub mod schedule;
 pub mod sprt_stop;
+pub mod summary;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -21,15 +24,9 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use engine::search::StopFlag;
-
-use crate::config::{Config, PlayerKind};
-use crate::council::{CouncilPlayer, Member};
+use crate::config::Config;
+use crate::factory::build_player;
 use crate::player::Player;
-use crate::player::internal::InternalPlayer;
-use crate::player::usi::UsiPlayer;
-use crate::record;
-use crate::report;
 use crate::results::{self, GameResult, ResultsWriter};
 use game::PlayedGame;
 
@@ -87,68 +84,7 @@ pub struct RunOutcome {
     pub seed: u64,
     /// Stopped early (Ctrl-C): some scheduled games were not played.
     pub interrupted: bool,
-    pub summary: report::Summary,
-}
-
-/// A fresh instance of the player `name`.
-pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
-    build_player_tree(config, name, None)
-}
-
-/// As [`build_player`]; with `stop`, every in-process search of the tree also ends (with its
-/// best move so far) when that flag is raised: how `council-usi` answers a GUI's `stop`.
-pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -> Box<dyn Player> {
-    let pc = config.player(name);
-    match &pc.kind {
-        PlayerKind::Internal { .. } => match stop {
-            Some(stop) => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
-            None => Box::new(InternalPlayer::new(pc)),
-        },
-        PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
-        PlayerKind::Council {
-            members,
-            method,
-            fairness,
-            ml_d,
-        } => {
-            let members = members
-                .iter()
-                .map(|m| {
-                    let mc = config.player(m);
-                    let member = build_player_tree(config, m, stop);
-                    Member::new(member, mc.win_rate_t, mc.sigma, mc.limits)
-                })
-                .collect();
-            Box::new(CouncilPlayer::new(name, *method, *fairness, *ml_d, members))
-        }
-    }
-}
-
-/// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
-/// that is not a USI engine or cannot start stops the run before any game. The error is one
-/// line naming the config file, the key and the player.
-pub async fn preflight(config: &Config) -> Result<(), String> {
-    let checks = config
-        .players
-        .values()
-        .filter(|p| matches!(p.kind, PlayerKind::Usi(_)))
-        .map(|p| async move {
-            let mut player = UsiPlayer::new(p);
-            let r = player.new_game(0).await;
-            player.shutdown().await;
-            r.map_err(|e| {
-                format!(
-                    "{}: key `player.command`: player `{}` does not start as a USI engine: {e}",
-                    config.file.display(),
-                    p.name
-                )
-            })
-        });
-    futures::future::join_all(checks)
-        .await
-        .into_iter()
-        .collect::<Result<Vec<()>, String>>()
-        .map(|_| ())
+    pub summary: summary::Summary,
 }
 
 /// Idle player instances by name.
@@ -286,9 +222,9 @@ pub async fn run(
     let results_path = opts.out.join("results.jsonl");
     let mut writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
 
-    let bar = report::progress_bar(total as u64, opts.progress);
+    let bar = summary::progress_bar(total as u64, opts.progress);
     bar.set_position(done.len() as u64);
-    bar.set_message(report::live_score(&config.playing, &finished));
+    bar.set_message(summary::live_score(&config.playing, &finished));
 
     let config = Arc::new(config);
     let pool = Arc::new(Pool::default());
@@ -338,7 +274,7 @@ pub async fn run(
     let mut write_error = None;
     while let Some(p) = rx.recv().await {
         // Records first, then the results line: the line is the commit point of a game.
-        if let Err(e) = record::write_records(&records_dir, &config, &p) {
+        if let Err(e) = records::write_records(&records_dir, &config, &p) {
             tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
         }
         if let Err(e) = writer.append(&p.result) {
@@ -357,7 +293,7 @@ pub async fn run(
         }
         finished.push(p.result);
         bar.inc(1);
-        let mut message = report::live_score(&config.playing, &finished);
+        let mut message = summary::live_score(&config.playing, &finished);
         if let Some(stop) = &sprt {
             let t = stop.last();
             message.push_str(&format!(
@@ -377,7 +313,7 @@ pub async fn run(
     finished.sort_by_key(|g| g.id);
     let wall = started.elapsed();
     let interrupted = finished.len() < total && !sprt_decided(&sprt);
-    let mut summary = report::Summary::new(&config, &finished, seed, played_now, wall);
+    let mut summary = summary::Summary::new(&config, &finished, seed, played_now, wall);
     summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
     let summary_path = opts.out.join("summary.json");
     let json = serde_json::to_string_pretty(&summary).map_err(|e| RunError::Io {

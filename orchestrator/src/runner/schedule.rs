@@ -5,10 +5,8 @@
 //! Games that share a start position with colours swapped share a `pair` number. Rounds are
 //! interleaved across pairings so an interrupted tournament is balanced.
 
-use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::{Rng, SeedableRng};
-
 use crate::config::{Config, Format, Openings};
+pub use crate::seed::game_seed;
 
 /// How a game starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,14 +27,6 @@ pub struct GameSpec {
     pub start: Start,
     /// This game's seed, derived from the run's master seed and the game id.
     pub seed: u64,
-}
-
-/// The seed of game `id` under master seed `seed`: ChaCha8 with the game id as its stream, so
-/// each game's randomness is independent of every other game and of the order games run in.
-pub fn game_seed(seed: u64, id: u64) -> u64 {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(id);
-    rng.next_u64()
 }
 
 /// The pairings of a format, as (first, second) player names.

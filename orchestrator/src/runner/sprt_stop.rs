@@ -76,7 +76,7 @@ impl SprtStop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Outcome, Reason};
+    use crate::results::{Reason, Winner};
     use std::path::Path;
 
     fn config(sprt: &str) -> Config {
@@ -88,7 +88,7 @@ mod tests {
         Config::parse(Path::new("t.toml"), &text).expect("valid config")
     }
 
-    fn game(id: u64, sente: &str, gote: &str, result: Outcome) -> GameResult {
+    fn game(id: u64, sente: &str, gote: &str, result: Winner) -> GameResult {
         let line = serde_json::json!({
             "id": id, "pair": id / 2, "sente": sente, "gote": gote, "start": "startpos",
             "moves": [], "result": result, "reason": Reason::Resign, "plies": 0,
@@ -104,9 +104,9 @@ mod tests {
         for id in 0..40 {
             // a wins every game, in colour-swapped pairs.
             let (s, g, r) = if id % 2 == 0 {
-                ("a", "b", Outcome::Sente)
+                ("a", "b", Winner::Sente)
             } else {
-                ("b", "a", Outcome::Gote)
+                ("b", "a", Winner::Gote)
             };
             if let Some(status) = stop.add(&game(id, s, g, r)) {
                 assert_eq!(status, SprtStatus::AcceptH1);

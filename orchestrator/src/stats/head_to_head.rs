@@ -261,11 +261,11 @@ impl HeadToHeadTally {
 
 /// The points `player` scored in `game` if it was a game between `player` and `opponent`.
 pub fn points_for(game: &GameResult, player: &str, opponent: &str) -> Option<f64> {
-    use crate::results::Outcome;
+    use crate::results::Winner;
     let sente_points = match game.result {
-        Outcome::Sente => 1.0,
-        Outcome::Gote => 0.0,
-        Outcome::Draw => 0.5,
+        Winner::Sente => 1.0,
+        Winner::Gote => 0.0,
+        Winner::Draw => 0.5,
     };
     if game.sente == player && game.gote == opponent {
         Some(sente_points)
@@ -285,7 +285,7 @@ mod tests {
     //! `Stats(ll, ld, wl, dd, wd, ww)`.
 
     use super::*;
-    use crate::results::{Outcome, Reason};
+    use crate::results::{Reason, Winner};
 
     fn close(actual: f64, expected: f64, rel: f64) -> bool {
         (actual - expected).abs() <= rel * expected.abs().max(1.0)
@@ -388,7 +388,7 @@ mod tests {
         assert!(EloEstimate::from_wdl(&Wdl::default()).is_none());
     }
 
-    fn game(id: u64, pair: Option<u64>, sente: &str, gote: &str, result: Outcome) -> GameResult {
+    fn game(id: u64, pair: Option<u64>, sente: &str, gote: &str, result: Winner) -> GameResult {
         GameResult {
             id,
             pair,
@@ -414,12 +414,12 @@ mod tests {
     #[test]
     fn from_games_counts_from_the_players_side_and_pairs_swapped_colours() {
         let games = [
-            game(0, Some(0), "A", "B", Outcome::Sente), // A wins
-            game(1, Some(0), "B", "A", Outcome::Sente), // A loses: pair WL
-            game(2, Some(1), "A", "B", Outcome::Draw),
-            game(3, Some(1), "B", "A", Outcome::Gote), // pair DW -> WD bucket for A
-            game(4, Some(2), "A", "B", Outcome::Gote), // pair still being played
-            game(5, None, "A", "C", Outcome::Sente),   // another opponent
+            game(0, Some(0), "A", "B", Winner::Sente), // A wins
+            game(1, Some(0), "B", "A", Winner::Sente), // A loses: pair WL
+            game(2, Some(1), "A", "B", Winner::Draw),
+            game(3, Some(1), "B", "A", Winner::Gote), // pair DW -> WD bucket for A
+            game(4, Some(2), "A", "B", Winner::Gote), // pair still being played
+            game(5, None, "A", "C", Winner::Sente),   // another opponent
         ];
         let h = HeadToHead::from_games(&games, "A", "B");
         assert_eq!(h.wdl, Wdl::new(2, 1, 2));
@@ -428,9 +428,9 @@ mod tests {
         assert_eq!(h.estimate().map(|e| e.model), Some(SampleModel::Trinomial));
         // A third game with a complete pair's number, and a same-colour "pair", stay unpaired.
         let extra = [
-            game(6, Some(0), "A", "B", Outcome::Sente),
-            game(7, Some(5), "A", "B", Outcome::Sente),
-            game(8, Some(5), "A", "B", Outcome::Gote),
+            game(6, Some(0), "A", "B", Winner::Sente),
+            game(7, Some(5), "A", "B", Winner::Sente),
+            game(8, Some(5), "A", "B", Winner::Gote),
         ];
         let more = HeadToHead::from_games(games.iter().chain(&extra), "A", "B");
         assert_eq!(more.pentanomial, h.pentanomial);

@@ -25,13 +25,13 @@
 
 pub mod elo;
 pub mod head_to_head;
-pub mod ratings;
+pub mod rating_fit;
 pub mod simulate;
 pub mod sprt;
 pub mod table;
 
 pub use elo::{Pentanomial, Wdl};
 pub use head_to_head::{EloEstimate, HeadToHead, HeadToHeadTally, SampleModel};
-pub use ratings::{Anchor, FitOptions, Ratings, RatingsError, fit};
+pub use rating_fit::{Anchor, FitOptions, Ratings, RatingsError, fit};
 pub use sprt::{EloModel, Sprt, SprtError, SprtReport, SprtStatus, SprtSummary};
 pub use table::GameTable;

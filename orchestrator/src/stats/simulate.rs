@@ -11,7 +11,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::elo::score_from_elo;
-use crate::results::{GameResult, Outcome, Reason};
+use crate::results::{GameResult, Reason, Winner};
 
 /// A pool of players with true ratings, and how their games are played.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,15 +30,15 @@ pub struct Pool {
 
 impl Pool {
     /// Draws one game's result for sente with expected score `p`.
-    pub fn outcome(&self, rng: &mut ChaCha8Rng, p: f64) -> Outcome {
+    pub fn outcome(&self, rng: &mut ChaCha8Rng, p: f64) -> Winner {
         let draw = self.draw_rate * 2.0 * p.min(1.0 - p);
         let u: f64 = rng.random();
         if u < p - draw / 2.0 {
-            Outcome::Sente
+            Winner::Sente
         } else if u < p + draw / 2.0 {
-            Outcome::Draw
+            Winner::Draw
         } else {
-            Outcome::Gote
+            Winner::Gote
         }
     }
 
@@ -85,7 +85,7 @@ impl Pool {
         sente: usize,
         gote: usize,
         handicap: Option<&str>,
-        result: Outcome,
+        result: Winner,
     ) -> GameResult {
         GameResult {
             id,
@@ -99,7 +99,7 @@ impl Pool {
             handicap: handicap.map(str::to_owned),
             moves: Vec::new(),
             result,
-            reason: if result == Outcome::Draw {
+            reason: if result == Winner::Draw {
                 Reason::Repetition
             } else {
                 Reason::Resign
@@ -157,12 +157,12 @@ mod tests {
         let (mut points, mut draws) = (0.0, 0);
         for _ in 0..n {
             match p.outcome(&mut rng, 0.7) {
-                Outcome::Sente => points += 1.0,
-                Outcome::Draw => {
+                Winner::Sente => points += 1.0,
+                Winner::Draw => {
                     points += 0.5;
                     draws += 1
                 }
-                Outcome::Gote => {}
+                Winner::Gote => {}
             }
         }
         // Binomial standard errors are about 0.001: allow 4 of them.

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::elo::Wdl;
-use crate::results::{GameResult, Outcome, Reason};
+use crate::results::{GameResult, Reason, Winner};
 
 /// Index of the handicap type in a cell key: `EVEN` for games from the normal start position.
 pub const EVEN: usize = usize::MAX;
@@ -28,11 +28,11 @@ impl SideResults {
         self.sente_wins + self.gote_wins + self.draws
     }
 
-    fn add(&mut self, outcome: Outcome) {
+    fn add(&mut self, outcome: Winner) {
         match outcome {
-            Outcome::Sente => self.sente_wins += 1,
-            Outcome::Gote => self.gote_wins += 1,
-            Outcome::Draw => self.draws += 1,
+            Winner::Sente => self.sente_wins += 1,
+            Winner::Gote => self.gote_wins += 1,
+            Winner::Draw => self.draws += 1,
         }
     }
 }
@@ -72,7 +72,7 @@ impl GameTable {
         sente: &str,
         gote: &str,
         handicap: Option<&str>,
-        result: Outcome,
+        result: Winner,
         reason: Reason,
     ) {
         let s = intern(&mut self.players, &mut self.player_index, sente);
@@ -82,9 +82,9 @@ impl GameTable {
         });
         let cell = self.cells.entry((s, g, h)).or_default();
         match result {
-            Outcome::Sente => cell.wins += 1,
-            Outcome::Gote => cell.losses += 1,
-            Outcome::Draw => cell.draws += 1,
+            Winner::Sente => cell.wins += 1,
+            Winner::Gote => cell.losses += 1,
+            Winner::Draw => cell.draws += 1,
         }
         self.reasons.entry(reason).or_default().add(result);
         self.games += 1;
@@ -207,10 +207,10 @@ mod tests {
     #[test]
     fn counts_add_up_from_every_side() {
         let mut t = GameTable::new();
-        t.add_game("A", "B", None, Outcome::Sente, Reason::Resign);
-        t.add_game("B", "A", None, Outcome::Draw, Reason::Repetition);
-        t.add_game("A", "C", Some("lance"), Outcome::Gote, Reason::Checkmate);
-        t.add_game("C", "B", None, Outcome::Sente, Reason::Resign);
+        t.add_game("A", "B", None, Winner::Sente, Reason::Resign);
+        t.add_game("B", "A", None, Winner::Draw, Reason::Repetition);
+        t.add_game("A", "C", Some("lance"), Winner::Gote, Reason::Checkmate);
+        t.add_game("C", "B", None, Winner::Sente, Reason::Resign);
         assert_eq!(t.players(), ["A", "B", "C"]);
         assert_eq!(t.handicaps(), ["lance"]);
         assert_eq!(t.games(), 4);
@@ -247,8 +247,8 @@ mod tests {
     #[test]
     fn self_play_counts_per_colour_but_not_in_totals() {
         let mut t = GameTable::new();
-        t.add_game("A", "A", None, Outcome::Sente, Reason::Resign);
-        t.add_game("A", "B", None, Outcome::Draw, Reason::Resign);
+        t.add_game("A", "A", None, Winner::Sente, Reason::Resign);
+        t.add_game("A", "B", None, Winner::Draw, Reason::Resign);
         assert_eq!(t.self_play_games(), 1);
         assert_eq!(t.totals()[0], Wdl::new(0, 1, 0));
         assert_eq!(

@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use engine::position::Position;
 use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
-use engine::types::{Color, Score};
+use engine::types::Color;
 use engine::usi::frontend::build_position;
 use engine::usi::protocol::{
     CheckmateAnswer, EngineMessage, GameOutcome, Go, GuiCommand, IdField, Info, InfoScore,
@@ -43,9 +43,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::config::{Config, PlayerKind};
-use crate::council::CouncilVote;
-use crate::council::vote::Eval;
 use crate::player::{Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
+use crate::results::votes::CouncilVote;
 
 /// The seed of every game unless the GUI sets the `Seed` option: the same positions and seed
 /// at a node or depth limit give the same moves.
@@ -86,9 +85,6 @@ struct FrontEnd {
     ponder: Option<Go>,
     /// `None` after a rejected `position`.
     position: Option<Position>,
-    /// `startpos` or `sfen <SFEN>`, and the moves since, as [`MoveRequest`] states them.
-    start: String,
-    moves: Vec<String>,
     seed: u64,
     game_started: bool,
     preflight_passed: bool,
@@ -113,8 +109,6 @@ pub async fn run(
         thinking: None,
         ponder: None,
         position: Some(Position::startpos()),
-        start: "startpos".into(),
-        moves: Vec::new(),
         seed: DEFAULT_SEED,
         game_started: false,
         preflight_passed: false,
@@ -276,7 +270,7 @@ impl FrontEnd {
                     .map(|p| {
                         let mut one = sub.clone();
                         one.players.retain(|n, _| *n == p.name);
-                        async move { crate::runner::preflight(&one).await }
+                        async move { crate::factory::preflight(&one).await }
                     });
                 let failures: Vec<String> = futures::future::join_all(checks)
                     .await
@@ -316,19 +310,9 @@ impl FrontEnd {
             self.say("position ignored: a search is running (send stop first)");
             return;
         }
-        let text = match start {
-            PositionStart::Startpos => "startpos".to_string(),
-            PositionStart::Sfen(sfen) => format!("sfen {sfen}"),
-        };
-        let built = build_position(start, moves).map(|pos| {
-            let played = pos.moves().iter().map(|m| m.to_usi()).collect();
-            (pos, played)
-        });
-        match built {
-            Ok((pos, played)) => {
+        match build_position(start, moves) {
+            Ok(pos) => {
                 self.position = Some(pos);
-                self.start = text;
-                self.moves = played;
             }
             Err(e) => {
                 self.position = None;
@@ -380,8 +364,6 @@ impl FrontEnd {
             position.side_to_move() == Color::Sente,
         );
         let req = MoveRequest {
-            start: self.start.clone(),
-            moves: self.moves.clone(),
             position: position.clone(),
             budget: plan.budget,
             deadline: tokio::time::Instant::now() + plan.deadline,
@@ -561,7 +543,7 @@ impl FrontEnd {
                 time: Some(thought.engine_time.as_millis() as u64),
                 nodes: thought.nodes,
                 score: thought.eval.map(|e| InfoScore {
-                    value: to_score(e),
+                    value: e,
                     bound: ScoreBound::Exact,
                 }),
                 pv,
@@ -574,13 +556,6 @@ impl FrontEnd {
 
 fn log_budget(name: &str, b: &Budget) {
     tracing::debug!(player = %name, ?b, "go");
-}
-
-fn to_score(e: Eval) -> Score {
-    match e {
-        Eval::Cp(cp) => Score::Cp(cp),
-        Eval::Mate(n) => Score::Mate(n),
-    }
 }
 
 /// The first legal move, or `resign` when there is none.
@@ -645,7 +620,7 @@ pub fn vote_lines(v: &CouncilVote) -> Vec<String> {
             (Some(mv), _) => {
                 let score = m
                     .score
-                    .map_or_else(|| "no score".to_string(), |e| to_score(e).to_string());
+                    .map_or_else(|| "no score".to_string(), |e| e.to_string());
                 let nodes = m.nodes.map(|n| format!(", {n} nodes")).unwrap_or_default();
                 format!(
                     "council {} member {} votes {mv} ({score}{nodes}, {} ms)",

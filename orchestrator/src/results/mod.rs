@@ -8,10 +8,16 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Who won a game, from the board's point of view (not the player's).
+pub mod votes;
+
+use engine::types::Score;
+use votes::CouncilVote;
+
+/// Who won a game, from the board's point of view (the player's view is
+/// [`crate::player::Outcome`]); the `result` key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub enum Winner {
     Sente,
     Gote,
     Draw,
@@ -68,16 +74,15 @@ pub struct GameResult {
     pub handicap: Option<String>,
     /// Moves in USI notation, from `start`.
     pub moves: Vec<String>,
-    pub result: Outcome,
+    pub result: Winner,
     pub reason: Reason,
     pub plies: u32,
     /// Seed this game was played with (derived from the run's master seed).
     #[serde(default)]
     pub seed: u64,
-    /// Per-move council votes, for games with council players (shape owned by the council code:
-    /// `crate::council::CouncilVote`).
+    /// Per-move council votes, for games with council players.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub votes: Vec<serde_json::Value>,
+    pub votes: Vec<CouncilVote>,
     /// The arbiter's sentence on the ending (which rule, which move, what an engine printed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
@@ -87,7 +92,7 @@ pub struct GameResult {
     /// The score each mover reported for its move, from its own side (`{"cp": 35}`,
     /// `{"mate": 5}`, or null).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub scores: Vec<Option<crate::council::vote::Eval>>,
+    pub scores: Vec<Option<Score>>,
     /// What each side's moves cost: engine thinking and the orchestrator's own overhead.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub costs: Vec<PlayerCost>,

@@ -3,8 +3,8 @@
 //! `summary.json`, is the runner's `report` module.)
 
 pub mod input;
-pub mod ratings;
 pub mod svg;
+pub mod table;
 
 pub use input::{InputError, MergeOptions, MergedResults, read_results};
-pub use ratings::RatingReport;
+pub use table::RatingReport;

@@ -13,14 +13,14 @@ use engine::types::Color;
 use engine::types::Move;
 
 use crate::config::{Limits, ResignRule};
-use crate::council::vote::Eval;
 use crate::player::ClockState;
-use crate::results::{Outcome, Reason};
+use crate::results::{Reason, Winner};
+use engine::types::Score;
 
 /// A finished game's verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
-    pub result: Outcome,
+    pub result: Winner,
     pub reason: Reason,
     /// A human sentence for logs and records (which rule, which move).
     pub detail: String,
@@ -37,17 +37,17 @@ impl Verdict {
 
     pub fn draw(reason: Reason, detail: impl Into<String>) -> Self {
         Verdict {
-            result: Outcome::Draw,
+            result: Winner::Draw,
             reason,
             detail: detail.into(),
         }
     }
 }
 
-pub fn win_for(c: Color) -> Outcome {
+pub fn win_for(c: Color) -> Winner {
     match c {
-        Color::Sente => Outcome::Sente,
-        Color::Gote => Outcome::Gote,
+        Color::Sente => Winner::Sente,
+        Color::Gote => Winner::Gote,
     }
 }
 
@@ -118,7 +118,7 @@ pub struct ResignTracker {
     /// Consecutive plies on which both last scores agreed, and on whom.
     streak: u32,
     loser: Option<Color>,
-    last: [Option<Eval>; 2],
+    last: [Option<Score>; 2],
 }
 
 impl ResignTracker {
@@ -139,17 +139,17 @@ impl ResignTracker {
     }
 
     /// Record the score `mover` reported for its move (from its own side).
-    pub fn update(&mut self, mover: Color, eval: Option<Eval>) {
+    pub fn update(&mut self, mover: Color, eval: Option<Score>) {
         let Some(rule) = self.rule else { return };
         self.last[Self::idx(mover)] = eval;
-        let lost = |e: Option<Eval>| match e {
-            Some(Eval::Cp(cp)) => cp <= -rule.score_cp,
-            Some(Eval::Mate(n)) => n < 0,
+        let lost = |e: Option<Score>| match e {
+            Some(Score::Cp(cp)) => cp <= -rule.score_cp,
+            Some(Score::Mate(n)) => n < 0,
             None => false,
         };
-        let won = |e: Option<Eval>| match e {
-            Some(Eval::Cp(cp)) => cp >= rule.score_cp,
-            Some(Eval::Mate(n)) => n > 0,
+        let won = |e: Option<Score>| match e {
+            Some(Score::Cp(cp)) => cp >= rule.score_cp,
+            Some(Score::Mate(n)) => n > 0,
             None => false,
         };
         let (me, them) = (
@@ -266,7 +266,7 @@ mod tests {
         assert_eq!(position_verdict(&p), None);
         play(&mut p, "G*1b");
         let v = position_verdict(&p).expect("mate");
-        assert_eq!((v.result, v.reason), (Outcome::Sente, Reason::Checkmate));
+        assert_eq!((v.result, v.reason), (Winner::Sente, Reason::Checkmate));
 
         // Kings walking back and forth: the fourth occurrence is a draw, not before.
         let mut p = Position::startpos();
@@ -276,14 +276,11 @@ mod tests {
         }
         play(&mut p, "5i5h 5a5b 5h5i 5b5a");
         let v = position_verdict(&p).expect("repetition");
-        assert_eq!((v.result, v.reason), (Outcome::Draw, Reason::Repetition));
+        assert_eq!((v.result, v.reason), (Winner::Draw, Reason::Repetition));
 
         // Declaring a win at the start fails the 27-point rule: the declarer loses.
         let v = impasse_verdict(&Position::startpos());
-        assert_eq!(
-            (v.result, v.reason),
-            (Outcome::Gote, Reason::IllegalImpasse)
-        );
+        assert_eq!((v.result, v.reason), (Winner::Gote, Reason::IllegalImpasse));
     }
 
     #[test]
@@ -292,16 +289,16 @@ mod tests {
         // pawn, and the knight on 2d guards 1b: P*1b would mate, so it is illegal.
         let p = Position::from_sfen("7lk/7p1/9/7N1/9/9/9/9/4K4 b P 1").expect("sfen");
         let v = judge_move(&p, "x", "P*1b").expect_err("pawn-drop mate");
-        assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::IllegalMove));
+        assert_eq!((v.result, v.reason), (Winner::Gote, Reason::IllegalMove));
         assert!(v.detail.contains("uchifuzume"), "{}", v.detail);
         assert!(v.detail.starts_with("x played `P*1b`"), "{}", v.detail);
         // Another pawn drop is fine.
         assert!(judge_move(&p, "x", "P*1c").is_ok());
         // `@` is not USI: malformed, whoever sent it (translation is the USI player's job).
         let v = judge_move(&p, "x", "P@1c").expect_err("not USI");
-        assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::MalformedMove));
+        assert_eq!((v.result, v.reason), (Winner::Gote, Reason::MalformedMove));
         let v = judge_move(&Position::startpos(), "x", "7g7e").expect_err("no such move");
-        assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::IllegalMove));
+        assert_eq!((v.result, v.reason), (Winner::Gote, Reason::IllegalMove));
     }
 
     #[test]
@@ -339,16 +336,16 @@ mod tests {
             moves: 2,
         };
         let mut t = ResignTracker::new(Some(rule));
-        t.update(Color::Sente, Some(Eval::Cp(-600)));
-        t.update(Color::Gote, Some(Eval::Cp(700)));
-        t.update(Color::Sente, Some(Eval::Cp(-800)));
+        t.update(Color::Sente, Some(Score::Cp(-600)));
+        t.update(Color::Gote, Some(Score::Cp(700)));
+        t.update(Color::Sente, Some(Score::Cp(-800)));
         assert_eq!(t.verdict(), None);
-        t.update(Color::Gote, Some(Eval::Mate(5)));
+        t.update(Color::Gote, Some(Score::Mate(5)));
         // Three plies of agreement so far; the fourth makes two moves each.
         assert_eq!(t.verdict(), None);
-        t.update(Color::Sente, Some(Eval::Cp(-900)));
+        t.update(Color::Sente, Some(Score::Cp(-900)));
         let v = t.verdict().expect("adjudicated");
-        assert_eq!((v.result, v.reason), (Outcome::Gote, Reason::Adjudication));
+        assert_eq!((v.result, v.reason), (Winner::Gote, Reason::Adjudication));
         // A disagreement resets the count.
         let mut t = ResignTracker::new(Some(rule));
         for (mover, cp) in [
@@ -358,14 +355,14 @@ mod tests {
             (Color::Gote, 700),
             (Color::Sente, -600),
         ] {
-            t.update(mover, Some(Eval::Cp(cp)));
+            t.update(mover, Some(Score::Cp(cp)));
         }
         assert_eq!(t.verdict(), None);
         // Off by default.
         let mut t = ResignTracker::new(None);
         for _ in 0..10 {
-            t.update(Color::Sente, Some(Eval::Cp(-5000)));
-            t.update(Color::Gote, Some(Eval::Cp(5000)));
+            t.update(Color::Sente, Some(Score::Cp(-5000)));
+            t.update(Color::Gote, Some(Score::Cp(5000)));
         }
         assert_eq!(t.verdict(), None);
     }

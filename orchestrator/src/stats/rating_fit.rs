@@ -783,10 +783,10 @@ fn strongly_connected_components(edges: &[Vec<usize>]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Outcome, Reason};
+    use crate::results::{Reason, Winner};
     use crate::stats::elo::elo_from_score;
 
-    fn add(t: &mut GameTable, s: &str, g: &str, h: Option<&str>, result: Outcome, n: usize) {
+    fn add(t: &mut GameTable, s: &str, g: &str, h: Option<&str>, result: Winner, n: usize) {
         for _ in 0..n {
             t.add_game(s, g, h, result, Reason::Resign);
         }
@@ -797,11 +797,11 @@ mod tests {
     #[test]
     fn two_players_match_the_closed_form() {
         let mut t = GameTable::new();
-        add(&mut t, "A", "B", None, Outcome::Sente, 30);
-        add(&mut t, "B", "A", None, Outcome::Gote, 25);
-        add(&mut t, "A", "B", None, Outcome::Gote, 20);
-        add(&mut t, "B", "A", None, Outcome::Sente, 15);
-        add(&mut t, "A", "B", None, Outcome::Draw, 10);
+        add(&mut t, "A", "B", None, Winner::Sente, 30);
+        add(&mut t, "B", "A", None, Winner::Gote, 25);
+        add(&mut t, "A", "B", None, Winner::Gote, 20);
+        add(&mut t, "B", "A", None, Winner::Sente, 15);
+        add(&mut t, "A", "B", None, Winner::Draw, 10);
         let r = fit(
             &t,
             &FitOptions {
@@ -838,13 +838,13 @@ mod tests {
     #[test]
     fn pool_mean_anchor_centres_the_ratings() {
         let mut t = GameTable::new();
-        add(&mut t, "A", "B", None, Outcome::Sente, 6);
-        add(&mut t, "B", "A", None, Outcome::Sente, 4);
-        add(&mut t, "B", "C", None, Outcome::Sente, 7);
-        add(&mut t, "C", "B", None, Outcome::Sente, 3);
-        add(&mut t, "C", "A", None, Outcome::Sente, 2);
-        add(&mut t, "A", "C", None, Outcome::Sente, 8);
-        add(&mut t, "A", "C", None, Outcome::Gote, 1);
+        add(&mut t, "A", "B", None, Winner::Sente, 6);
+        add(&mut t, "B", "A", None, Winner::Sente, 4);
+        add(&mut t, "B", "C", None, Winner::Sente, 7);
+        add(&mut t, "C", "B", None, Winner::Sente, 3);
+        add(&mut t, "C", "A", None, Winner::Sente, 2);
+        add(&mut t, "A", "C", None, Winner::Sente, 8);
+        add(&mut t, "A", "C", None, Winner::Gote, 1);
         let r = fit(
             &t,
             &FitOptions {
@@ -865,9 +865,9 @@ mod tests {
     #[test]
     fn perfect_scores_fall_back_to_a_prior_with_a_note() {
         let mut t = GameTable::new();
-        add(&mut t, "A", "B", None, Outcome::Sente, 5);
-        add(&mut t, "B", "A", None, Outcome::Gote, 5);
-        add(&mut t, "B", "C", None, Outcome::Draw, 5);
+        add(&mut t, "A", "B", None, Winner::Sente, 5);
+        add(&mut t, "B", "A", None, Winner::Gote, 5);
+        add(&mut t, "B", "C", None, Winner::Draw, 5);
         let r = fit(&t, &FitOptions::default()).expect("fit");
         assert_eq!(r.prior_draws, 1.0);
         assert!(
@@ -893,13 +893,13 @@ mod tests {
     fn first_move_and_handicap_are_estimated_when_identified() {
         let mut t = GameTable::new();
         // Even games in both colours: sente scores better than gote.
-        add(&mut t, "A", "B", None, Outcome::Sente, 40);
-        add(&mut t, "A", "B", None, Outcome::Gote, 20);
-        add(&mut t, "B", "A", None, Outcome::Sente, 35);
-        add(&mut t, "B", "A", None, Outcome::Gote, 25);
+        add(&mut t, "A", "B", None, Winner::Sente, 40);
+        add(&mut t, "A", "B", None, Winner::Gote, 20);
+        add(&mut t, "B", "A", None, Winner::Sente, 35);
+        add(&mut t, "B", "A", None, Winner::Gote, 25);
         // Lance handicap: A gives, B receives (sente). B does well.
-        add(&mut t, "B", "A", Some("lance"), Outcome::Sente, 30);
-        add(&mut t, "B", "A", Some("lance"), Outcome::Gote, 20);
+        add(&mut t, "B", "A", Some("lance"), Winner::Sente, 30);
+        add(&mut t, "B", "A", Some("lance"), Winner::Gote, 20);
         let r = fit(
             &t,
             &FitOptions {
@@ -921,24 +921,24 @@ mod tests {
     #[test]
     fn a_handicap_only_between_players_who_never_played_even_is_not_identified() {
         let mut t = GameTable::new();
-        add(&mut t, "A", "B", None, Outcome::Sente, 10);
-        add(&mut t, "B", "A", None, Outcome::Sente, 10);
-        add(&mut t, "B", "A", None, Outcome::Gote, 3);
-        add(&mut t, "C", "A", Some("bishop"), Outcome::Sente, 4);
-        add(&mut t, "C", "A", Some("bishop"), Outcome::Gote, 6);
-        add(&mut t, "C", "B", None, Outcome::Draw, 2);
-        add(&mut t, "B", "C", None, Outcome::Sente, 2);
-        add(&mut t, "B", "C", None, Outcome::Gote, 1);
+        add(&mut t, "A", "B", None, Winner::Sente, 10);
+        add(&mut t, "B", "A", None, Winner::Sente, 10);
+        add(&mut t, "B", "A", None, Winner::Gote, 3);
+        add(&mut t, "C", "A", Some("bishop"), Winner::Sente, 4);
+        add(&mut t, "C", "A", Some("bishop"), Winner::Gote, 6);
+        add(&mut t, "C", "B", None, Winner::Draw, 2);
+        add(&mut t, "B", "C", None, Winner::Sente, 2);
+        add(&mut t, "B", "C", None, Winner::Gote, 1);
         // C-B even games connect C, so "bishop" IS identified here...
         let r = fit(&t, &FitOptions::default()).expect("fit");
         assert!(r.handicaps[0].estimate.is_some());
         // ...but not once C's only games are bishop games against A.
         let mut t2 = GameTable::new();
-        add(&mut t2, "A", "B", None, Outcome::Sente, 10);
-        add(&mut t2, "B", "A", None, Outcome::Sente, 10);
-        add(&mut t2, "B", "A", None, Outcome::Gote, 3);
-        add(&mut t2, "C", "A", Some("bishop"), Outcome::Sente, 4);
-        add(&mut t2, "C", "A", Some("bishop"), Outcome::Gote, 6);
+        add(&mut t2, "A", "B", None, Winner::Sente, 10);
+        add(&mut t2, "B", "A", None, Winner::Sente, 10);
+        add(&mut t2, "B", "A", None, Winner::Gote, 3);
+        add(&mut t2, "C", "A", Some("bishop"), Winner::Sente, 4);
+        add(&mut t2, "C", "A", Some("bishop"), Winner::Gote, 6);
         let r2 = fit(&t2, &FitOptions::default()).expect("fit");
         assert!(r2.handicaps[0].estimate.is_none());
         assert!(
@@ -953,10 +953,10 @@ mod tests {
     #[test]
     fn first_move_without_even_games_is_reported_not_identified() {
         let mut t = GameTable::new();
-        add(&mut t, "A", "B", Some("lance"), Outcome::Sente, 3);
-        add(&mut t, "A", "B", Some("lance"), Outcome::Gote, 3);
-        add(&mut t, "B", "A", Some("lance"), Outcome::Sente, 3);
-        add(&mut t, "B", "A", Some("lance"), Outcome::Gote, 2);
+        add(&mut t, "A", "B", Some("lance"), Winner::Sente, 3);
+        add(&mut t, "A", "B", Some("lance"), Winner::Gote, 3);
+        add(&mut t, "B", "A", Some("lance"), Winner::Sente, 3);
+        add(&mut t, "B", "A", Some("lance"), Winner::Gote, 2);
         let r = fit(
             &t,
             &FitOptions {
@@ -974,7 +974,7 @@ mod tests {
     fn bad_options_are_errors() {
         let mut t = GameTable::new();
         assert_eq!(fit(&t, &FitOptions::default()), Err(RatingsError::NoGames));
-        add(&mut t, "A", "B", None, Outcome::Draw, 1);
+        add(&mut t, "A", "B", None, Winner::Draw, 1);
         let unknown = FitOptions {
             anchor: Anchor::Player {
                 name: "Z".into(),

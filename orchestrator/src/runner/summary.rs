@@ -13,9 +13,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::council::CouncilVote;
 use crate::council::scale::fit_win_rate_t;
-use crate::results::{GameResult, Outcome, Reason};
+use crate::results::{GameResult, Reason, Winner};
 use crate::stats::{EloEstimate, HeadToHead, SprtStatus, SprtSummary, Wdl};
 
 /// One opponent as seen by a player.
@@ -111,9 +110,9 @@ fn reason_name(r: Reason) -> String {
 /// Points `player` scored in `g`, if it played in it.
 fn points(g: &GameResult, player: &str) -> Option<f64> {
     let sente_points = match g.result {
-        Outcome::Sente => 1.0,
-        Outcome::Gote => 0.0,
-        Outcome::Draw => 0.5,
+        Winner::Sente => 1.0,
+        Winner::Gote => 0.0,
+        Winner::Draw => 0.5,
     };
     if g.sente == player {
         Some(sente_points)
@@ -265,9 +264,6 @@ pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
     let mut member_samples: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
     for g in games {
         for v in &g.votes {
-            let Ok(v) = serde_json::from_value::<CouncilVote>(v.clone()) else {
-                continue;
-            };
             let n = v.members.len();
             let s = by_name
                 .entry(v.council.clone())
@@ -300,7 +296,7 @@ pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
                 .or_insert_with(|| vec![(0, 0); n]);
             if let Some(y) = points(g, &v.council) {
                 for m in &v.members {
-                    if let Some(crate::council::vote::Eval::Cp(cp)) = m.score {
+                    if let Some(engine::types::Score::Cp(cp)) = m.score {
                         member_samples
                             .entry((v.council.clone(), m.name.clone()))
                             .or_default()
@@ -592,7 +588,7 @@ fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
             let sente_moves = ((opening + k) % 2 == 0) == sente_starts;
             let mover = if sente_moves { &g.sente } else { &g.gote };
             if mover == player
-                && let Some(crate::council::vote::Eval::Cp(cp)) = score
+                && let Some(engine::types::Score::Cp(cp)) = score
             {
                 out.push((f64::from(*cp), y));
             }

@@ -9,11 +9,10 @@ use std::time::Duration;
 
 use engine::position::Position;
 use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordedMove};
-use engine::types::{Color, Score};
+use engine::types::Color;
 
 use crate::config::Config;
-use crate::council::vote::Eval;
-use crate::results::{GameResult, Outcome, Reason};
+use crate::results::{GameResult, Reason, Winner};
 use crate::runner::game::PlayedGame;
 
 /// File names of a game's records: `<id>-<sente>-vs-<gote>.{csa,kif}` (names made file-safe).
@@ -48,13 +47,6 @@ fn end_reason(r: Reason) -> EndReason {
         Reason::Crash => EndReason::Crash,
         // An illegal or malformed move, or a failed impasse declaration.
         _ => EndReason::IllegalMove,
-    }
-}
-
-fn score(e: Eval) -> Score {
-    match e {
-        Eval::Cp(cp) => Score::Cp(cp),
-        Eval::Mate(n) => Score::Mate(n),
     }
 }
 
@@ -98,10 +90,7 @@ pub fn game_record(config: &Config, game: &PlayedGame) -> Result<GameRecord, Str
                         Err(_) => break,
                     }
                 }
-                recorded.engine = Some(EngineComment {
-                    score: score(*eval),
-                    pv,
-                });
+                recorded.engine = Some(EngineComment { score: *eval, pv });
             }
         }
         record
@@ -112,9 +101,9 @@ pub fn game_record(config: &Config, game: &PlayedGame) -> Result<GameRecord, Str
     record.end = Some(GameEnd {
         reason: end_reason(g.reason),
         winner: match g.result {
-            Outcome::Sente => Some(Color::Sente),
-            Outcome::Gote => Some(Color::Gote),
-            Outcome::Draw => None,
+            Winner::Sente => Some(Color::Sente),
+            Winner::Gote => Some(Color::Gote),
+            Winner::Draw => None,
         },
     });
     Ok(record)

@@ -1,7 +1,7 @@
 //! The player `council-usi` plays as: which one the config means, and the player tree built so
 //! that a GUI's `stop` reaches every in-process search.
 //!
-//! The tree is built by [`crate::runner::build_player_tree`], with in-process engines made
+//! The tree is built by [`crate::factory::build_player_tree`], with in-process engines made
 //! [`InternalPlayer::stoppable`](crate::player::internal::InternalPlayer::stoppable): they
 //! share one [`StopFlag`] with the front end,
 //! so `stop` ends their searches at once with the best move found so far. The
@@ -62,7 +62,7 @@ pub fn tree(config: &Config, name: &str) -> BTreeSet<String> {
     names
 }
 
-/// The config cut down to `name`'s tree, so [`crate::runner::preflight`] checks only the USI
+/// The config cut down to `name`'s tree, so [`crate::factory::preflight`] checks only the USI
 /// engines this player uses.
 pub fn sub_config(config: &Config, name: &str) -> Config {
     let keep = tree(config, name);
@@ -73,5 +73,5 @@ pub fn sub_config(config: &Config, name: &str) -> Config {
 
 /// A fresh instance of `name` whose in-process searches all watch `stop`.
 pub fn build(config: &Config, name: &str, stop: &StopFlag) -> Box<dyn Player> {
-    crate::runner::build_player_tree(config, name, Some(stop))
+    crate::factory::build_player_tree(config, name, Some(stop))
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::input::{FileSummary, MergedResults};
 use crate::results::Reason;
-use crate::stats::ratings::{Anchor, ParamEstimate, Ratings};
+use crate::stats::rating_fit::{Anchor, ParamEstimate, Ratings};
 use crate::stats::table::SideResults;
 use crate::stats::{GameTable, Wdl};
 
@@ -518,19 +518,19 @@ fn csv_field(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Outcome;
+    use crate::results::Winner;
     use crate::stats::{FitOptions, fit};
 
     fn merged() -> MergedResults {
         let mut table = GameTable::new();
         for (s, g, r, n) in [
-            ("A", "B", Outcome::Sente, 6),
-            ("B", "A", Outcome::Gote, 3),
-            ("B", "A", Outcome::Sente, 3),
-            ("A", "C", Outcome::Draw, 4),
-            ("C", "A", Outcome::Sente, 2),
-            ("C", "B", Outcome::Sente, 5),
-            ("B", "C", Outcome::Sente, 3),
+            ("A", "B", Winner::Sente, 6),
+            ("B", "A", Winner::Gote, 3),
+            ("B", "A", Winner::Sente, 3),
+            ("A", "C", Winner::Draw, 4),
+            ("C", "A", Winner::Sente, 2),
+            ("C", "B", Winner::Sente, 5),
+            ("B", "C", Winner::Sente, 3),
         ] {
             for _ in 0..n {
                 table.add_game(s, g, None, r, Reason::Resign);

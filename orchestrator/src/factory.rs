@@ -1,0 +1,72 @@
+//! The one player factory: a config's player name to a fresh [`Player`] (an in-process engine, a
+//! USI process, or a council built from its members, recursively), and the preflight that starts
+//! every USI engine once. `council-match` and `council-usi` both build their players here.
+
+use engine::search::StopFlag;
+
+use crate::config::{Config, PlayerKind};
+use crate::council::{CouncilPlayer, Member};
+use crate::player::Player;
+use crate::player::internal::InternalPlayer;
+use crate::player::usi::UsiPlayer;
+
+/// A fresh instance of the player `name`.
+pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
+    build_player_tree(config, name, None)
+}
+
+/// As [`build_player`]; with `stop`, every in-process search of the tree also ends (with its
+/// best move so far) when that flag is raised: how `council-usi` answers a GUI's `stop`.
+pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -> Box<dyn Player> {
+    let pc = config.player(name);
+    match &pc.kind {
+        PlayerKind::Internal { .. } => match stop {
+            Some(stop) => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
+            None => Box::new(InternalPlayer::new(pc)),
+        },
+        PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
+        PlayerKind::Council {
+            members,
+            method,
+            fairness,
+            ml_d,
+        } => {
+            let members = members
+                .iter()
+                .map(|m| {
+                    let mc = config.player(m);
+                    let member = build_player_tree(config, m, stop);
+                    Member::new(member, mc.win_rate_t, mc.sigma, mc.limits)
+                })
+                .collect();
+            Box::new(CouncilPlayer::new(name, *method, *fairness, *ml_d, members))
+        }
+    }
+}
+
+/// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
+/// that is not a USI engine or cannot start stops the run before any game. The error is one
+/// line naming the config file, the key and the player.
+pub async fn preflight(config: &Config) -> Result<(), String> {
+    let checks = config
+        .players
+        .values()
+        .filter(|p| matches!(p.kind, PlayerKind::Usi(_)))
+        .map(|p| async move {
+            let mut player = UsiPlayer::new(p);
+            let r = player.new_game(0).await;
+            player.shutdown().await;
+            r.map_err(|e| {
+                format!(
+                    "{}: key `player.command`: player `{}` does not start as a USI engine: {e}",
+                    config.file.display(),
+                    p.name
+                )
+            })
+        });
+    futures::future::join_all(checks)
+        .await
+        .into_iter()
+        .collect::<Result<Vec<()>, String>>()
+        .map(|_| ())
+}

@@ -1,0 +1,69 @@
+//! The `votes` of a `results.jsonl` line: one [`CouncilVote`] per council decision, each
+//! member's part in it as a [`MemberVote`]. Written by councils, read by the summary, the USI
+//! server's `info string`s and any script; keys are promises (`interfaces.md`).
+
+use engine::types::Score;
+use serde::{Deserialize, Serialize};
+
+/// How a council combines its members' answers (`models.md` section 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    Majority,
+    Optimistic,
+    Pessimistic,
+    /// Maximum likelihood with the best move's value `A` predicted from the votes.
+    Ml,
+}
+
+/// Which rule decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// Every member voted for the same move.
+    Unanimous,
+    /// A member saw the fastest forced mate.
+    Mate,
+    /// A unique plurality (majority method).
+    Plurality,
+    /// No unique plurality: the strongest member's move.
+    Strongest,
+    Optimistic,
+    Pessimistic,
+    Ml,
+}
+
+/// One member's part in one council decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemberVote {
+    pub name: String,
+    /// Its move (`resign`/`win` included), when it answered with one that could be voted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mv: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<Score>,
+    /// Why it had no vote (crash, timeout, illegal move...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Its thinking time, ms.
+    pub time_ms: u64,
+    /// Nodes it reported searching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+}
+
+/// One council decision: the line stored per council move in `results.jsonl` (`votes`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CouncilVote {
+    /// Index of the move in the game (0 = the first move).
+    pub ply: u32,
+    pub council: String,
+    pub method: Method,
+    pub members: Vec<MemberVote>,
+    pub chosen: String,
+    pub rule: Rule,
+    /// The strongest member (smallest `sigma`, then first listed).
+    pub strongest: String,
+    /// The strongest member answered and the council played something else.
+    pub overrode_strongest: bool,
+}
