@@ -26,8 +26,6 @@ use crate::types::{Move, PieceKind, Square};
 use rsshogi::records::Record;
 use rsshogi::records::formats::kif::{self as rs_kif, KifError};
 
-/// The comment line that carries an engine's expected line (after `**評価値=`).
-
 /// The words a numbered KIF line may hold instead of a move.
 const END_WORDS: [&str; 15] = [
     "投了",

@@ -5,7 +5,7 @@
 use crate::position::Position;
 use crate::types::{Move, PieceKind};
 
-/// The prefix of the pv line written under a move's `**評価値=` line.
+/// The comment line that carries an engine's expected line (after `**評価値=`).
 pub(super) const PV_PREFIX: &str = "**読み筋=";
 const FILE_DIGITS: [char; 9] = ['１', '２', '３', '４', '５', '６', '７', '８', '９'];
 const RANK_KANJI: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
