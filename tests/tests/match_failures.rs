@@ -460,3 +460,109 @@ fn a_council_with_a_hanging_member_still_moves_in_time_with_the_others() {
         assert_eq!(first["chosen"], first["members"][1]["mv"], "{first}");
     }
 }
+
+/// Whether every pid listed in `pid_file` is gone (or a zombie its adopter has yet to reap).
+fn all_gone(pid_file: &Path) -> Result<(), String> {
+    let pids = std::fs::read_to_string(pid_file).map_err(|e| format!("no children: {e}"))?;
+    if pids.lines().count() == 0 {
+        return Err("no children".into());
+    }
+    for pid in pids.lines() {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
+        if !(stat.is_empty() || state == Some('Z')) {
+            return Err(format!("grandchild {pid} is still running: {stat}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn an_engine_that_exits_while_its_child_holds_its_output_crashes_with_its_status() {
+    let dir = scratch("exit-with-child");
+    let pid_file = dir.join("children.txt");
+    // Plays one move a game, then exits with status 7; the `sleep 600` it started keeps its
+    // stdout open. The move timeout is long: waiting for the pipe would end as a timeout.
+    let args = format!(
+        r#""crash-on-go", "--after", "1", "--exit-status", "7", "--child-pid-file", "{}""#,
+        pid_file.display()
+    );
+    let mut config = String::from(
+        "[match]\nformat = \"gauntlet\"\nplayers = [\"good\", \"orphaner\"]\ngames = 2\nmax_plies = 12\n\n",
+    );
+    config.push_str(&mock_player("good", r#""normal""#, ""));
+    config.push_str(&mock_player("orphaner", &args, "move_timeout_ms = 60000"));
+    let path = dir.join("exit-with-child.toml");
+    std::fs::write(&path, &config).expect("write config");
+    let out = dir.join("out");
+    let run = run_match(&path, &out, &["--concurrency", "2"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let games = results(&out);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g["reason"], "crash", "{g}");
+        let loser = if g["sente"] == "orphaner" {
+            "gote"
+        } else {
+            "sente"
+        };
+        assert_eq!(g["result"], loser, "the orphaner loses: {g}");
+        let detail = g["detail"].as_str().expect("a detail");
+        assert!(
+            detail.contains("orphaner") && detail.contains("exited with status 7"),
+            "{g}"
+        );
+        assert!(
+            !detail.contains("0ns") && !detail.contains("timed out"),
+            "{g}"
+        );
+    }
+    // Every start left a `sleep 600` behind it: all of them were killed with the engine.
+    if let Err(e) = all_gone(&pid_file) {
+        panic!("{e}");
+    }
+}
+
+#[test]
+fn an_engine_that_exits_before_usiok_while_its_child_holds_its_output_fails_the_start() {
+    let dir = scratch("exit-before-usiok");
+    let pid_file = dir.join("children.txt");
+    let args = format!(
+        r#""crash-on-usi", "--exit-status", "5", "--child-pid-file", "{}""#,
+        pid_file.display()
+    );
+    let mut config =
+        String::from("[match]\nplayers = [\"good\", \"orphaner\"]\ngames = 2\nmax_plies = 12\n\n");
+    config.push_str(&mock_player("good", r#""normal""#, ""));
+    // A long start-up timeout: waiting for the pipe to close would end as a timeout.
+    config.push_str(&mock_player(
+        "orphaner",
+        &args,
+        "startup_timeout_ms = 60000",
+    ));
+    let path = dir.join("exit-before-usiok.toml");
+    std::fs::write(&path, &config).expect("write config");
+    let out = dir.join("out");
+    let run = run_match(&path, &out, &[]);
+    assert!(!run.status.success(), "the start-up check must fail");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    assert!(
+        lines[0].contains("`orphaner`") && lines[0].contains("crashed"),
+        "names the engine and the crash: {stderr}"
+    );
+    assert!(
+        lines[0].contains("waiting for usiok: exited with status 5"),
+        "says when and with what status it exited: {stderr}"
+    );
+    assert!(!lines[0].contains("timed out"), "{stderr}");
+    assert!(!out.join("results.jsonl").exists(), "no game was started");
+    if let Err(e) = all_gone(&pid_file) {
+        panic!("{e}");
+    }
+}

@@ -27,7 +27,7 @@ use engine::usi::protocol::{
 };
 use tokio::time::Instant;
 
-use super::process::{EngineProcess, ProcessError};
+use super::process::{Deadline, EngineProcess, ProcessError};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
 use crate::config::{DropNotation, PlayerConfig, PlayerKind, UsiEngineSettings};
 
@@ -85,7 +85,7 @@ impl UsiPlayer {
         let s = &self.settings;
         let mut p = EngineProcess::spawn(&self.name, &s.command, &s.args, s.dir.as_deref())
             .map_err(|e| self.error(e, "start"))?;
-        let deadline = Instant::now() + s.startup_timeout();
+        let deadline = Deadline::after(s.startup_timeout());
         p.send(&GuiCommand::Usi.to_string())
             .await
             .map_err(|e| self.error(e, "usi"))?;
@@ -109,7 +109,7 @@ impl UsiPlayer {
         if self.process.is_none() {
             self.start().await?;
         }
-        let deadline = Instant::now() + self.settings.startup_timeout();
+        let deadline = Deadline::after(self.settings.startup_timeout());
         let name = self.name.clone();
         let Some(p) = self.process.as_mut() else {
             return Err(PlayerError::Crash {
@@ -185,6 +185,8 @@ impl UsiPlayer {
         let name = self.name.clone();
         let drop_notation = s.drop_notation;
         let from_engine = |mv: &str| from_engine(drop_notation, mv);
+        // The whole wait for the answer, from the request on: what a timeout reports.
+        let deadline = Deadline::until(req.deadline);
         let Some(p) = self.process.as_mut() else {
             return Err(PlayerError::Crash {
                 player: name,
@@ -201,7 +203,7 @@ impl UsiPlayer {
         let mut infos: Vec<Info> = Vec::new();
         loop {
             let line = p
-                .read_line(req.deadline)
+                .read_line(deadline)
                 .await
                 .map_err(|e| process_error(&name, e, "waiting for bestmove"))?;
             if line.trim().is_empty() {
@@ -292,7 +294,7 @@ fn process_error(name: &str, e: ProcessError, doing: &str) -> PlayerError {
 /// Read lines until one parses to a message `done` accepts; other lines are skipped.
 async fn wait_for(
     p: &mut EngineProcess,
-    deadline: Instant,
+    deadline: Deadline,
     done: impl Fn(&EngineMessage) -> bool,
 ) -> Result<(), ProcessError> {
     loop {

@@ -9,10 +9,13 @@
 //! `win` (a false impasse declaration), `slow-start` (sleeps D ms before `usiok`),
 //! `banner` (prints a non-USI banner first, then plays normally), `flood` (prints 2 MB of
 //! junk and a 300 kB line before each normal move), `no-usiok` (never finishes the
-//! handshake). `--delay-ms` also slows every normal move; `--child` starts a grandchild process
-//! (`sleep 600`) so tests can check the whole process group is stopped; `--child-pid-file F`
-//! appends that child's pid to `F`; `--mute-after-first-start F`: the first start (which creates
-//! `F`) behaves, every later start never finishes the handshake.
+//! handshake), `crash-on-usi` (exits at `usi`, before `usiok`). `--exit-status S`: the status
+//! the crashes exit with (default 3). `--delay-ms` also slows every normal move; `--child`
+//! starts a grandchild process (`sleep 600`, which inherits stdin, stdout and stderr) so tests
+//! can check the whole process group is stopped, and, with a crash, that an engine which exits
+//! while a child still holds its output is seen to exit; `--child-pid-file F` appends that
+//! child's pid to `F`; `--mute-after-first-start F`: the first start (which creates `F`)
+//! behaves, every later start never finishes the handshake.
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -24,6 +27,7 @@ struct Args {
     scenario: String,
     after: usize,
     delay: Duration,
+    exit_status: i32,
     child: bool,
     child_pid_file: Option<String>,
     mute_after_first_start: Option<String>,
@@ -38,6 +42,7 @@ fn parse_args() -> Result<Args, String> {
         scenario,
         after: 0,
         delay: Duration::ZERO,
+        exit_status: 3,
         child: false,
         child_pid_file: None,
         mute_after_first_start: None,
@@ -56,6 +61,12 @@ fn parse_args() -> Result<Args, String> {
                     .and_then(|v| v.parse().ok())
                     .ok_or("--delay-ms needs a number")?;
                 args.delay = Duration::from_millis(ms);
+            }
+            "--exit-status" => {
+                args.exit_status = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--exit-status needs a number")?;
             }
             "--child" => args.child = true,
             "--mute-after-first-start" => {
@@ -119,6 +130,9 @@ fn main() {
         };
         match cmd {
             GuiCommand::Usi => {
+                if args.scenario == "crash-on-usi" {
+                    std::process::exit(args.exit_status);
+                }
                 if args.scenario == "no-usiok" {
                     continue;
                 }
@@ -181,7 +195,7 @@ fn main() {
                     continue;
                 }
                 match args.scenario.as_str() {
-                    "crash-on-go" => std::process::exit(3),
+                    "crash-on-go" => std::process::exit(args.exit_status),
                     "hang" => {}
                     "garbage" => {
                         say("\u{1b}[31m@@@ ### garbage ### @@@");
