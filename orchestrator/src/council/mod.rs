@@ -107,7 +107,19 @@ impl CouncilPlayer {
         }
     }
 
+    /// One council move: ask every member still in the game, hear their answers, tally.
     async fn decide(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+        let answers = self.ask_members(req).await;
+        let hearing = self.hear(req, answers);
+        self.tally(req, hearing)
+    }
+
+    /// Every active member thinks on the position at once, with its budget and a deadline a
+    /// little before the council's; `None` for a member that sits out this game.
+    async fn ask_members(
+        &mut self,
+        req: &MoveRequest,
+    ) -> Vec<Option<Result<Thought, PlayerError>>> {
         let deadline = member_deadline(req.deadline, tokio::time::Instant::now());
         let requests: Vec<Option<MoveRequest>> = self
             .members
@@ -120,105 +132,110 @@ impl CouncilPlayer {
                 })
             })
             .collect();
-        let answers = futures::future::join_all(self.members.iter_mut().zip(&requests).map(
-            |(m, r)| async move {
-                match r {
-                    Some(r) => Some(m.player.think(r).await),
-                    None => None,
-                }
-            },
-        ))
-        .await;
+        futures::future::join_all(
+            self.members
+                .iter_mut()
+                .zip(&requests)
+                .map(|(m, r)| async move {
+                    match r {
+                        Some(r) => Some(m.player.think(r).await),
+                        None => None,
+                    }
+                }),
+        )
+        .await
+    }
 
-        let mut member_votes = Vec::new();
-        let mut ballots = Vec::new();
-        let mut ballot_member = Vec::new();
-        let mut thoughts: Vec<Option<Thought>> = Vec::new();
-        let mut first_error = None;
-        let mut engine_time = Duration::ZERO;
+    /// The members' answers as ballots: a member that failed leaves the game, a move that is
+    /// malformed or illegal in the position is recorded and left out of the vote.
+    fn hear(
+        &mut self,
+        req: &MoveRequest,
+        answers: Vec<Option<Result<Thought, PlayerError>>>,
+    ) -> Hearing {
+        let mut h = Hearing::default();
         for (i, answer) in answers.into_iter().enumerate() {
             let m = &mut self.members[i];
-            let name = m.player.name().to_string();
             let mut vote = MemberVote {
-                name,
+                name: m.player.name().to_string(),
                 mv: None,
                 score: None,
                 error: None,
                 time_ms: 0,
                 nodes: None,
             };
-            match answer {
-                None => vote.error = Some("out of this game after an earlier failure".into()),
+            let thought = match answer {
+                None => {
+                    vote.error = Some("out of this game after an earlier failure".into());
+                    None
+                }
                 Some(Err(e)) => {
                     m.active = false;
                     vote.error = Some(e.to_string());
-                    first_error.get_or_insert(e);
+                    h.first_error.get_or_insert(e);
+                    None
                 }
                 Some(Ok(t)) => {
-                    engine_time = engine_time.max(t.engine_time);
+                    h.engine_time = h.engine_time.max(t.engine_time);
                     vote.time_ms = t.engine_time.as_millis() as u64;
                     vote.nodes = t.nodes;
                     vote.score = t.eval;
-                    let legal = match &t.decision {
-                        Decision::Move(text) => req
-                            .position
-                            .parse_usi_move(text)
-                            .map(|_| ())
-                            .map_err(|e| format!("`{text}` rejected: {e}")),
-                        _ => Ok(()),
-                    };
-                    match legal {
+                    match check_move(req, &t.decision) {
                         Ok(()) => {
                             vote.mv = Some(t.decision.as_usi().to_string());
-                            ballots.push(Ballot {
+                            h.ballots.push(Ballot {
                                 mv: t.decision.as_usi().to_string(),
                                 eval: t.eval,
                                 win_rate_t: m.win_rate_t,
                                 sigma: m.sigma,
                             });
-                            ballot_member.push(i);
+                            h.ballot_member.push(i);
                         }
                         Err(e) => vote.error = Some(e),
                     }
-                    thoughts.push(Some(t));
-                    member_votes.push(vote);
-                    continue;
+                    Some(t)
                 }
-            }
-            thoughts.push(None);
-            member_votes.push(vote);
+            };
+            h.thoughts.push(thought);
+            h.member_votes.push(vote);
         }
+        h
+    }
 
-        let Some(decision) = vote::decide(self.method, self.ml, &ballots) else {
-            return Err(first_error.unwrap_or_else(|| PlayerError::Malformed {
+    /// The vote and what the council answers: the chosen move, the speaker's score on the
+    /// common scale and its pv, every member's nodes, and the vote record (with member
+    /// councils' records after it). Fails only when no member gave a legal move.
+    fn tally(&self, req: &MoveRequest, mut h: Hearing) -> Result<Thought, PlayerError> {
+        let Some(verdict) = vote::decide(self.method, self.ml, &h.ballots) else {
+            return Err(h.first_error.unwrap_or_else(|| PlayerError::Malformed {
                 player: self.name.clone(),
                 detail: "no member gave a legal move".into(),
             }));
         };
-        let speaker = ballot_member[decision.speaker];
+        let speaker = h.ballot_member[verdict.speaker];
         let strongest = self.strongest();
-        let strongest_move = member_votes[strongest].mv.clone();
+        let strongest_move = h.member_votes[strongest].mv.clone();
         let mut votes = vec![CouncilVote {
             ply: req.position.moves().len() as u32,
             council: self.name.clone(),
             method: self.method,
-            chosen: decision.mv.clone(),
-            rule: decision.rule,
-            strongest: member_votes[strongest].name.clone(),
-            overrode_strongest: strongest_move.is_some_and(|m| m != decision.mv),
-            members: member_votes,
+            chosen: verdict.mv.clone(),
+            rule: verdict.rule,
+            strongest: h.member_votes[strongest].name.clone(),
+            overrode_strongest: strongest_move.is_some_and(|m| m != verdict.mv),
+            members: h.member_votes,
         }];
         let mut nodes = 0;
-        for t in thoughts.iter_mut().flatten() {
+        for t in h.thoughts.iter_mut().flatten() {
             nodes += t.nodes.unwrap_or(0);
             votes.append(&mut t.votes);
         }
-        let Some(spoken) = thoughts[speaker].take() else {
+        let Some(spoken) = h.thoughts[speaker].take() else {
             unreachable!("the speaker answered");
         };
         let t = self.members[speaker].win_rate_t;
         Ok(Thought {
-            decision: Decision::from_usi(&decision.mv),
+            decision: Decision::from_usi(&verdict.mv),
             eval: spoken.eval.map(|e| match e {
                 Score::Cp(cp) => Score::Cp((cp as f64 * REFERENCE_T / t).round() as i32),
                 mate => mate,
@@ -226,9 +243,37 @@ impl CouncilPlayer {
             pv: spoken.pv,
             depth: spoken.depth,
             nodes: Some(nodes),
-            engine_time,
+            engine_time: h.engine_time,
             votes,
         })
+    }
+}
+
+/// What the members said on one position, ready for the vote.
+#[derive(Default)]
+struct Hearing {
+    /// One per member, in member order: its part of the vote record.
+    member_votes: Vec<MemberVote>,
+    /// The legal answers, and the member behind each.
+    ballots: Vec<Ballot>,
+    ballot_member: Vec<usize>,
+    /// Each member's answer, when it gave one.
+    thoughts: Vec<Option<Thought>>,
+    first_error: Option<PlayerError>,
+    /// The slowest member's thinking time.
+    engine_time: Duration,
+}
+
+/// A member's move must parse as a move of the position (`resign` and `win` are voted on as
+/// they are; the arbiter judges them if they win the vote).
+fn check_move(req: &MoveRequest, decision: &Decision) -> Result<(), String> {
+    match decision {
+        Decision::Move(text) => req
+            .position
+            .parse_usi_move(text)
+            .map(|_| ())
+            .map_err(|e| format!("`{text}` rejected: {e}")),
+        _ => Ok(()),
     }
 }
 
