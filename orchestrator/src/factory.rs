@@ -17,7 +17,11 @@ pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
 
 /// As [`build_player`]; with `stop`, every in-process search of the tree also ends (with its
 /// best move so far) when that flag is raised: how `council-usi` answers a GUI's `stop`.
-pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -> Box<dyn Player> {
+pub(crate) fn build_player_tree(
+    config: &Config,
+    name: &str,
+    stop: Option<&StopFlag>,
+) -> Box<dyn Player> {
     let pc = config.player(name);
     match &pc.kind {
         PlayerKind::Internal { .. } => match stop {

@@ -8,7 +8,7 @@
 //! restarts at the next; the council fails only when no member answered. Every decision is
 //! logged as a [`CouncilVote`].
 
-pub mod scale;
+pub(crate) mod scale;
 pub mod vote;
 
 use std::time::Duration;
@@ -38,7 +38,7 @@ fn member_deadline(
 }
 
 /// A member and how it is weighed.
-pub struct Member {
+pub(crate) struct Member {
     pub player: Box<dyn Player>,
     pub win_rate_t: f64,
     pub sigma: f64,
@@ -60,7 +60,7 @@ impl Member {
     }
 }
 
-pub struct CouncilPlayer {
+pub(crate) struct CouncilPlayer {
     name: String,
     method: Method,
     fairness: Fairness,

@@ -8,7 +8,7 @@
 //! scale); without both wins and losses among the samples there is no fit.
 
 /// Scores beyond this (cp) are left out of the fit.
-pub const MAX_CP: f64 = 3000.0;
+pub(crate) const MAX_CP: f64 = 3000.0;
 
 /// Negative log-likelihood of outcomes `y` (1 win, 0.5 draw, 0 loss) under scale `t`.
 fn neg_log_likelihood(samples: &[(f64, f64)], t: f64) -> f64 {
@@ -30,7 +30,7 @@ fn softplus(x: f64) -> f64 {
 
 /// The maximum-likelihood `T` for `(score_cp, outcome)` samples, searched on `[10, 100000]`
 /// (golden-section search on `ln T`, to 0.01% relative). `None` without a usable sample set.
-pub fn fit_win_rate_t(samples: &[(f64, f64)]) -> Option<f64> {
+pub(crate) fn fit_win_rate_t(samples: &[(f64, f64)]) -> Option<f64> {
     let usable: Vec<(f64, f64)> = samples
         .iter()
         .copied()

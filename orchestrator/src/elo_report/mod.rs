@@ -6,5 +6,5 @@ pub mod input;
 pub mod svg;
 pub mod table;
 
-pub use input::{InputError, MergeOptions, MergedResults, read_results};
+pub use input::MergeOptions;
 pub use table::RatingReport;

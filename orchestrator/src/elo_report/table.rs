@@ -17,7 +17,7 @@ use crate::stats::{GameTable, Wdl};
 
 /// Text output prints the crosstable and LOS matrix only up to this many players (JSON always
 /// has them).
-pub const TEXT_MATRIX_LIMIT: usize = 16;
+pub(crate) const TEXT_MATRIX_LIMIT: usize = 16;
 
 /// One row of the rating table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -446,7 +446,7 @@ impl RatingReport {
 }
 
 /// A reason as written in results.jsonl (`"perpetual_check"`, ...).
-pub fn reason_name(reason: Reason) -> String {
+pub(crate) fn reason_name(reason: Reason) -> String {
     serde_json::to_value(reason)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

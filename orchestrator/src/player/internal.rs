@@ -19,7 +19,7 @@ use crate::config::{PlayerConfig, PlayerKind};
 /// How often a [`InternalPlayer::stoppable`] search looks at the shared flag.
 const SHARED_STOP_POLL: Duration = Duration::from_millis(5);
 
-pub struct InternalPlayer {
+pub(crate) struct InternalPlayer {
     name: String,
     settings: EngineSettings,
     engine: Option<Engine>,
@@ -48,7 +48,7 @@ impl InternalPlayer {
 
     /// A player for `config` whose searches also end, with their best move so far, once
     /// `stop` is raised. Whoever raises it resets it before the next move.
-    pub fn stoppable(config: &PlayerConfig, stop: StopFlag) -> Self {
+    pub(crate) fn stoppable(config: &PlayerConfig, stop: StopFlag) -> Self {
         Self {
             shared_stop: Some(stop),
             ..Self::new(config)

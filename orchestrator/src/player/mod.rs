@@ -21,11 +21,11 @@ use crate::results::votes::CouncilVote;
 use engine::types::Score;
 
 /// A boxed future, so `Player` stays object-safe (a council holds `Box<dyn Player>`).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Moves the main time is spread over when a clock is sent as one move's time
 /// ([`Budget::clock_as_movetime`]).
-pub const MOVES_TO_GO: u64 = 30;
+pub(crate) const MOVES_TO_GO: u64 = 30;
 
 /// The arbiter's clock as a USI `go` states it, milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -88,7 +88,7 @@ impl Budget {
     /// [`Budget::time_allowance`] (which has no increment: with little main time left the
     /// increment is not spent before it is credited); the per-move `movetime_ms`, if set, caps
     /// it too. `None` when this budget has no clock.
-    pub fn clock_as_movetime(&self, sente: bool) -> Option<u64> {
+    pub(crate) fn clock_as_movetime(&self, sente: bool) -> Option<u64> {
         let c = self.clock?;
         let (time, inc) = if sente {
             (c.btime_ms, c.binc_ms)
@@ -109,7 +109,7 @@ impl Budget {
     /// As the arbiter's clock (`adjudicate::Clock`) and GUIs such as ShogiHome count it: the
     /// main time left plus the byoyomi; a Fischer increment is credited after the move, so it
     /// is not part of this move's allowance.
-    pub fn time_allowance(&self, sente: bool) -> Option<Duration> {
+    pub(crate) fn time_allowance(&self, sente: bool) -> Option<Duration> {
         let clock = self.clock.map(|c| {
             let time = if sente { c.btime_ms } else { c.wtime_ms };
             time + c.byoyomi_ms
@@ -145,7 +145,7 @@ pub enum Decision {
 
 impl Decision {
     /// The USI word for it: the move text, `resign` or `win`.
-    pub fn as_usi(&self) -> &str {
+    pub(crate) fn as_usi(&self) -> &str {
         match self {
             Decision::Move(m) => m,
             Decision::Resign => "resign",
@@ -153,7 +153,7 @@ impl Decision {
         }
     }
 
-    pub fn from_usi(text: &str) -> Decision {
+    pub(crate) fn from_usi(text: &str) -> Decision {
         match text {
             "resign" => Decision::Resign,
             "win" => Decision::Win,

@@ -33,7 +33,7 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Why a read or write failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProcessError {
+pub(crate) enum ProcessError {
     #[error("cannot start {command}: {reason}")]
     Spawn { command: String, reason: String },
     /// Nothing arrived within this budget (the whole wait, see [`Deadline`]).
@@ -45,7 +45,7 @@ pub enum ProcessError {
 }
 
 /// What a [`ProcessError::Timeout`] says: the budget it waited for, in milliseconds.
-pub fn timeout_message(budget: Duration) -> String {
+pub(crate) fn timeout_message(budget: Duration) -> String {
     if budget.is_zero() {
         // Not a wait at all: the deadline was already over when it began.
         "no answer: its deadline had passed before the wait began".to_string()
@@ -56,7 +56,7 @@ pub fn timeout_message(budget: Duration) -> String {
 }
 
 /// How a process ended, in words: `exited with status 3`, `killed by signal 9 (SIGKILL)`.
-pub fn describe_exit(status: ExitStatus) -> String {
+pub(crate) fn describe_exit(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         format!("exited with status {code}")
     } else if let Some(sig) = status.signal() {
@@ -74,7 +74,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
 /// The budget is fixed when the wait is set up: a timeout reports it, not the time left when
 /// the deadline passes (which is always about zero).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Deadline {
+pub(crate) struct Deadline {
     pub at: Instant,
     pub budget: Duration,
 }
@@ -94,7 +94,7 @@ impl Deadline {
     }
 
     /// Until `at`, a wait that begins at `began`.
-    pub fn until_from(at: Instant, began: Instant) -> Self {
+    pub(crate) fn until_from(at: Instant, began: Instant) -> Self {
         Self {
             at,
             budget: at.saturating_duration_since(began),
@@ -103,7 +103,7 @@ impl Deadline {
 }
 
 /// A running engine process.
-pub struct EngineProcess {
+pub(crate) struct EngineProcess {
     child: Child,
     pgid: Option<Pid>,
     stdin: Option<ChildStdin>,
@@ -216,7 +216,7 @@ impl EngineProcess {
     /// output), when its output ends, or at the deadline.
     ///
     /// Lines the process wrote before it exited are still returned first.
-    pub async fn read_line(&mut self, deadline: Deadline) -> Result<String, ProcessError> {
+    pub(crate) async fn read_line(&mut self, deadline: Deadline) -> Result<String, ProcessError> {
         loop {
             if let Some((how, at)) = &self.exited {
                 let how = how.clone();

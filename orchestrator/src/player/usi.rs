@@ -32,7 +32,7 @@ use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thou
 use crate::config::{DropNotation, PlayerConfig, PlayerKind, UsiEngineSettings};
 
 /// Plies reported for a mate whose length the engine did not say.
-pub const UNKNOWN_MATE_PLIES: i32 = 99;
+pub(crate) const UNKNOWN_MATE_PLIES: i32 = 99;
 
 /// Grace between `quit` and SIGKILL.
 const QUIT_GRACE: Duration = Duration::from_millis(500);
@@ -260,7 +260,7 @@ impl UsiPlayer {
 }
 
 /// A USI move as an engine with `notation` writes it.
-pub fn to_engine(notation: DropNotation, mv: &str) -> String {
+pub(crate) fn to_engine(notation: DropNotation, mv: &str) -> String {
     match notation {
         DropNotation::Star => mv.to_string(),
         DropNotation::At => mv.replacen('*', "@", 1),
@@ -269,7 +269,7 @@ pub fn to_engine(notation: DropNotation, mv: &str) -> String {
 
 /// A move from an engine with `notation` as USI text. An engine not configured for `@` drops
 /// keeps its text as is, so a `@` from it stays a malformed move.
-pub fn from_engine(notation: DropNotation, mv: &str) -> String {
+pub(crate) fn from_engine(notation: DropNotation, mv: &str) -> String {
     match notation {
         DropNotation::Star => mv.to_string(),
         DropNotation::At => mv.replacen('@', "*", 1),
@@ -309,7 +309,7 @@ async fn wait_for(
 
 /// An engine's score with its `mate_cp` convention undone: `cp` at or beyond `mate_cp` is a mate
 /// of unknown length ([`UNKNOWN_MATE_PLIES`]).
-pub fn normalize_score(score: Score, mate_cp: i32) -> Score {
+pub(crate) fn normalize_score(score: Score, mate_cp: i32) -> Score {
     match score {
         Score::Cp(cp) if cp >= mate_cp => Score::Mate(UNKNOWN_MATE_PLIES),
         Score::Cp(cp) if cp <= -mate_cp => Score::Mate(-UNKNOWN_MATE_PLIES),

@@ -51,7 +51,7 @@ fn end_reason(r: Reason) -> EndReason {
 }
 
 /// Build the record of a played game.
-pub fn game_record(config: &Config, game: &PlayedGame) -> Result<GameRecord, String> {
+pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameRecord, String> {
     let g = &game.result;
     let start = Position::from_sfen(&g.start).map_err(|e| format!("start position: {e}"))?;
     let mut record = GameRecord::new(&start);

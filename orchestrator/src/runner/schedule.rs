@@ -6,7 +6,7 @@
 //! interleaved across pairings so an interrupted tournament is balanced.
 
 use crate::config::{Config, Format, Openings};
-pub use crate::seed::game_seed;
+pub(crate) use crate::seed::game_seed;
 
 /// How a game starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct GameSpec {
 }
 
 /// The pairings of a format, as (first, second) player names.
-pub fn pairings(format: Format, players: &[String]) -> Vec<(String, String)> {
+pub(crate) fn pairings(format: Format, players: &[String]) -> Vec<(String, String)> {
     match format {
         Format::HeadToHead => vec![(players[0].clone(), players[1].clone())],
         Format::Gauntlet => players[1..]

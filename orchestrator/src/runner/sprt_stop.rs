@@ -11,7 +11,7 @@ use crate::stats::{HeadToHeadTally, Sprt, SprtReport, SprtStatus, SprtSummary};
 
 /// The SPRT of a running head-to-head.
 #[derive(Debug, Clone)]
-pub struct SprtStop {
+pub(crate) struct SprtStop {
     sprt: Sprt,
     tally: HeadToHeadTally,
     games: u64,

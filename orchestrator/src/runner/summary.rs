@@ -163,7 +163,7 @@ impl Summary {
 /// `[started, started + wall]` intervals, so concurrent games count once and the pauses between
 /// the sessions of a resumed run not at all. `None` when there are no games or one lacks its
 /// timing.
-pub fn playing_time(games: &[GameResult]) -> Option<Duration> {
+pub(crate) fn playing_time(games: &[GameResult]) -> Option<Duration> {
     let mut spans: Vec<(u64, u64)> = games
         .iter()
         .map(|g| Some((g.started_unix_ms?, g.started_unix_ms? + g.wall_ms?)))
@@ -255,7 +255,7 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
 type PairCounts = (Vec<Vec<u64>>, Vec<Vec<u64>>);
 
 /// Aggregate every council's logged decisions.
-pub fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
+pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
     let mut by_name: BTreeMap<String, CouncilSummary> = BTreeMap::new();
     // Per council: pair counts (both voted, agreed), per member (voted, differed).
     let mut pairs: BTreeMap<String, PairCounts> = BTreeMap::new();
@@ -498,7 +498,7 @@ fn pct(x: Option<f64>) -> String {
 }
 
 /// A progress bar on stderr (hidden when `show` is false or stderr is not a terminal).
-pub fn progress_bar(total: u64, show: bool) -> ProgressBar {
+pub(crate) fn progress_bar(total: u64, show: bool) -> ProgressBar {
     if !show {
         return ProgressBar::hidden();
     }
@@ -513,7 +513,7 @@ pub fn progress_bar(total: u64, show: bool) -> ProgressBar {
 }
 
 /// The live score for the progress bar: points per playing player.
-pub fn live_score(playing: &[String], games: &[GameResult]) -> String {
+pub(crate) fn live_score(playing: &[String], games: &[GameResult]) -> String {
     playing
         .iter()
         .map(|p| {
