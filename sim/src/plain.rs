@@ -130,15 +130,19 @@ pub fn council(params: &CouncilParams, trials: u64, seed: u64) -> PlainCouncil {
         } else {
             reports[strongest].0
         };
-        let by_value = |a: &&(usize, f64), b: &&(usize, f64)| a.1.total_cmp(&b.1);
-        // `max_by` keeps the last of equals, `min_by` the first: use explicit first-of-equals.
-        let optimistic = reports
-            .iter()
-            .rev()
-            .max_by(by_value)
-            .map(|r| r.0)
-            .unwrap_or(0);
-        let pessimistic = reports.iter().min_by(by_value).map(|r| r.0).unwrap_or(0);
+        // Equal values: the strongest member's move (smallest s_i, then first listed).
+        let extreme = |better: fn(f64, f64) -> bool| {
+            let mut k = 0;
+            for i in 1..members {
+                let (v, vk) = (reports[i].1, reports[k].1);
+                if better(v, vk) || (v == vk && params.sigma[i] < params.sigma[k]) {
+                    k = i;
+                }
+            }
+            reports[k].0
+        };
+        let optimistic = extreme(|a, b| a > b);
+        let pessimistic = extreme(|a, b| a < b);
         let k = distinct.len() as f64;
         let mean_v = reports.iter().map(|r| r.1).sum::<f64>() / members as f64;
         let predicted = (k - 1.0) / k * params.gap + mean_v;
