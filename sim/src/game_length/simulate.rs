@@ -127,7 +127,7 @@ fn run_batch(
     let mut histogram = Histogram::new(layout);
     for _ in 0..batch.items {
         let w = walk.steps(&mut rng, &mut normals);
-        let l = w as f64 + params.m + params.s * normals.next_normal(&mut rng);
+        let l = w as f64 + params.m + params.s * normals.next_normal(&mut rng, walk);
         let w = w as usize;
         if w >= walk_counts.len() {
             walk_counts.resize(w + 1, 0);
