@@ -70,6 +70,40 @@ impl Ziggurat {
         }
     }
 
+    /// Fills `out` with standard normals from `rng` (the same sequence as repeated [`sample`]).
+    ///
+    /// [`sample`]: Ziggurat::sample
+    #[inline(never)]
+    pub fn fill<R: Rng + Clone>(&self, rng: &mut R, out: &mut [f64]) {
+        // The generator is held by value and handed to the rare path by value: its address
+        // never escapes, so its state stays in registers in the loop.
+        let mut local = rng.clone();
+        for z in out {
+            *z = loop {
+                let bits = local.next_u64();
+                let i = (bits & 0xff) as usize;
+                let u = f64::from_bits((bits >> 12) | 0x4000_0000_0000_0000) - 3.0;
+                let x = u * self.x[i];
+                if x.abs() < self.x[i + 1] {
+                    break x;
+                }
+                let (back, got) = self.rare_by_value(local, i, u, x);
+                local = back;
+                if let Some(x) = got {
+                    break x;
+                }
+            };
+        }
+        *rng = local;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn rare_by_value<R: Rng>(&self, mut rng: R, i: usize, u: f64, x: f64) -> (R, Option<f64>) {
+        let got = self.rare(&mut rng, i, u, x);
+        (rng, got)
+    }
+
     /// The base layer's tail and the wedges: `None` means draw again.
     #[cold]
     #[inline(never)]
@@ -127,6 +161,18 @@ mod tests {
         // The layers have equal areas: the last one reaches the mode (R and V carry 16 and 12
         // digits; rand_distr's table is as close).
         assert!((V / z.x[255] + z.f[255] - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fill_gives_the_sample_sequence() {
+        let z = Ziggurat::get();
+        let mut a = SimRng::seed_from_u64(4);
+        let mut b = a.clone();
+        let one: Vec<f64> = (0..5000).map(|_| z.sample(&mut a)).collect();
+        let mut all = vec![0.0; 5000];
+        z.fill(&mut b, &mut all);
+        assert_eq!(one, all);
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -125,16 +125,28 @@ fn run_batch(
     let mut length = PowerSums::new(layout.shift);
     let mut walk_counts = vec![0u64; 64];
     let mut histogram = Histogram::new(layout);
-    for _ in 0..batch.items {
-        let w = walk.steps(&mut rng, &mut normals);
-        let l = w as f64 + params.m + params.s * normals.next_normal(&mut rng, walk);
-        let w = w as usize;
-        if w >= walk_counts.len() {
-            walk_counts.resize(w + 1, 0);
+    // Games are played a chunk at a time and counted in a second loop over the chunk, in the
+    // same order: the walk's loop then holds only the walk's state.
+    const CHUNK: usize = 256;
+    let (mut ws, mut ks) = ([0u32; CHUNK], [0.0f64; CHUNK]);
+    let mut left = batch.items as usize;
+    while left > 0 {
+        let n = left.min(CHUNK);
+        for (w, k) in ws[..n].iter_mut().zip(&mut ks[..n]) {
+            *w = walk.steps(&mut rng, &mut normals);
+            *k = normals.next_normal(&mut rng);
         }
-        walk_counts[w] += 1;
-        length.push(l);
-        histogram.push(l);
+        for (&w, &k) in ws[..n].iter().zip(&ks[..n]) {
+            let l = w as f64 + params.m + params.s * k;
+            let w = w as usize;
+            if w >= walk_counts.len() {
+                walk_counts.resize(w + 1, 0);
+            }
+            walk_counts[w] += 1;
+            length.push(l);
+            histogram.push(l);
+        }
+        left -= n;
     }
     BatchResult {
         length,

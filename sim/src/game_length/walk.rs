@@ -10,8 +10,7 @@
 //!
 //! Speed: `U`'s leading 16 bits come four to a 64-bit draw. Its top byte `j` alone settles most
 //! pairs: `U >= j / 256`, and `p(m) <= j / 256` whenever `|m|` is below a reach computed per `j`,
-//! so the walk surely stays (one comparison per pair, the reach looked up when the block is
-//! drawn). Otherwise a table over `|m|` (bins of 1/1024) holds 16-bit bounds of `p` on each bin
+//! so the walk surely stays (one lookup and one comparison per pair). Otherwise a table over `|m|` (bins of 1/1024) holds 16-bit bounds of `p` on each bin
 //! (`p` is monotone, so its values at the bin's edges bound it, widened by a relative 1e-9
 //! against rounding): above the upper bound the walk surely stays, below the lower bound it
 //! surely leaves, and only in between (a few pairs in a thousand, near the boundary, and any with
@@ -19,9 +18,9 @@
 //! the normals of the step-by-step walk.
 //!
 //! Order of random numbers (what a seed means): a [`PairBlock`] refill draws [`BLOCK`] standard
-//! normals (`crate::ziggurat`, rand_distr's algorithm) and then `BLOCK / 4` 64-bit words for the prefixes; pairs and
-//! the game's `K` take normals (each with its prefix slot) in sequence; an undecided pair draws
-//! one more 64-bit word from the generator at that moment.
+//! normals (`crate::ziggurat`, rand_distr's algorithm) and then `BLOCK / 4` 64-bit words for the
+//! prefixes; pairs and the game's `K` take normals (each with its prefix slot) in sequence; an
+//! undecided pair draws one more 64-bit word from the generator at that moment.
 
 use rand::Rng;
 use statrs::function::erf::erfc;
@@ -49,13 +48,11 @@ fn bin(m: f64) -> usize {
 const PREFIX_SCALE: f64 = 65536.0;
 
 /// Standard normals (the ziggurat of `crate::ziggurat`, rand_distr's algorithm) drawn a block at a
-/// time, each with 16 uniform bits beside it and the reach those bits allow (see [`PairWalk`]).
+/// time, each with 16 uniform bits beside it.
 #[derive(Debug, Clone)]
 pub struct PairBlock {
     z: [f64; BLOCK],
     prefix: [u16; BLOCK],
-    /// `reach[k]`: the middle step of pair `k` surely stays inside when `|m| < reach[k]`.
-    reach: [f64; BLOCK],
     next: usize,
     normal: &'static Ziggurat,
 }
@@ -65,7 +62,6 @@ impl Default for PairBlock {
         PairBlock {
             z: [0.0; BLOCK],
             prefix: [0; BLOCK],
-            reach: [0.0; BLOCK],
             next: BLOCK,
             normal: Ziggurat::get(),
         }
@@ -75,12 +71,9 @@ impl Default for PairBlock {
 impl PairBlock {
     #[cold]
     #[inline(never)]
-    fn refill(&mut self, rng: &mut SimRng, reach: &[f64; 256]) {
-        // A local generator stays in registers; through `&mut` it is stored on every draw.
+    fn refill(&mut self, rng: &mut SimRng) {
+        self.normal.fill(rng, &mut self.z);
         let mut local = rng.clone();
-        for z in &mut self.z {
-            *z = self.normal.sample(&mut local);
-        }
         for p in self.prefix.chunks_exact_mut(4) {
             let bits = local.next_u64();
             for (k, p) in p.iter_mut().enumerate() {
@@ -88,17 +81,14 @@ impl PairBlock {
             }
         }
         *rng = local;
-        for (r, &p) in self.reach.iter_mut().zip(&self.prefix) {
-            *r = reach[usize::from(p >> 8)];
-        }
         self.next = 0;
     }
 
     /// The next standard normal (its prefix slot goes unused).
     #[inline]
-    pub fn next_normal(&mut self, rng: &mut SimRng, walk: &PairWalk) -> f64 {
+    pub fn next_normal(&mut self, rng: &mut SimRng) -> f64 {
         if self.next == BLOCK {
-            self.refill(rng, &walk.reach);
+            self.refill(rng);
         }
         let z = self.z[self.next];
         self.next += 1;
@@ -178,13 +168,13 @@ impl PairWalk {
         0.5 * (erfc((1.0 - m) / self.a) + erfc((1.0 + m) / self.a))
     }
 
-    /// Pairs from `x` along `z` and `reach` in lockstep while each middle step surely stays:
+    /// Pairs from `x` along `z` and `prefix` in lockstep while each middle step surely stays:
     /// `(X, pairs used, why it stopped)`. Out of line so that `x` stays in a register.
     #[inline(never)]
-    fn along(&self, mut x: f64, z: &[f64], reach: &[f64]) -> (f64, usize, Stop) {
-        for (k, (&z, &reach)) in z.iter().zip(reach).enumerate() {
+    fn along(&self, mut x: f64, z: &[f64], prefix: &[u16]) -> (f64, usize, Stop) {
+        for (k, (&z, &u)) in z.iter().zip(prefix).enumerate() {
             let m = x + self.half * z;
-            if m.abs() >= reach {
+            if m.abs() >= self.reach[usize::from(u >> 8)] {
                 return (x, k, Stop::Check);
             }
             let end = x + self.two_steps * z;
@@ -219,10 +209,10 @@ impl PairWalk {
         let mut t = 0u32;
         loop {
             if block.next == BLOCK {
-                block.refill(rng, &self.reach);
+                block.refill(rng);
             }
             let start = block.next;
-            let (next_x, used, stop) = self.along(x, &block.z[start..], &block.reach[start..]);
+            let (next_x, used, stop) = self.along(x, &block.z[start..], &block.prefix[start..]);
             block.next += used;
             t += 2 * used as u32;
             match stop {
