@@ -12,5 +12,6 @@ pub mod plain;
 pub mod plot;
 pub mod report;
 pub mod streams;
+pub mod ziggurat;
 
 pub use error::SimError;

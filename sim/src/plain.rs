@@ -1,6 +1,12 @@
-//! Plain single-loop versions of the two Monte Carlo models, written the obvious way: one
-//! thread, one generator, a fresh `Normal` sample per perception, allocations per trial, the
-//! maximum-likelihood product in linear space exactly as the source writes it.
+//! Plain versions of the two Monte Carlo models, written the obvious way.
+//!
+//! - [`game_length_baseline`]: the obvious parallel program for game length, the yardstick
+//!   `council-sim bench` holds `game-length` to: rand's `SmallRng` per chunk, rand_distr's
+//!   ziggurat `StandardNormal` one step at a time, rayon over 200 chunks, four power sums of `L`
+//!   and two of `W`, no histogram.
+//! - [`game_length`] and [`council`]: one thread, one generator, a fresh `Normal` sample per
+//!   perception, allocations per trial, the maximum-likelihood product in linear space exactly as
+//!   the source writes it.
 //!
 //! They exist for two reasons: `council-sim bench` measures the fast versions against them in the
 //! same run, and the tests use them as independent implementations (they share no code with the
@@ -8,8 +14,10 @@
 
 use std::collections::HashMap;
 
+use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
-use rand_distr::{Distribution, Normal};
+use rand_distr::{Distribution, Normal, StandardNormal};
+use rayon::prelude::*;
 use statrs::function::erf::erfc;
 
 use crate::council::CouncilParams;
@@ -41,6 +49,77 @@ pub fn game_length(params: &GameLengthParams, games: u64, seed: u64) -> (Moments
         Moments::from_raw(0.0, l_sums.map(|s| s / n)),
         Moments::from_raw(0.0, w_sums.map(|s| s / n)),
     )
+}
+
+/// What the baseline program reports: the moments of `L` (from raw power sums) and the mean and
+/// sd of `W`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BaselineGameLength {
+    pub games: u64,
+    pub length: Moments,
+    pub walk_mean: f64,
+    pub walk_sd: f64,
+}
+
+/// Chunks the baseline program cuts the games into (one rayon task each).
+pub const BASELINE_CHUNKS: u64 = 200;
+
+/// The obvious parallel program for `games` games (at least one): 200 chunks on the current rayon
+/// pool, chunk `c` with its own `SmallRng::seed_from_u64(seed * 200 + c)`, the walk one ziggurat
+/// normal at a time, raw power sums `sum L^k` (k = 1..4) and `sum W^k` (k = 1, 2).
+pub fn game_length_baseline(
+    params: &GameLengthParams,
+    games: u64,
+    seed: u64,
+) -> BaselineGameLength {
+    let games = games.max(1);
+    let (a, m, s) = (params.a, params.m, params.s);
+    let sums: Vec<[f64; 6]> = (0..BASELINE_CHUNKS)
+        .into_par_iter()
+        .map(|c| {
+            let n = games / BASELINE_CHUNKS + u64::from(c < games % BASELINE_CHUNKS);
+            let mut rng =
+                SmallRng::seed_from_u64(seed.wrapping_mul(BASELINE_CHUNKS).wrapping_add(c));
+            let mut sums = [0.0f64; 6];
+            for _ in 0..n {
+                let mut x = 0.0f64;
+                let mut w = 0u32;
+                loop {
+                    let z: f64 = rng.sample(StandardNormal);
+                    x += a * z;
+                    w += 1;
+                    if x.abs() >= 1.0 {
+                        break;
+                    }
+                }
+                let k: f64 = rng.sample(StandardNormal);
+                let l = w as f64 + m + s * k;
+                let l2 = l * l;
+                let w = w as f64;
+                sums[0] += l;
+                sums[1] += l2;
+                sums[2] += l2 * l;
+                sums[3] += l2 * l2;
+                sums[4] += w;
+                sums[5] += w * w;
+            }
+            sums
+        })
+        .collect();
+    let mut total = [0.0f64; 6];
+    for chunk in &sums {
+        for (t, x) in total.iter_mut().zip(chunk) {
+            *t += x;
+        }
+    }
+    let n = games as f64;
+    let walk_mean = total[4] / n;
+    BaselineGameLength {
+        games,
+        length: Moments::from_raw(0.0, [total[0], total[1], total[2], total[3]].map(|x| x / n)),
+        walk_mean,
+        walk_sd: (total[5] / n - walk_mean * walk_mean).max(0.0).sqrt(),
+    }
 }
 
 /// Best-move counts: single members, then majority, optimistic, pessimistic, ML, ML predicted.
@@ -130,15 +209,19 @@ pub fn council(params: &CouncilParams, trials: u64, seed: u64) -> PlainCouncil {
         } else {
             reports[strongest].0
         };
-        let by_value = |a: &&(usize, f64), b: &&(usize, f64)| a.1.total_cmp(&b.1);
-        // `max_by` keeps the last of equals, `min_by` the first: use explicit first-of-equals.
-        let optimistic = reports
-            .iter()
-            .rev()
-            .max_by(by_value)
-            .map(|r| r.0)
-            .unwrap_or(0);
-        let pessimistic = reports.iter().min_by(by_value).map(|r| r.0).unwrap_or(0);
+        // Equal values: the strongest member's move (smallest s_i, then first listed).
+        let extreme = |better: fn(f64, f64) -> bool| {
+            let mut k = 0;
+            for i in 1..members {
+                let (v, vk) = (reports[i].1, reports[k].1);
+                if better(v, vk) || (v == vk && params.sigma[i] < params.sigma[k]) {
+                    k = i;
+                }
+            }
+            reports[k].0
+        };
+        let optimistic = extreme(|a, b| a > b);
+        let pessimistic = extreme(|a, b| a < b);
         let k = distinct.len() as f64;
         let mean_v = reports.iter().map(|r| r.1).sum::<f64>() / members as f64;
         let predicted = (k - 1.0) / k * params.gap + mean_v;

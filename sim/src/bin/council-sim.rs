@@ -73,7 +73,7 @@ enum Model {
     /// The simple three-voter majority model: exact P, exact and first-order thresholds, Monte Carlo.
     #[command(allow_negative_numbers = true)]
     Majority(MajorityArgs),
-    /// Speed of the fast simulations against plain single-loop versions, measured in one run.
+    /// Speed of the fast simulations against the obvious programs, measured in one run.
     Bench(BenchArgs),
 }
 
@@ -234,9 +234,14 @@ struct BenchArgs {
     /// Games for the fast game-length run (professional preset).
     #[arg(long, default_value = "1e8", value_parser = parse_count)]
     games: u64,
-    /// Games for the plain single-loop run.
-    #[arg(long, default_value = "1e7", value_parser = parse_count)]
+    /// Games for the baseline game-length program (the obvious one: SmallRng, ziggurat normals
+    /// one step at a time, rayon over 200 chunks, power sums, no histogram).
+    #[arg(long, default_value = "1e8", value_parser = parse_count)]
     plain_games: u64,
+    /// Run only the baseline game-length program on --plain-games games and print its rate (to
+    /// time it as a whole process beside `council-sim game-length`).
+    #[arg(long)]
+    baseline_only: bool,
     /// Trials for the fast council run (3 members s = 1, 2, 2; 3 candidates; d = 1).
     #[arg(long, default_value = "1e7", value_parser = parse_count)]
     trials: u64,
@@ -543,7 +548,42 @@ fn timed(f: &dyn Fn()) -> Phase {
     Phase { wall, cpu }
 }
 
+/// `bench --baseline-only`: the baseline game-length program alone.
+fn bench_baseline_only(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
+    let params = Preset::Pro.params();
+    let start = Instant::now();
+    let run = plain::game_length_baseline(&params, args.plain_games, common.seed);
+    let seconds = start.elapsed().as_secs_f64();
+    let rate = run.games as f64 / seconds.max(1e-9);
+    if common.json {
+        return print_json(&serde_json::json!({
+            "threads": threads,
+            "seed": common.seed,
+            "games": run.games,
+            "seconds": seconds,
+            "games_per_second": rate,
+            "length": {"mean": run.length.mean, "sd": run.length.sd()},
+            "random_walk": {"mean": run.walk_mean, "sd": run.walk_sd},
+        }));
+    }
+    println!(
+        "baseline game length, pro preset: {} games, seed {}, {threads} threads, {seconds:.2} s = {rate:.3e} games/s",
+        run.games, common.seed
+    );
+    println!(
+        "  L mean {:.4} sd {:.4}; W mean {:.4} sd {:.4}",
+        run.length.mean,
+        run.length.sd(),
+        run.walk_mean,
+        run.walk_sd
+    );
+    Ok(())
+}
+
 fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
+    if args.baseline_only {
+        return bench_baseline_only(common, threads, args);
+    }
     let load_before = load_average();
     let params = Preset::Pro.params();
     let layout = Layout::for_params(&params);
@@ -553,7 +593,7 @@ fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let plain_games = timed(&|| {
-        plain::game_length(&params, args.plain_games.max(1), common.seed);
+        plain::game_length_baseline(&params, args.plain_games, common.seed);
     });
     let council_params = CouncilParams::new(3, vec![1.0, 2.0, 2.0], 1.0, vec![])?;
     let bar = progress_bar(common, args.trials, "fast trials");
@@ -591,7 +631,7 @@ fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
             "load_after": load_after,
             "game_length": {
                 "fast": phase(args.games, fast_games),
-                "plain": phase(args.plain_games, plain_games),
+                "baseline": phase(args.plain_games, plain_games),
                 "games_per_second": gf,
                 "speedup": gf / gp,
             },
@@ -615,7 +655,8 @@ fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
     let print_speeds = |workload: &str,
                         unit: &str,
                         fast: (u64, Phase, f64),
-                        plain: (u64, Phase, f64)| {
+                        plain: (u64, Phase, f64),
+                        label: &str| {
         let (n_fast, fast, fast_rate) = fast;
         let (n_plain, plain, plain_rate) = plain;
         let per_second = format!("{unit}/s");
@@ -625,28 +666,36 @@ fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
             cpu(n_fast, fast)
         );
         println!(
-            "{:28}plain {n_plain:>10} {unit:<6} in {:>6.2} s = {plain_rate:.3e} {per_second:<9} {}",
+            "{:28}{label:<5} {n_plain:>10} {unit:<6} in {:>6.2} s = {plain_rate:.3e} {per_second:<9} {}",
             "",
             plain.wall,
             cpu(n_plain, plain)
         );
-        println!("{:28}fast / plain: {:.2}x", "", fast_rate / plain_rate);
+        println!(
+            "{:28}fast / {label}: {fast_rate:.3e} / {plain_rate:.3e} {per_second} = {:.2}x",
+            "",
+            fast_rate / plain_rate
+        );
     };
     print_speeds(
         "game length, pro preset",
         "games",
         (args.games, fast_games, gf),
         (args.plain_games, plain_games, gp),
+        "base",
     );
     print_speeds(
         "council 3x3, all methods",
         "trials",
         (args.trials, fast_trials, tf),
         (args.plain_trials, plain_trials, tp),
+        "plain",
     );
     println!(
-        "plain: one thread, one generator, a Normal sample per draw, allocations per trial, the\n\
-         ML product in linear space. cpu: CPU time of all threads (a loaded machine lowers /s, not /cpu-s)."
+        "base: the obvious game-length program (SmallRng, ziggurat normals one step at a time, rayon\n\
+         over 200 chunks, power sums, no histogram; alone: `bench --baseline-only`). plain: one thread,\n\
+         one generator, a Normal sample per draw, allocations per trial, the ML product in linear space.\n\
+         cpu: CPU time of all threads (a loaded machine lowers /s, not /cpu-s)."
     );
     Ok(())
 }

@@ -1,9 +1,9 @@
 //! The council methods as pure functions of the members' reports `(B_i, V_i)`.
 //!
 //! - majority: the move with the most votes; without a unique plurality, the strongest member's
-//!   move (smallest `s_i`, first listed among equals).
-//! - optimistic / pessimistic: the move of the member reporting the highest / lowest value
-//!   (first listed among equals).
+//!   move.
+//! - optimistic / pessimistic: the move of the member reporting the highest / lowest value; among
+//!   members reporting exactly that value, the strongest one's.
 //! - maximum likelihood: among the distinct voted moves `b`, the one maximising
 //!   `prod_i F_i(b)`, `F_i(b) = g(x_i) e(y_i)` if `B_i = b` else `g(y_i) e(x_i)`,
 //!   `x_i = (V_i - A) / s_i`, `y_i = x_i + d / s_i`, `g(z) = exp(-z^2/2)`, `e(z) = erf(z/sqrt 2) + 1`.
@@ -11,10 +11,24 @@
 //!   `sum_{i: B_i = b} D_i` with `D_i = (d/s_i)(x_i + d/(2 s_i)) + ln Phi(y_i) - ln Phi(x_i)`:
 //!   the same choice, without underflow and with two normal cdfs per member.
 //!   `A` is known (oracle) or predicted: `A_hat = (k - 1)/k d + mean_i V_i`, `k` the number of
-//!   distinct voted moves.
+//!   distinct voted moves. Among moves with exactly equal likelihood, the move whose strongest
+//!   supporter is the strongest.
+//!
+//! **Tie rule** (one rule for every method, the orchestrator's `council::vote` rule): a tie is
+//! broken by the *strongest member*, the one with the smallest `s_i`, and among equal `s_i` the
+//! member listed first. Majority without a unique plurality plays the strongest member's move;
+//! optimistic and pessimistic play the strongest of the members that report the extreme value;
+//! maximum likelihood plays, among equally likely moves, the one voted for by the strongest member
+//! among their supporters.
+//!
+//! [`Ballot`] and the functions [`majority_choice`], [`optimistic_choice`],
+//! [`pessimistic_choice`], [`ml_choice`] (and [`ml_choice_with_a`]) decide one position from plain
+//! ballots (move index, value on the common scale, `s_i`), for comparison with the orchestrator's
+//! vote; [`Voting`] is the same rules with scratch space kept between positions (the simulation's
+//! inner loop).
 //!
 //! Invariant: no method looks at candidate indices except to tell moves apart; every tie is
-//! broken by member order.
+//! broken by the members' strength and order, never by candidate index.
 
 use statrs::function::erf::erfc;
 
@@ -83,14 +97,22 @@ pub struct Voting {
 
 impl Voting {
     pub fn new(params: &CouncilParams) -> Voting {
+        Voting::with_sigma(params.sigma.clone(), params.candidates, params.gap)
+    }
+
+    /// Members with noises `sigma` (in member order), moves `0..candidates`, gap `d`.
+    fn with_sigma(sigma: Vec<f64>, candidates: usize, gap: f64) -> Voting {
+        let strongest = (0..sigma.len())
+            .reduce(|k, i| if stronger(&sigma, i, k) { i } else { k })
+            .unwrap_or(0);
         Voting {
-            sigma: params.sigma.clone(),
-            gap_over_sigma: params.sigma.iter().map(|s| params.gap / s).collect(),
-            gap: params.gap,
-            strongest: params.strongest(),
-            votes: vec![0; params.candidates],
-            score: vec![0.0; params.candidates],
-            voted: Vec::with_capacity(params.candidates),
+            gap_over_sigma: sigma.iter().map(|s| gap / s).collect(),
+            sigma,
+            gap,
+            strongest,
+            votes: vec![0; candidates],
+            score: vec![0.0; candidates],
+            voted: Vec::with_capacity(candidates),
         }
     }
 
@@ -126,7 +148,7 @@ impl Voting {
         }
     }
 
-    /// Majority vote with the strongest member breaking ties.
+    /// Majority vote with the strongest member (smallest `s_i`, then first listed) breaking ties.
     pub fn majority(&mut self, reports: &[Report]) -> usize {
         self.count(reports);
         self.majority_of_counted(reports)
@@ -148,7 +170,10 @@ impl Voting {
         }
         let mut best = self.voted[0];
         for &c in &self.voted[1..] {
-            if self.score[c] > self.score[best] {
+            if self.score[c] > self.score[best]
+                || (self.score[c] == self.score[best]
+                    && stronger_supporter(reports, &self.sigma, c, best))
+            {
                 best = c;
             }
         }
@@ -190,34 +215,136 @@ impl Voting {
         };
         Choices {
             majority,
-            optimistic: optimistic(reports),
-            pessimistic: pessimistic(reports),
+            optimistic: optimistic(reports, &self.sigma),
+            pessimistic: pessimistic(reports, &self.sigma),
             ml,
             ml_predicted,
         }
     }
 }
 
-/// The move of the member with the highest value.
-pub fn optimistic(reports: &[Report]) -> usize {
+/// Whether member `i` is stronger than member `j`: smaller `s_i`, or equal `s_i` and listed first.
+#[inline]
+fn stronger(sigma: &[f64], i: usize, j: usize) -> bool {
+    sigma[i] < sigma[j] || (sigma[i] == sigma[j] && i < j)
+}
+
+/// The strongest member among those voting for `mv` (`None` when nobody does).
+fn strongest_supporter(reports: &[Report], sigma: &[f64], mv: usize) -> Option<usize> {
+    (0..reports.len())
+        .filter(|&i| reports[i].best == mv)
+        .reduce(|k, i| if stronger(sigma, i, k) { i } else { k })
+}
+
+/// Whether move `a`'s strongest supporter is stronger than move `b`'s (for exact ML ties; cold).
+#[cold]
+#[inline(never)]
+fn stronger_supporter(reports: &[Report], sigma: &[f64], a: usize, b: usize) -> bool {
+    match (
+        strongest_supporter(reports, sigma, a),
+        strongest_supporter(reports, sigma, b),
+    ) {
+        (Some(i), Some(j)) => stronger(sigma, i, j),
+        _ => false,
+    }
+}
+
+/// The move of the member with the highest value; among equal values, the strongest member's
+/// (smallest `sigma[i]`, then first listed).
+#[inline]
+pub fn optimistic(reports: &[Report], sigma: &[f64]) -> usize {
     let mut k = 0;
-    for (i, r) in reports.iter().enumerate() {
-        if r.value > reports[k].value {
+    for (i, r) in reports.iter().enumerate().skip(1) {
+        let v = reports[k].value;
+        if r.value > v || (r.value == v && sigma[i] < sigma[k]) {
             k = i;
         }
     }
     reports[k].best
 }
 
-/// The move of the member with the lowest value.
-pub fn pessimistic(reports: &[Report]) -> usize {
+/// The move of the member with the lowest value; among equal values, the strongest member's
+/// (smallest `sigma[i]`, then first listed).
+#[inline]
+pub fn pessimistic(reports: &[Report], sigma: &[f64]) -> usize {
     let mut k = 0;
-    for (i, r) in reports.iter().enumerate() {
-        if r.value < reports[k].value {
+    for (i, r) in reports.iter().enumerate().skip(1) {
+        let v = reports[k].value;
+        if r.value < v || (r.value == v && sigma[i] < sigma[k]) {
             k = i;
         }
     }
     reports[k].best
+}
+
+/// One member's ballot for one position, as the orchestrator's vote sees it on plain numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ballot {
+    /// The move the member votes for (any index: moves are only told apart).
+    pub mv: usize,
+    /// Its value of that move on the council's common scale.
+    pub value: f64,
+    /// The member's noise `s_i` (> 0); smaller is stronger.
+    pub sigma: f64,
+}
+
+/// The ballots as the [`Voting`] rules take them: reports, noises, and a candidate range
+/// covering every voted move.
+fn split(ballots: &[Ballot]) -> (Vec<Report>, Vec<f64>, usize) {
+    let reports = ballots
+        .iter()
+        .map(|b| Report {
+            best: b.mv,
+            value: b.value,
+        })
+        .collect();
+    let sigma = ballots.iter().map(|b| b.sigma).collect();
+    let moves = ballots.iter().map(|b| b.mv).max().map_or(0, |m| m + 1);
+    (reports, sigma, moves)
+}
+
+fn voting_for(ballots: &[Ballot], gap: f64) -> Option<(Voting, Vec<Report>)> {
+    if ballots.is_empty() {
+        return None;
+    }
+    let (reports, sigma, moves) = split(ballots);
+    Some((Voting::with_sigma(sigma, moves, gap), reports))
+}
+
+/// Majority: the move with the most votes; without a unique plurality, the strongest member's
+/// move (smallest `s_i`, then first listed). `None` without ballots.
+pub fn majority_choice(ballots: &[Ballot]) -> Option<usize> {
+    let (mut v, reports) = voting_for(ballots, 1.0)?;
+    Some(v.majority(&reports))
+}
+
+/// Optimistic: the move of the member with the highest value; among equal values the strongest
+/// member's. `None` without ballots.
+pub fn optimistic_choice(ballots: &[Ballot]) -> Option<usize> {
+    let (reports, sigma, _) = split(ballots);
+    (!ballots.is_empty()).then(|| optimistic(&reports, &sigma))
+}
+
+/// Pessimistic: the move of the member with the lowest value; among equal values the strongest
+/// member's. `None` without ballots.
+pub fn pessimistic_choice(ballots: &[Ballot]) -> Option<usize> {
+    let (reports, sigma, _) = split(ballots);
+    (!ballots.is_empty()).then(|| pessimistic(&reports, &sigma))
+}
+
+/// Maximum likelihood with `A` predicted from the votes, `A_hat = (k - 1)/k d + mean_i V_i`
+/// (`gap` = `d` > 0): among the voted moves, the most likely to be the best; among exactly equally
+/// likely moves, the one whose strongest supporter is the strongest. `None` without ballots.
+pub fn ml_choice(ballots: &[Ballot], gap: f64) -> Option<usize> {
+    let (mut v, reports) = voting_for(ballots, gap)?;
+    Some(v.max_likelihood_predicted(&reports))
+}
+
+/// Maximum likelihood with the true best value `a` known (the simulation's oracle); ties as
+/// [`ml_choice`]. `None` without ballots.
+pub fn ml_choice_with_a(ballots: &[Ballot], gap: f64, a: f64) -> Option<usize> {
+    let (mut v, reports) = voting_for(ballots, gap)?;
+    Some(v.max_likelihood(&reports, a))
 }
 
 #[cfg(test)]
@@ -255,8 +382,131 @@ mod tests {
     #[test]
     fn optimistic_and_pessimistic_follow_the_extreme_values() {
         let r = [rep(0, 0.3), rep(1, 0.9), rep(2, -0.2)];
-        assert_eq!(optimistic(&r), 1);
-        assert_eq!(pessimistic(&r), 2);
+        assert_eq!(optimistic(&r, &[1.0; 3]), 1);
+        assert_eq!(pessimistic(&r, &[1.0; 3]), 2);
+    }
+
+    fn ballot(mv: usize, value: f64, sigma: f64) -> Ballot {
+        Ballot { mv, value, sigma }
+    }
+
+    #[test]
+    fn ties_in_value_go_to_the_smallest_sigma_then_the_first_listed() {
+        // Optimistic: members 1 and 3 both report the highest value 0.8; member 3 is stronger.
+        let b = [
+            ballot(4, 0.8, 2.0),
+            ballot(1, -0.5, 0.5),
+            ballot(2, 0.8, 1.0),
+            ballot(3, 0.1, 3.0),
+        ];
+        assert_eq!(optimistic_choice(&b), Some(2));
+        // Pessimistic: members 1 and 4 share the lowest value; member 4 is stronger.
+        let b = [
+            ballot(0, -0.5, 2.0),
+            ballot(1, 0.7, 0.5),
+            ballot(2, 0.3, 1.0),
+            ballot(3, -0.5, 1.5),
+        ];
+        assert_eq!(pessimistic_choice(&b), Some(3));
+        // Equal sigma among the tied: the first listed of them, whatever the others' sigma.
+        let b = [
+            ballot(5, 0.1, 0.5),
+            ballot(1, 0.9, 1.5),
+            ballot(2, 0.9, 1.5),
+        ];
+        assert_eq!(optimistic_choice(&b), Some(1));
+        let b = [
+            ballot(5, 0.95, 0.5),
+            ballot(1, 0.2, 1.5),
+            ballot(2, 0.2, 1.5),
+        ];
+        assert_eq!(pessimistic_choice(&b), Some(1));
+        // Every value equal: the strongest member overall.
+        let b = [
+            ballot(7, 0.0, 2.0),
+            ballot(3, 0.0, 1.0),
+            ballot(9, 0.0, 1.0),
+        ];
+        assert_eq!(optimistic_choice(&b), Some(3));
+        assert_eq!(pessimistic_choice(&b), Some(3));
+        assert_eq!(optimistic_choice(&[]), None);
+        assert_eq!(pessimistic_choice(&[]), None);
+    }
+
+    #[test]
+    fn majority_without_unique_plurality_follows_the_smallest_sigma_then_order() {
+        // 2-2 split: member 3 (sigma 0.5) is the strongest, whatever move it supports.
+        let b = [
+            ballot(1, 0.0, 1.0),
+            ballot(2, 0.0, 1.0),
+            ballot(2, 0.0, 0.5),
+            ballot(1, 0.0, 2.0),
+        ];
+        assert_eq!(majority_choice(&b), Some(2));
+        // All different, equal sigma: the first listed.
+        let b = [
+            ballot(6, 0.0, 1.0),
+            ballot(4, 0.0, 1.0),
+            ballot(5, 0.0, 1.0),
+        ];
+        assert_eq!(majority_choice(&b), Some(6));
+        // A unique plurality wins even against the strongest member.
+        let b = [
+            ballot(1, 0.0, 0.1),
+            ballot(2, 0.0, 1.0),
+            ballot(2, 0.0, 1.0),
+        ];
+        assert_eq!(majority_choice(&b), Some(2));
+        assert_eq!(majority_choice(&[]), None);
+    }
+
+    #[test]
+    fn ml_ties_go_to_the_move_with_the_strongest_supporter() {
+        // Two members with the same sigma and value voting different moves: both moves are
+        // exactly equally likely (for any A), and the first listed member's move is played.
+        let b = [ballot(3, 0.4, 1.0), ballot(1, 0.4, 1.0)];
+        assert_eq!(ml_choice(&b, 1.0), Some(3));
+        assert_eq!(ml_choice_with_a(&b, 1.0, 0.0), Some(3));
+        let b = [ballot(1, 0.4, 1.0), ballot(3, 0.4, 1.0)];
+        assert_eq!(ml_choice(&b, 1.0), Some(1));
+        // Mirror pairs: moves 1 and 2 each have a member with sigma 2 and one with sigma 1 at
+        // the same values, so they tie exactly; move 2's supporters are listed first, but move
+        // 1's sigma-1 supporter is listed before move 2's: move 1 wins.
+        let b = [
+            ballot(2, 0.3, 2.0),
+            ballot(1, 0.3, 2.0),
+            ballot(1, -0.2, 1.0),
+            ballot(2, -0.2, 1.0),
+        ];
+        assert_eq!(ml_choice(&b, 0.7), Some(1));
+        assert_eq!(ml_choice_with_a(&b, 0.7, 0.1), Some(1));
+        // Without a tie the likelihood decides: two equal members, the higher value wins.
+        let b = [ballot(3, 0.4, 1.0), ballot(1, 0.6, 1.0)];
+        assert_eq!(ml_choice(&b, 1.0), Some(1));
+        assert_eq!(ml_choice(&[ballot(5, 0.0, 1.0)], 1.0), Some(5));
+        assert_eq!(ml_choice(&[], 1.0), None);
+    }
+
+    #[test]
+    fn the_functions_on_ballots_agree_with_voting_on_reports() {
+        let sigma = [1.0, 2.0, 2.0, 0.7];
+        let mut v = voting(&sigma, 4, 0.8);
+        for (k, moves) in [[0, 1, 2, 3], [1, 1, 2, 2], [3, 0, 3, 0], [2, 2, 2, 1]]
+            .iter()
+            .enumerate()
+        {
+            let values = [0.3 * k as f64, -0.4, 0.9, 0.1];
+            let reports: Vec<Report> = (0..4).map(|i| rep(moves[i], values[i])).collect();
+            let ballots: Vec<Ballot> = (0..4)
+                .map(|i| ballot(moves[i], values[i], sigma[i]))
+                .collect();
+            let c = v.choose(&reports, 0.25);
+            assert_eq!(majority_choice(&ballots), Some(c.majority));
+            assert_eq!(optimistic_choice(&ballots), Some(c.optimistic));
+            assert_eq!(pessimistic_choice(&ballots), Some(c.pessimistic));
+            assert_eq!(ml_choice_with_a(&ballots, 0.8, 0.25), Some(c.ml));
+            assert_eq!(ml_choice(&ballots, 0.8), Some(c.ml_predicted));
+        }
     }
 
     #[test]

@@ -2,13 +2,15 @@
 //! `W` the number of steps (the decisive one included) of a Gaussian walk `X_{t+1} = X_t + A Z_t`
 //! from 0 until `|X_t| >= 1`, and `K ~ N(M, S^2)` the moves outside the walk.
 //!
-//! `kernel` computes `W` deterministically, `simulate` plays the games, `fit` finds `A, M, S`
+//! `kernel` computes `W` deterministically, `simulate` plays the games (with `walk`'s exact
+//! two-steps-per-normal sampler of `W`), `fit` finds `A, M, S`
 //! from target moments, `gamma` is the comparison distribution.
 
 pub mod fit;
 pub mod gamma;
 pub mod kernel;
 pub mod simulate;
+pub mod walk;
 
 use serde::Serialize;
 

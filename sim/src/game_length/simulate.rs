@@ -1,16 +1,17 @@
 //! Monte Carlo games of the random-walk model: `W` walk steps, then `L = W + K`.
 //!
-//! Per batch (see `streams`): every game draws its walk's standard normals (rand_distr's
-//! ziggurat `StandardNormal`, in blocks: `streams::NormalBlock`) one step at a time until
-//! `|X| >= 1`, then one more normal for `K`.
+//! Per batch (see `streams`): every game walks two steps per standard normal (rand_distr's
+//! ziggurat `StandardNormal`, in blocks; the middle step's exit decided exactly from the Gaussian
+//! bridge, see `walk`) until `|X| >= 1`, then takes one more normal for `K`.
 //! `W` is counted exactly (a count per value), `L` goes into shifted power sums and a
 //! histogram with one-ply bins. Batches are merged in batch order.
 
 use serde::Serialize;
 
 use super::GameLengthParams;
+use super::walk::{PairBlock, PairWalk};
 use crate::moments::{Moments, PowerSums};
-use crate::streams::{self, Batch, NormalBlock, SimRng};
+use crate::streams::{self, Batch};
 
 /// Counts of `L` in one-ply bins `[lo + i, lo + i + 1)`, plus what fell outside.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -113,53 +114,39 @@ struct BatchResult {
     histogram: Histogram,
 }
 
-/// Steps of one walk: `X += a Z` until `|X| >= 1`.
-#[inline]
-pub fn walk_steps(rng: &mut SimRng, normals: &mut NormalBlock, a: f64) -> u32 {
-    let mut x = 0.0f64;
-    let mut t = 0u32;
-    loop {
-        let pending = normals.pending(rng);
-        let (next_x, used, decided) = walk_along(x, a, pending);
-        normals.consume(used);
-        t += used as u32;
-        if decided {
-            return t;
-        }
-        x = next_x;
-    }
-}
-
-/// Walks from `x` along `steps` until `|X| >= 1` or the steps run out: `(X, steps used,
-/// decided)`. Kept out of line on purpose: inlined, `x` ends up in a stack slot (the caller's
-/// loop holds a call), costing a store-to-load round trip per step.
-#[inline(never)]
-fn walk_along(mut x: f64, a: f64, steps: &[f64]) -> (f64, usize, bool) {
-    for (k, &z) in steps.iter().enumerate() {
-        x += a * z;
-        if x.abs() >= 1.0 {
-            return (x, k + 1, true);
-        }
-    }
-    (x, steps.len(), false)
-}
-
-fn run_batch(params: &GameLengthParams, layout: &Layout, batch: Batch) -> BatchResult {
+fn run_batch(
+    params: &GameLengthParams,
+    walk: &PairWalk,
+    layout: &Layout,
+    batch: Batch,
+) -> BatchResult {
     let mut rng = batch.rng;
-    let mut normals = NormalBlock::default();
+    let mut normals = PairBlock::default();
     let mut length = PowerSums::new(layout.shift);
     let mut walk_counts = vec![0u64; 64];
     let mut histogram = Histogram::new(layout);
-    for _ in 0..batch.items {
-        let w = walk_steps(&mut rng, &mut normals, params.a);
-        let l = w as f64 + params.m + params.s * normals.next(&mut rng);
-        let w = w as usize;
-        if w >= walk_counts.len() {
-            walk_counts.resize(w + 1, 0);
+    // Games are played a chunk at a time and counted in a second loop over the chunk, in the
+    // same order: the walk's loop then holds only the walk's state.
+    const CHUNK: usize = 256;
+    let (mut ws, mut ks) = ([0u32; CHUNK], [0.0f64; CHUNK]);
+    let mut left = batch.items as usize;
+    while left > 0 {
+        let n = left.min(CHUNK);
+        for (w, k) in ws[..n].iter_mut().zip(&mut ks[..n]) {
+            *w = walk.steps(&mut rng, &mut normals);
+            *k = normals.next_normal(&mut rng);
         }
-        walk_counts[w] += 1;
-        length.push(l);
-        histogram.push(l);
+        for (&w, &k) in ws[..n].iter().zip(&ks[..n]) {
+            let l = w as f64 + params.m + params.s * k;
+            let w = w as usize;
+            if w >= walk_counts.len() {
+                walk_counts.resize(w + 1, 0);
+            }
+            walk_counts[w] += 1;
+            length.push(l);
+            histogram.push(l);
+        }
+        left -= n;
     }
     BatchResult {
         length,
@@ -209,10 +196,11 @@ pub fn simulate(
     let mut length = PowerSums::new(layout.shift);
     let mut walk_counts: Vec<u64> = Vec::new();
     let mut histogram = Histogram::new(layout);
+    let walk = PairWalk::new(params.a);
     streams::run(
         seed,
         games,
-        |batch| run_batch(params, layout, batch),
+        |batch| run_batch(params, &walk, layout, batch),
         |r: BatchResult| {
             length.merge(&r.length);
             if r.walk_counts.len() > walk_counts.len() {
