@@ -7,8 +7,9 @@
 
 use std::path::PathBuf;
 
-mod python;
-pub use python::{SETUP_COMMAND, python};
+#[path = "python.rs"]
+mod interpreter;
+pub use interpreter::{SETUP_COMMAND, python};
 
 /// The path of a workspace binary (`council-engine`, `council-match`, ...) in the same target
 /// profile folder as the running test.
