@@ -1,6 +1,7 @@
 //! The rules checked against an independent implementation (cshogi, via a Python helper):
 //! every count of the perft suite, and the legal-move sets along seeded random games.
-//! These tests fail, never skip, when python3 or cshogi is missing.
+//! These tests fail, never skip, when the tests' Python (`.venv/`, set up by
+//! `bash tests/run.sh`) or cshogi is missing.
 
 mod common;
 

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use engine::position::{IllegalReason, Position};
+use engine::record::{EndReason, GameRecord};
 use engine::types::Score;
 use orchestrator::config::Config;
 use orchestrator::factory::build_player;
@@ -146,9 +147,12 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
     let (csa, kif) = record_paths(&dir, g);
     let csa = std::fs::read_to_string(csa).expect("CSA record");
     assert!(csa.contains("%ILLEGAL_MOVE"), "{csa}");
+    // The `.kif` is Shift_JIS (as Japanese tools read `.kif`) and ends in a foul (反則).
+    let bytes = std::fs::read(&kif).expect("KIF record");
     assert!(
-        std::fs::read_to_string(kif)
-            .expect("KIF record")
-            .contains("反則")
+        std::str::from_utf8(&bytes).is_err(),
+        "the .kif is not UTF-8"
     );
+    let end = GameRecord::read_file(&kif).expect("KIF record reads").end;
+    assert_eq!(end.map(|e| e.reason), Some(EndReason::IllegalMove));
 }

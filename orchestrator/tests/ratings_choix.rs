@@ -1,10 +1,13 @@
 //! The maximum-likelihood ratings agree with an independent implementation: Python's `choix`
-//! (Bradley-Terry by iterative Luce spectral ranking), run as a test helper. python3 with choix
-//! is required (`python3 -m pip install -r tests/requirements.txt`); the test fails, loudly, when
-//! they are missing rather than skipping.
+//! (Bradley-Terry by iterative Luce spectral ranking), run as a test helper under the project's
+//! Python (`.venv/`, which `bash tests/run.sh` sets up with tests/requirements.txt); the test
+//! fails, loudly, when it or choix is missing rather than skipping.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
+
+#[path = "../../tests/support/python.rs"]
+mod python;
 
 use orchestrator::stats::elo::ELO_PER_NAT;
 use orchestrator::stats::simulate::Pool;
@@ -12,26 +15,24 @@ use orchestrator::stats::{Anchor, FitOptions, GameTable, fit};
 
 fn choix_strengths(comparisons: &[Vec<f64>]) -> Vec<f64> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/choix_reference.py");
-    let mut child = Command::new("python3")
+    let mut child = Command::new(python::python())
         .arg(script)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect(
-            "python3 is required for this test (with choix: pip install -r tests/requirements.txt)",
-        );
+        .expect("run the tests' Python (set up by `bash tests/run.sh`)");
     let input = serde_json::json!({ "comparisons": comparisons }).to_string();
     child
         .stdin
         .take()
         .expect("stdin is piped")
         .write_all(input.as_bytes())
-        .expect("write to python3");
-    let out = child.wait_with_output().expect("python3 runs");
+        .expect("write to Python");
+    let out = child.wait_with_output().expect("Python runs");
     assert!(
         out.status.success(),
-        "choix_reference.py failed (is choix installed? pip install -r tests/requirements.txt):\n{}",
+        "choix_reference.py failed (is choix installed? run `bash tests/run.sh`):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("choix_reference.py prints a JSON list")

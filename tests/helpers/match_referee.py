@@ -9,8 +9,9 @@ Reads RUN_FOLDER/results.jsonl and checks every game with cshogi, not with our r
     `perpetual_check` end on a position seen for the fourth time; `max_plies` is a draw at the
     limit given as the second argument (if any); no game has a legal move left yet claims mate;
   - its CSA and KIF records (RUN_FOLDER/records/<id>-*.csa|.kif), read by cshogi's own parsers,
-    hold the same start, moves and winner (KIF only when it has no board diagram: cshogi's KIF
-    reader does not read those, so games from other start positions are checked by CSA alone).
+    hold the same start, moves and winner (the `.kif` read as Shift_JIS by cshogi's file reader;
+    KIF only when it has no board diagram: cshogi's KIF reader does not read those, so games
+    from other start positions are checked by CSA alone).
 Prints one line per game, `ok <id>` or `bad <id>: <problem>`. Exits non-zero (loudly) if cshogi
 is missing: the Rust test reports that as a failure, never a skip.
 """
@@ -23,7 +24,7 @@ try:
     import cshogi
     from cshogi import CSA, KIF
 except ImportError as exc:
-    sys.stderr.write(f"match_referee.py: cannot import cshogi ({exc}); pip install -r tests/requirements.txt\n")
+    sys.stderr.write(f"match_referee.py: cannot import cshogi ({exc}); run `bash tests/run.sh` to set up .venv/\n")
     sys.exit(3)
 
 # Endings where the side to move when the game stopped is the loser.
@@ -78,13 +79,14 @@ def check_game(folder, game, max_plies):
         paths = glob.glob(stem + "*." + ext)
         if len(paths) != 1:
             return f"{len(paths)} {ext.upper()} records"
-        with open(paths[0], encoding="utf-8") as f:
+        # `.kif` is Shift_JIS (CP932), as cshogi's file reader (and Japanese tools) read it.
+        with open(paths[0], encoding="utf-8" if ext == "csa" else "cp932") as f:
             text = f.read()
         if ext == "kif" and "+---" in text:
             # cshogi's KIF reader ignores board diagrams (it would replay the moves from the
             # even start); the CSA record of the same game is checked in full.
             continue
-        parsed = CSA.Parser.parse_str(text)[0] if ext == "csa" else KIF.Parser.parse_str(text)
+        parsed = CSA.Parser.parse_str(text)[0] if ext == "csa" else KIF.Parser.parse_file(paths[0])
         moves = [cshogi.move_to_usi(m) for m in parsed.moves]
         if moves != game["moves"]:
             return f"the {ext.upper()} record's moves differ from results.jsonl"

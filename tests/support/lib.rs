@@ -7,6 +7,10 @@
 
 use std::path::PathBuf;
 
+#[path = "python.rs"]
+mod interpreter;
+pub use interpreter::{SETUP_COMMAND, python};
+
 /// The path of a workspace binary (`council-engine`, `council-match`, ...) in the same target
 /// profile folder as the running test.
 ///
@@ -38,18 +42,18 @@ pub fn workspace_root() -> PathBuf {
 /// Checks every game of a `council-match` run folder with the independent cshogi referee
 /// (`tests/helpers/match_referee.py`): legal moves only, an ending that fits the final position
 /// (and `max_plies`, when given), and CSA and KIF records that cshogi reads back as the same
-/// game. Panics with the referee's complaints; a missing python3 or cshogi is a failure too,
-/// never a skip.
+/// game. Panics with the referee's complaints; a missing Python (see [`python`]) or cshogi is a
+/// failure too, never a skip.
 pub fn referee_games(out: &std::path::Path, max_plies: Option<u32>) {
     let script = workspace_root().join("tests/helpers/match_referee.py");
-    let mut cmd = std::process::Command::new("python3");
+    let mut cmd = std::process::Command::new(python());
     cmd.arg(&script).arg(out);
     if let Some(n) = max_plies {
         cmd.arg(n.to_string());
     }
     let run = cmd
         .output()
-        .unwrap_or_else(|e| panic!("cannot run python3 for the cshogi referee: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run Python for the cshogi referee: {e}"));
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),

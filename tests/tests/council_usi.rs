@@ -172,10 +172,16 @@ fn assert_legal(position: &str, mv: &str) {
         .unwrap_or_else(|e| panic!("bestmove {mv} is not legal after `{position}`: {e}"));
 }
 
+/// Each member's vote line (`... member X votes ...` or `... member X has no vote: ...`), not
+/// the `... chose ..., overriding the strongest member X` line that follows them.
 fn vote_lines(lines: &[String]) -> Vec<&String> {
     lines
         .iter()
-        .filter(|l| l.starts_with("info string council ") && l.contains(" member "))
+        .filter(|l| {
+            l.starts_with("info string council ")
+                && l.contains(" member ")
+                && !l.contains(" chose ")
+        })
         .collect()
 }
 

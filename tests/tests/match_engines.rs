@@ -492,6 +492,12 @@ noise_cp = 100
         .filter_map(|e| e.ok())
         .find(|e| e.path().extension().is_some_and(|x| x == "kif"))
         .expect("a KIF record");
-    let text = std::fs::read_to_string(kif.path()).expect("KIF is UTF-8");
-    assert!(text.contains("手合割：角落ち"), "{text}");
+    // Shift_JIS, as Japanese tools read `.kif`, with the handicap's `手合割：角落ち`.
+    let bytes = std::fs::read(kif.path()).expect("KIF record");
+    assert!(
+        std::str::from_utf8(&bytes).is_err(),
+        "the .kif is not UTF-8"
+    );
+    let record = engine::record::GameRecord::read_file(kif.path()).expect("KIF reads");
+    assert_eq!(record.handicap(), Some(engine::position::Handicap::Bishop));
 }

@@ -5,6 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+#[path = "../../../tests/support/python.rs"]
+mod python;
+
 /// One line of `data/perft.txt`.
 pub struct PerftCase {
     pub name: String,
@@ -43,7 +46,8 @@ pub fn perft_cases() -> Vec<PerftCase> {
 }
 
 /// Runs `helpers/cshogi_referee.py <command>` on `input` lines and returns its output lines.
-/// Panics (fails the test) if python3 or cshogi is missing: the referee is never skipped.
+/// Panics (fails the test) if the tests' Python (see `python.rs`: `bash tests/run.sh` sets it
+/// up) or cshogi is missing: the referee is never skipped.
 pub fn referee(command: &str, input: &[String]) -> Vec<String> {
     let script: PathBuf = [
         env!("CARGO_MANIFEST_DIR"),
@@ -53,14 +57,14 @@ pub fn referee(command: &str, input: &[String]) -> Vec<String> {
     ]
     .iter()
     .collect();
-    let mut child = Command::new("python3")
+    let mut child = Command::new(python::python())
         .arg(&script)
         .arg(command)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot run python3 for the cshogi referee: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run Python for the cshogi referee: {e}"));
     let mut stdin = child.stdin.take().expect("piped stdin");
     let body: String = input.iter().map(|l| format!("{l}\n")).collect();
     let writer = std::thread::spawn(move || stdin.write_all(body.as_bytes()));

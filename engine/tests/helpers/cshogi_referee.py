@@ -17,7 +17,7 @@ import sys
 try:
     import cshogi
 except ImportError as exc:  # never skip: the Rust test reports this as a failure
-    sys.stderr.write(f"cshogi_referee.py: cannot import cshogi ({exc}); pip install -r tests/requirements.txt\n")
+    sys.stderr.write(f"cshogi_referee.py: cannot import cshogi ({exc}); run `bash tests/run.sh` to set up .venv/\n")
     sys.exit(3)
 
 

@@ -1,5 +1,7 @@
 //! Game records: each finished game as CSA (with `'** <score> <pv>` comments) and KIF, written
 //! through the engine crate's `engine::record` (this module only maps our results onto it).
+//! The `.kif` file is in Shift_JIS (CP932), as Japanese tools read `.kif`; a game whose names
+//! Shift_JIS cannot encode gets a UTF-8 `.kifu` instead, as those tools read `.kifu`.
 //!
 //! Invariant: a record is built by replaying the game's moves on its start position, so it
 //! holds exactly the moves of the results line; a PV that stops being legal is cut there.
@@ -8,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use engine::position::Position;
-use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordedMove};
+use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError, RecordedMove};
 use engine::types::Color;
 
 use crate::config::Config;
@@ -109,7 +111,8 @@ pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameReco
     Ok(record)
 }
 
-/// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif`.
+/// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif` (Shift_JIS), or, when a name or the
+/// config's path has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in place of `.kif`.
 pub fn write_records(dir: &Path, config: &Config, game: &PlayedGame) -> std::io::Result<()> {
     let mut record = game_record(config, game).map_err(std::io::Error::other)?;
     let (csa, kif) = record_paths(dir, &game.result);
@@ -122,7 +125,13 @@ pub fn write_records(dir: &Path, config: &Config, game: &PlayedGame) -> std::io:
         });
     }
     let csa_text = record.to_csa().map_err(std::io::Error::other)?;
-    let kif_text = record.to_kif().map_err(std::io::Error::other)?;
     std::fs::write(csa, csa_text)?;
-    std::fs::write(kif, kif_text)
+    match record.to_kif_shift_jis() {
+        Ok(bytes) => std::fs::write(kif, bytes),
+        Err(RecordError::Unwritable { .. }) => {
+            let text = record.to_kif().map_err(std::io::Error::other)?;
+            std::fs::write(kif.with_extension("kifu"), text)
+        }
+        Err(e) => Err(std::io::Error::other(e)),
+    }
 }
