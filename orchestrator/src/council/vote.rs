@@ -12,7 +12,9 @@
 //!    `optimistic` (the member with the highest score), `pessimistic` (the lowest), `ml` (maximum
 //!    likelihood with `A` predicted from the votes).
 //!
-//! "Strongest" is the smallest `s_i`, and among equal `s_i` the member listed first. Scores are
+//! **Tie rule**, one for every method and the same as the simulator's (`sim::council::vote`;
+//! `tests/vote_agreement.rs` feeds both the same ballots): the *strongest* member breaks a tie,
+//! "strongest" being the smallest `s_i`, and among equal `s_i` the member listed first. Scores are
 //! compared on one scale: a member's `cp` is multiplied by `REFERENCE_T / T_i` (equal win rates
 //! give equal values). Invariant: with distinct `s_i`, the chosen move does not depend on the
 //! order of the ballots.
@@ -20,14 +22,14 @@
 use engine::types::Score;
 
 use crate::config::DEFAULT_WIN_RATE_T;
-pub(crate) use crate::results::votes::{Method, Rule};
+pub use crate::results::votes::{Method, Rule};
 
 /// The common scale: cp of an engine whose win-rate constant is this.
-pub(crate) const REFERENCE_T: f64 = DEFAULT_WIN_RATE_T;
+pub const REFERENCE_T: f64 = DEFAULT_WIN_RATE_T;
 
 /// One member's answer.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Ballot {
+pub struct Ballot {
     /// The move in USI text, or `resign` / `win` (they are voted on like moves).
     pub mv: String,
     pub eval: Option<Score>,
@@ -40,7 +42,7 @@ pub(crate) struct Ballot {
 /// The council's verdict on one position (the [`crate::player::Decision`] it plays follows
 /// from it).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Verdict {
+pub struct Verdict {
     pub mv: String,
     pub rule: Rule,
     /// The ballot that speaks for the decision (its score becomes the council's score): the
@@ -51,14 +53,14 @@ pub(crate) struct Verdict {
 
 /// Settings of the ml method.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct MlSettings {
+pub struct MlSettings {
     /// Gap `d` between the best candidate and the others, cp on the common scale.
     pub d: f64,
 }
 
 /// A score on the common scale as a number to rank by: mates beyond any cp, faster mates higher,
 /// slower losses higher. A missing score counts as 0.
-pub(crate) fn common_value(eval: Option<Score>, win_rate_t: f64) -> f64 {
+pub fn common_value(eval: Option<Score>, win_rate_t: f64) -> f64 {
     const MATE: f64 = 1.0e6;
     match eval {
         None => 0.0,
@@ -112,7 +114,7 @@ fn speaker_for(ballots: &[Ballot], mv: &str) -> usize {
 }
 
 /// Combine the ballots. Returns `None` only when there are no ballots.
-pub(crate) fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Verdict> {
+pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Verdict> {
     if ballots.is_empty() {
         return None;
     }
@@ -222,7 +224,7 @@ pub(crate) fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Opti
 }
 
 /// `A_hat = (k - 1) / k * d + mean_i V_i`, `k` the number of distinct voted moves.
-pub(crate) fn predicted_a(values: &[f64], k: usize, d: f64) -> f64 {
+pub fn predicted_a(values: &[f64], k: usize, d: f64) -> f64 {
     let k = k.max(1) as f64;
     let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
     (k - 1.0) / k * d + mean
@@ -230,13 +232,7 @@ pub(crate) fn predicted_a(values: &[f64], k: usize, d: f64) -> f64 {
 
 /// `ln prod_i F_i(b)` of `models.md` section 3: `x_i = (V_i - A) / s_i`, `y_i = x_i + d / s_i`,
 /// `F_i(b) = g(x_i) e(y_i)` if member `i` voted `b`, else `g(y_i) e(x_i)`.
-pub(crate) fn ml_log_likelihood(
-    ballots: &[Ballot],
-    values: &[f64],
-    mv: &str,
-    a: f64,
-    d: f64,
-) -> f64 {
+pub fn ml_log_likelihood(ballots: &[Ballot], values: &[f64], mv: &str, a: f64, d: f64) -> f64 {
     ballots
         .iter()
         .zip(values)

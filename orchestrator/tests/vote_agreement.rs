@@ -1,0 +1,131 @@
+//! One tie rule for both vote implementations: the orchestrator's `council::vote` (what a real
+//! council plays) and the simulator's `sim::council::vote` (what the theory predicts) are fed the
+//! same ballots and must choose the same move, for every method. Ties are made common on purpose
+//! (few moves, values on a coarse grid, few distinct `s_i`), since the tie rule is the point:
+//! the strongest member (smallest `s_i`, then the first listed) breaks every tie.
+
+use engine::types::Score;
+use orchestrator::council::vote::{self, Ballot, Method, MlSettings, REFERENCE_T};
+use proptest::prelude::*;
+use sim::council::vote as sim_vote;
+
+/// One member's ballot as both sides take it: move index, cp on the common scale, `s_i`.
+type Plain = (usize, i32, f64);
+
+fn ours(ballots: &[Plain]) -> Vec<Ballot> {
+    ballots
+        .iter()
+        .map(|&(mv, cp, sigma)| Ballot {
+            mv: format!("m{mv}"),
+            eval: Some(Score::Cp(cp)),
+            // T equal to the reference: the common-scale value is the cp itself.
+            win_rate_t: REFERENCE_T,
+            sigma,
+        })
+        .collect()
+}
+
+fn theirs(ballots: &[Plain]) -> Vec<sim_vote::Ballot> {
+    ballots
+        .iter()
+        .map(|&(mv, cp, sigma)| sim_vote::Ballot {
+            mv,
+            value: f64::from(cp),
+            sigma,
+        })
+        .collect()
+}
+
+fn our_choice(method: Method, d: f64, ballots: &[Plain]) -> String {
+    vote::decide(method, MlSettings { d }, &ours(ballots))
+        .expect("ballots given")
+        .mv
+}
+
+fn their_choice(method: Method, d: f64, ballots: &[Plain]) -> String {
+    let b = theirs(ballots);
+    let i = match method {
+        Method::Majority => sim_vote::majority_choice(&b),
+        Method::Optimistic => sim_vote::optimistic_choice(&b),
+        Method::Pessimistic => sim_vote::pessimistic_choice(&b),
+        Method::Ml => sim_vote::ml_choice(&b, d),
+    };
+    format!("m{}", i.expect("ballots given"))
+}
+
+/// The orchestrator's log-likelihoods of the distinct voted moves are apart by more than
+/// rounding, so both implementations must find the same best move (an exact tie is settled by
+/// the tie rule; a near tie within rounding may fall either way in two correct programs).
+fn ml_is_decisive(d: f64, ballots: &[Plain]) -> bool {
+    let b = ours(ballots);
+    let values: Vec<f64> = b
+        .iter()
+        .map(|x| vote::common_value(x.eval, x.win_rate_t))
+        .collect();
+    let mut moves: Vec<&str> = b.iter().map(|x| x.mv.as_str()).collect();
+    moves.sort_unstable();
+    moves.dedup();
+    let a = vote::predicted_a(&values, moves.len(), d);
+    let mut lls: Vec<f64> = moves
+        .iter()
+        .map(|m| vote::ml_log_likelihood(&b, &values, m, a, d))
+        .collect();
+    lls.sort_by(|x, y| y.total_cmp(x));
+    lls.len() < 2 || lls[0] - lls[1] > 1e-9 * (1.0 + lls[0].abs())
+}
+
+fn ballots() -> impl Strategy<Value = Vec<Plain>> {
+    prop::collection::vec(
+        (
+            0usize..3,
+            (-4i32..=4).prop_map(|k| k * 50),
+            prop::sample::select(vec![50.0, 100.0, 150.0]),
+        ),
+        1..6,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn majority_optimistic_and_pessimistic_choose_alike(b in ballots()) {
+        for method in [Method::Majority, Method::Optimistic, Method::Pessimistic] {
+            prop_assert_eq!(our_choice(method, 100.0, &b), their_choice(method, 100.0, &b), "{:?} on {:?}", method, b);
+        }
+    }
+
+    #[test]
+    fn ml_chooses_alike_wherever_the_likelihoods_differ(b in ballots(), d in prop::sample::select(vec![50.0, 100.0, 200.0])) {
+        prop_assume!(ml_is_decisive(d, &b));
+        prop_assert_eq!(our_choice(Method::Ml, d, &b), their_choice(Method::Ml, d, &b), "d {} on {:?}", d, b);
+    }
+}
+
+#[test]
+fn ties_go_to_the_strongest_member_then_the_first_listed() {
+    // Optimistic: two members report the top value; the stronger (smaller s_i) one's move.
+    let b = [(0, 200, 150.0), (1, 200, 100.0), (2, -50, 50.0)];
+    for method in [Method::Optimistic] {
+        assert_eq!(our_choice(method, 100.0, &b), "m1");
+        assert_eq!(their_choice(method, 100.0, &b), "m1");
+    }
+    // Pessimistic, equal s_i: the first listed.
+    let b = [(2, 0, 100.0), (0, -100, 100.0), (1, -100, 100.0)];
+    assert_eq!(our_choice(Method::Pessimistic, 100.0, &b), "m0");
+    assert_eq!(their_choice(Method::Pessimistic, 100.0, &b), "m0");
+    // Majority without a unique plurality: the strongest member's move, even a lone vote.
+    let b = [
+        (0, 0, 100.0),
+        (0, 0, 100.0),
+        (1, 0, 100.0),
+        (1, 0, 100.0),
+        (2, 0, 50.0),
+    ];
+    assert_eq!(our_choice(Method::Majority, 100.0, &b), "m2");
+    assert_eq!(their_choice(Method::Majority, 100.0, &b), "m2");
+    // Ml, an exact mirror (same s_i and value, different moves): the first listed.
+    let b = [(1, 30, 100.0), (0, 30, 100.0)];
+    assert_eq!(our_choice(Method::Ml, 100.0, &b), "m1");
+    assert_eq!(their_choice(Method::Ml, 100.0, &b), "m1");
+}
