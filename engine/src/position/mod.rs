@@ -71,7 +71,22 @@ impl Position {
     /// # Errors
     /// [`UsiPositionError`] says whether the SFEN or which move (by number) was bad, and why.
     pub fn from_usi_position(line: &str) -> Result<Self, UsiPositionError> {
-        usi_position::parse(line)
+        let (setup, moves) = usi_position::split(line)?;
+        let mut pos = match setup {
+            usi_position::Setup::Startpos => Position::startpos(),
+            usi_position::Setup::Sfen(sfen) => Position::from_sfen(&sfen)?,
+        };
+        for (i, text) in moves.iter().enumerate() {
+            let mv = pos
+                .parse_usi_move(text)
+                .map_err(|error| UsiPositionError::Move {
+                    number: i + 1,
+                    text: (*text).to_string(),
+                    error,
+                })?;
+            pos.play(mv);
+        }
+        Ok(pos)
     }
 
     /// Parses a start as configs and openings files write it: what [`Self::from_usi_position`]
@@ -81,7 +96,7 @@ impl Position {
     /// # Errors
     /// As [`Self::from_usi_position`].
     pub fn from_start_text(text: &str) -> Result<Self, UsiPositionError> {
-        usi_position::parse(&usi_position::usi_arguments(text))
+        Self::from_usi_position(&usi_position::usi_arguments(text))
     }
 
     fn from_validated(inner: RsPosition) -> Self {

@@ -1,6 +1,7 @@
 //! The arguments of USI `position`: `startpos [moves ...]` or `sfen <4 fields> [moves ...]`.
 
-use super::{MoveError, Position, SfenError};
+use super::legality::MoveError;
+use super::sfen::SfenError;
 use thiserror::Error;
 
 /// Why a USI `position` command could not be set up.
@@ -33,7 +34,17 @@ pub(super) fn usi_arguments(text: &str) -> String {
     }
 }
 
-pub(super) fn parse(line: &str) -> Result<Position, UsiPositionError> {
+/// Where a `position` command starts.
+pub(super) enum Setup {
+    Startpos,
+    /// The SFEN's fields joined by single spaces.
+    Sfen(String),
+}
+
+/// The words of a USI `position` command, read but not yet played: where it starts and the
+/// move texts after `moves`. The position itself is built by [`super::Position`], so this
+/// module knows the syntax and nothing of the rules.
+pub(super) fn split(line: &str) -> Result<(Setup, Vec<&str>), UsiPositionError> {
     let mut tokens: Vec<&str> = line.split_whitespace().collect();
     if tokens.first() == Some(&"position") {
         tokens.remove(0);
@@ -43,30 +54,20 @@ pub(super) fn parse(line: &str) -> Result<Position, UsiPositionError> {
         Some(i) => (&tokens[..i], &tokens[i + 1..]),
         None => (&tokens[..], &[][..]),
     };
-    let mut pos = match setup {
-        ["startpos"] => Position::startpos(),
+    let setup = match setup {
+        ["startpos"] => Setup::Startpos,
         ["startpos", extra, ..] => {
             return Err(UsiPositionError::Unexpected {
                 line: line.trim().into(),
                 token: (*extra).into(),
             });
         }
-        ["sfen", fields @ ..] => Position::from_sfen(&fields.join(" "))?,
+        ["sfen", fields @ ..] => Setup::Sfen(fields.join(" ")),
         _ => {
             return Err(UsiPositionError::NoStart {
                 line: line.trim().into(),
             });
         }
     };
-    for (i, text) in moves.iter().enumerate() {
-        let mv = pos
-            .parse_usi_move(text)
-            .map_err(|error| UsiPositionError::Move {
-                number: i + 1,
-                text: (*text).to_string(),
-                error,
-            })?;
-        pos.play(mv);
-    }
-    Ok(pos)
+    Ok((setup, moves.to_vec()))
 }

@@ -1,7 +1,9 @@
 //! Between our `GameRecord` and rsshogi's `Record`, shared by the CSA and KIF sides: moves are
 //! replayed with our rules, scores change point of view, and game ends map both ways.
 
-use super::{EndReason, EngineComment, Format, GameEnd, GameRecord, RecordError, RecordedMove};
+use super::model::{
+    EndReason, EngineComment, Format, GameEnd, GameRecord, RecordError, RecordedMove,
+};
 use crate::notation::UsiMove;
 use crate::position::{MoveError, Position, Repetition};
 use crate::types::{Color, Move, Score};

@@ -7,7 +7,7 @@
 //! crash (with a `'*reason: <name>` comment so the reason survives a round trip).
 
 use super::convert::{self, LineMap};
-use super::{Format, GameRecord, RecordError};
+use super::model::{Format, GameRecord, RecordError};
 use crate::notation::UsiMove;
 use crate::types::{PieceKind, Square};
 use rsshogi::records::Record;

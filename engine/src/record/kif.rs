@@ -19,7 +19,7 @@
 
 use super::convert::{self, LineMap};
 use super::kif_moves::PV_PREFIX;
-use super::{Format, GameRecord, RecordError};
+use super::model::{Format, GameRecord, RecordError};
 use crate::notation::UsiMove;
 use crate::position::{Handicap, Position};
 use crate::types::{Move, PieceKind, Square};

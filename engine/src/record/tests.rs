@@ -1,8 +1,11 @@
 //! Reading hand-written records, writing games, and the errors for malformed files.
 
 use super::*;
+use crate::position::Position;
 use crate::position::{Handicap, IllegalReason};
 use crate::types::PieceKind;
+use crate::types::{Color, Move, Score};
+use std::time::Duration;
 
 const FLOODGATE_CSA: &str = include_str!("../../tests/data/records/floodgate-style.csa");
 const HANDICAP_CSA: &str = include_str!("../../tests/data/records/handicap-board.csa");

@@ -10,6 +10,7 @@
 
 mod alphabeta;
 pub mod bench;
+mod limits;
 mod ordering;
 mod see;
 pub mod time;
@@ -17,6 +18,8 @@ mod tt;
 mod value;
 
 use crate::eval::noise::Noise;
+pub use limits::{Clock, Limits};
+
 use crate::position::Position;
 use crate::types::{Move, Score};
 use alphabeta::{CoreLimits, CoreResult, Flags, LineInfo, Searcher};
@@ -27,28 +30,6 @@ use tt::TranspositionTable;
 
 #[cfg(test)]
 use value::{MATE_IN_MAX, mate_plies};
-
-/// The clock part of `go`: remaining times, byoyomi and Fischer increments.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Clock {
-    pub btime: Duration,
-    pub wtime: Duration,
-    pub byoyomi: Duration,
-    pub binc: Duration,
-    pub winc: Duration,
-}
-
-/// What one `go` allows. Empty limits (no field set) mean: search to the depth limit of the
-/// settings, or forever until stopped when there is none.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    pub nodes: Option<u64>,
-    pub depth: Option<u32>,
-    pub movetime: Option<Duration>,
-    pub clock: Option<Clock>,
-    /// Search until stopped (`go infinite`, and `go ponder` until `ponderhit`).
-    pub infinite: bool,
-}
 
 /// Lets another thread stop a running search, and tells it whether it is pondering.
 ///

@@ -7,7 +7,7 @@
 //! the margin, since byoyomi time cannot be saved for later.
 //! See: chessprogramming wiki "Time Management".
 
-use super::Limits;
+use super::limits::Limits;
 use std::time::Duration;
 
 /// Soft and hard thinking budgets for one search; `None` means unlimited.
@@ -93,7 +93,7 @@ fn clock_hard_for_byoyomi(byoyomi: u64, safe_total: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::Clock;
+    use crate::search::limits::Clock;
 
     fn clock(btime: u64, wtime: u64, byoyomi: u64, inc: u64) -> Limits {
         Limits {

@@ -4,7 +4,8 @@
 //! `Position::legal_moves` hand out moves, so a `Move` in the wild came from some position's
 //! legal list. Its text form is USI (`7g7f`, `8h2b+`, `P*5e`).
 
-use super::{PieceKind, Square};
+use super::piece::PieceKind;
+use super::square::Square;
 use std::fmt;
 
 /// An opaque, copyable move. Display and [`Move::to_usi`] give USI text.

@@ -1,6 +1,6 @@
 //! Piece kinds (promoted kinds are kinds of their own, as on the board) and colored pieces.
 
-use super::Color;
+use super::color::Color;
 use rsshogi::types::PieceType;
 
 /// What kind of piece: the eight base kinds and the six promoted ones.
