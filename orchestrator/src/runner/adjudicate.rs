@@ -1,6 +1,7 @@
 //! The arbiter's rules, each a small piece with no I/O: the end of a game read off the position
 //! (checkmate, repetition with the perpetual-check rule, impasse declarations), the maximum
-//! length, resign adjudication by score, and the arbiter's own clock.
+//! length, a player's failure to answer, resign adjudication by score, and the arbiter's own
+//! clock. The `arbiter` applies them in order; here they are plain functions and trackers.
 //!
 //! Invariant: nothing here trusts an engine. Moves are checked against the full legal-move list
 //! by `Position::parse_usi_move`, declarations by the 27-point rule, and time by the arbiter's
