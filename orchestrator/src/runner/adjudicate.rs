@@ -1,6 +1,7 @@
 //! The arbiter's rules, each a small piece with no I/O: the end of a game read off the position
 //! (checkmate, repetition with the perpetual-check rule, impasse declarations), the maximum
-//! length, resign adjudication by score, and the arbiter's own clock.
+//! length, a player's failure to answer, resign adjudication by score, and the arbiter's own
+//! clock. The `arbiter` applies them in order; here they are plain functions and trackers.
 //!
 //! Invariant: nothing here trusts an engine. Moves are checked against the full legal-move list
 //! by `Position::parse_usi_move`, declarations by the 27-point rule, and time by the arbiter's
@@ -13,7 +14,7 @@ use engine::types::Color;
 use engine::types::Move;
 
 use crate::config::{Limits, ResignRule};
-use crate::player::ClockState;
+use crate::player::{ClockState, PlayerError};
 use crate::results::{Reason, Winner};
 use engine::types::Score;
 
@@ -27,7 +28,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    pub fn loss(loser: Color, reason: Reason, detail: impl Into<String>) -> Self {
+    pub(crate) fn loss(loser: Color, reason: Reason, detail: impl Into<String>) -> Self {
         Verdict {
             result: win_for(loser.opposite()),
             reason,
@@ -35,7 +36,7 @@ impl Verdict {
         }
     }
 
-    pub fn draw(reason: Reason, detail: impl Into<String>) -> Self {
+    pub(crate) fn draw(reason: Reason, detail: impl Into<String>) -> Self {
         Verdict {
             result: Winner::Draw,
             reason,
@@ -44,7 +45,7 @@ impl Verdict {
     }
 }
 
-pub fn win_for(c: Color) -> Winner {
+fn win_for(c: Color) -> Winner {
     match c {
         Color::Sente => Winner::Sente,
         Color::Gote => Winner::Gote,
@@ -53,7 +54,7 @@ pub fn win_for(c: Color) -> Winner {
 
 /// The verdict the position itself gives, before the side to move is asked: checkmate (no legal
 /// move) or the repetition that the last move completed.
-pub fn position_verdict(pos: &Position) -> Option<Verdict> {
+pub(crate) fn position_verdict(pos: &Position) -> Option<Verdict> {
     match pos.repetition() {
         Repetition::Draw => return Some(Verdict::draw(Reason::Repetition, "fourfold repetition")),
         Repetition::PerpetualCheck { loser } => {
@@ -94,7 +95,7 @@ pub fn judge_move(pos: &Position, player: &str, text: &str) -> Result<Move, Verd
 }
 
 /// The verdict on an impasse declaration (`bestmove win`) by the side to move.
-pub fn impasse_verdict(pos: &Position) -> Verdict {
+pub(crate) fn impasse_verdict(pos: &Position) -> Verdict {
     let me = pos.side_to_move();
     match pos.impasse_declaration() {
         Ok(()) => Verdict::loss(
@@ -110,10 +111,30 @@ pub fn impasse_verdict(pos: &Position) -> Verdict {
     }
 }
 
+/// The draw when `plies` (opening moves included) reached `max_plies` without a result.
+pub(crate) fn max_plies_verdict(plies: usize, max_plies: usize) -> Option<Verdict> {
+    (plies >= max_plies).then(|| {
+        Verdict::draw(
+            Reason::MaxPlies,
+            format!("{max_plies} plies without a result"),
+        )
+    })
+}
+
+/// The verdict for a player's failure to answer (or to get ready): the failing side loses.
+pub(crate) fn failure_verdict(failing: Color, e: &PlayerError) -> Verdict {
+    let reason = match e {
+        PlayerError::Crash { .. } => Reason::Crash,
+        PlayerError::Timeout { .. } => Reason::Timeout,
+        PlayerError::Malformed { .. } => Reason::MalformedMove,
+    };
+    Verdict::loss(failing, reason, e.to_string())
+}
+
 /// Resign adjudication: both players agree (each from its own side) that the same side is lost
 /// by at least `score_cp` for `moves` consecutive moves each.
 #[derive(Debug, Clone)]
-pub struct ResignTracker {
+pub(crate) struct ResignTracker {
     rule: Option<ResignRule>,
     /// Consecutive plies on which both last scores agreed, and on whom.
     streak: u32,
@@ -122,7 +143,7 @@ pub struct ResignTracker {
 }
 
 impl ResignTracker {
-    pub fn new(rule: Option<ResignRule>) -> Self {
+    pub(crate) fn new(rule: Option<ResignRule>) -> Self {
         Self {
             rule,
             streak: 0,
@@ -139,7 +160,7 @@ impl ResignTracker {
     }
 
     /// Record the score `mover` reported for its move (from its own side).
-    pub fn update(&mut self, mover: Color, eval: Option<Score>) {
+    pub(crate) fn update(&mut self, mover: Color, eval: Option<Score>) {
         let Some(rule) = self.rule else { return };
         self.last[Self::idx(mover)] = eval;
         let lost = |e: Option<Score>| match e {
@@ -171,7 +192,7 @@ impl ResignTracker {
         self.loser = loser;
     }
 
-    pub fn verdict(&self) -> Option<Verdict> {
+    pub(crate) fn verdict(&self) -> Option<Verdict> {
         let rule = self.rule?;
         (self.streak >= 2 * rule.moves).then(|| {
             let loser = self.loser?;
@@ -190,15 +211,15 @@ impl ResignTracker {
 /// One side's clock, kept by the arbiter: a main time, then byoyomi per move; a Fischer
 /// increment added after each move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Clock {
-    pub remaining: Duration,
-    pub byoyomi: Duration,
-    pub increment: Duration,
-    pub enabled: bool,
+pub(crate) struct Clock {
+    pub(crate) remaining: Duration,
+    pub(crate) byoyomi: Duration,
+    pub(crate) increment: Duration,
+    pub(crate) enabled: bool,
 }
 
 impl Clock {
-    pub fn new(limits: &Limits) -> Self {
+    pub(crate) fn new(limits: &Limits) -> Self {
         Clock {
             remaining: Duration::from_millis(limits.time_ms.unwrap_or(0)),
             byoyomi: Duration::from_millis(limits.byoyomi_ms.unwrap_or(0)),
@@ -208,18 +229,17 @@ impl Clock {
     }
 
     /// The longest the next move may take before it is a timeout (no margin).
-    pub fn allowance(&self) -> Option<Duration> {
+    pub(crate) fn allowance(&self) -> Option<Duration> {
         self.enabled.then(|| self.remaining + self.byoyomi)
     }
 
     /// Charge a move that took `spent`. `Err` when it overstepped the allowance by more than
     /// `margin` (a timeout); otherwise the main time goes down (byoyomi absorbs the excess) and
     /// the increment is added.
-    pub fn charge(&mut self, spent: Duration, margin: Duration) -> Result<(), Duration> {
-        if !self.enabled {
+    pub(crate) fn charge(&mut self, spent: Duration, margin: Duration) -> Result<(), Duration> {
+        let Some(allowed) = self.allowance() else {
             return Ok(());
-        }
-        let allowed = self.remaining + self.byoyomi;
+        };
         if spent > allowed + margin {
             return Err(spent - allowed);
         }
@@ -229,7 +249,7 @@ impl Clock {
 }
 
 /// Both clocks as `go` states them.
-pub fn clock_state(sente: &Clock, gote: &Clock, mover: Color) -> Option<ClockState> {
+pub(crate) fn clock_state(sente: &Clock, gote: &Clock, mover: Color) -> Option<ClockState> {
     let mine = match mover {
         Color::Sente => sente,
         Color::Gote => gote,

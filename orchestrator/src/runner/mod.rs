@@ -8,6 +8,7 @@
 //! back, so a USI process is reused across games and restarted after a failure.
 
 pub mod adjudicate;
+pub mod arbiter;
 pub mod game;
 pub mod records;
 pub mod schedule;
@@ -28,7 +29,7 @@ use crate::config::Config;
 use crate::factory::build_player;
 use crate::player::Player;
 use crate::results::{self, GameResult, ResultsWriter};
-use game::PlayedGame;
+use arbiter::PlayedGame;
 
 /// A run that cannot go on (bad output folder, unreadable results); engine failures are game
 /// results, never this.

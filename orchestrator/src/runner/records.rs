@@ -15,7 +15,7 @@ use engine::types::Color;
 
 use crate::config::Config;
 use crate::results::{GameResult, Reason, Winner};
-use crate::runner::game::PlayedGame;
+use crate::runner::arbiter::PlayedGame;
 
 /// File names of a game's records: `<id>-<sente>-vs-<gote>.{csa,kif}` (names made file-safe).
 pub fn record_paths(dir: &Path, g: &GameResult) -> (PathBuf, PathBuf) {
