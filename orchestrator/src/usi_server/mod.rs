@@ -34,7 +34,7 @@ use std::time::Duration;
 use engine::position::Position;
 use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
 use engine::types::Color;
-use engine::usi::frontend::build_position;
+use engine::usi::session::build_position;
 use engine::usi::protocol::{
     CheckmateAnswer, EngineMessage, GameOutcome, Go, GuiCommand, IdField, Info, InfoScore,
     OptionKind, OptionSpec, PositionStart, ScoreBound, UsiBestMove, parse_gui_command,
