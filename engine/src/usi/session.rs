@@ -35,23 +35,23 @@ use crate::position::Position;
 pub struct Rules {
     /// `go ponder` searches at once and `ponderhit` switches that search to its clock (true),
     /// or nothing is searched until `ponderhit` starts the search (false).
-    pub search_while_pondering: bool,
+    pub(crate) search_while_pondering: bool,
     /// A search that `usinewgame`, `gameover` or `quit` ends is still answered with its
     /// `bestmove` (true), or its answer is dropped (false).
-    pub answer_interrupted: bool,
+    pub(crate) answer_interrupted: bool,
     /// `setoption` during a search is applied (true) or refused with an `info string` (false).
-    pub options_while_searching: bool,
+    pub(crate) options_while_searching: bool,
     /// A `position` line that does not even parse clears the position like a rejected one
     /// (true), or only earns the parser's complaint (false).
-    pub malformed_position_clears: bool,
+    pub(crate) malformed_position_clears: bool,
     /// `isready` and `go` start a game when none is started (true): a player that must be told
     /// of a new game gets one even from a GUI that never sends `usinewgame`.
-    pub implicit_new_game: bool,
+    pub(crate) implicit_new_game: bool,
 }
 
 impl Rules {
     /// `council-engine`: one search thread that ponders for real.
-    pub const COUNCIL_ENGINE: Self = Self {
+    pub(crate) const COUNCIL_ENGINE: Self = Self {
         search_while_pondering: true,
         answer_interrupted: true,
         options_while_searching: false,
@@ -146,7 +146,7 @@ impl<A> Session<A> {
     }
 
     /// True while a search runs, its answer waits, or a `go ponder` waits for `ponderhit`.
-    pub fn busy(&self) -> bool {
+    fn busy(&self) -> bool {
         !matches!(self.search, Search::Idle)
     }
 
@@ -183,7 +183,7 @@ impl<A> Session<A> {
     }
 
     /// One parsed GUI command.
-    pub fn command(&mut self, command: GuiCommand) -> Vec<Action<A>> {
+    pub(crate) fn command(&mut self, command: GuiCommand) -> Vec<Action<A>> {
         match command {
             GuiCommand::Usi => vec![Action::Identify],
             GuiCommand::IsReady => self.is_ready(),
