@@ -1,24 +1,19 @@
-//! The USI engine front end: reads GUI commands, keeps the current position and options, and
-//! runs the search on its own thread so that `stop`, `ponderhit`, `isready` and `quit` are
-//! answered while it thinks.
-//!
-//! Invariants: every `go` is answered by exactly one `bestmove`; after `go ponder` or
-//! `go infinite` the `bestmove` waits for `ponderhit`/`stop` even if the search ends sooner;
-//! a malformed command, option or position earns an `info string` that names the problem
-//! and is otherwise ignored, and a rejected `position` clears the position, so a following
-//! `go` answers `bestmove resign` with an explanation instead of moving from a wrong position.
-//! Lines are parsed and formatted by the shared pure [`super::protocol`] module.
+//! The USI engine front end (`council-engine`): reads GUI lines, feeds them to the shared
+//! [`Session`] state machine (which owns the session rules: one `bestmove` per `go`, held
+//! answers, rejected positions, ...), and carries out its actions with its own [`Engine`],
+//! options and search thread, so that `stop`, `ponderhit`, `isready` and `quit` are answered
+//! while it thinks. The search thread reports its end to the session, which says whether the
+//! `bestmove` goes out now or waits for `stop`/`ponderhit`.
 
 use super::protocol::{
-    EngineMessage, Go, GuiCommand, IdField, Info, InfoScore, OptionKind, OptionSpec, PositionStart,
-    ScoreBound, UsiBestMove, parse_gui_command,
+    EngineMessage, Go, IdField, Info, InfoScore, OptionKind, OptionSpec, ScoreBound, UsiBestMove,
 };
+use super::session::{Action, Rules, Session};
 use crate::position::Position;
 use crate::search::{
     BestMove, Clock, Engine, EngineSettings, Limits, SearchInfo, SearchResult, StopFlag,
 };
 use std::io::{self, BufRead, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -112,24 +107,6 @@ fn apply_option(s: &mut EngineSettings, name: &str, value: Option<&str>) -> Resu
     Ok(())
 }
 
-/// Builds the position of a `position` command, or says what is wrong with it (shared with
-/// the orchestrator's `council-usi` front end, so both answer a GUI's bad line alike).
-pub fn build_position(start: &PositionStart, moves: &[String]) -> Result<Position, String> {
-    let mut pos = match start {
-        PositionStart::Startpos => Position::startpos(),
-        PositionStart::Sfen(sfen) => {
-            Position::from_sfen(sfen).map_err(|e| format!("bad SFEN `{sfen}`: {e}"))?
-        }
-    };
-    for (i, text) in moves.iter().enumerate() {
-        let mv = pos
-            .parse_usi_move(text)
-            .map_err(|e| format!("move {} `{text}` rejected: {e}", i + 1))?;
-        pos.play(mv);
-    }
-    Ok(pos)
-}
-
 fn limits_from_go(go: &Go) -> Limits {
     let ms = Duration::from_millis;
     let has_clock = go.btime.is_some()
@@ -199,17 +176,15 @@ fn fallback_result(position: &Position) -> SearchResult {
     }
 }
 
-/// The front end's state between commands.
+/// The front end: the engine and its search thread; the session rules live in [`Session`].
 struct FrontEnd {
     out: Out,
+    /// Shared with the search thread, which reports its end through it.
+    session: Arc<Mutex<Session<SearchResult>>>,
     settings: EngineSettings,
     engine: Arc<Mutex<Engine>>,
-    position: Option<Position>,
     stop: StopFlag,
     search: Option<JoinHandle<()>>,
-    /// Set by the search thread just before it sends `bestmove`: from then on the GUI may
-    /// send the next command, and the thread is only returning.
-    answered: Arc<AtomicBool>,
 }
 
 impl FrontEnd {
@@ -217,24 +192,15 @@ impl FrontEnd {
         let settings = EngineSettings::default();
         Self {
             out,
+            session: Arc::new(Mutex::new(Session::new(Rules::COUNCIL_ENGINE))),
             engine: Arc::new(Mutex::new(Engine::new(settings.clone()))),
             settings,
-            position: Some(Position::startpos()),
             stop: StopFlag::new(),
             search: None,
-            answered: Arc::new(AtomicBool::new(false)),
         }
     }
 
-    fn searching(&mut self) -> bool {
-        if self.answered.load(Ordering::Acquire)
-            || self.search.as_ref().is_some_and(JoinHandle::is_finished)
-        {
-            self.join();
-        }
-        self.search.is_some()
-    }
-
+    /// Waits for the search thread, which has answered or is about to.
     fn join(&mut self) {
         if let Some(handle) = self.search.take()
             && handle.join().is_err()
@@ -243,127 +209,66 @@ impl FrontEnd {
         }
     }
 
-    fn stop_and_join(&mut self) {
-        if self.search.is_some() {
-            self.stop.stop();
-            self.join();
-        }
-    }
-
-    /// Handles one line; returns false on `quit`.
-    fn handle(&mut self, line: &str) -> bool {
-        if line.trim().is_empty() {
-            return true;
-        }
-        let command = match parse_gui_command(line) {
-            Ok(c) => c,
-            Err(e) => {
-                info_string(&self.out, &e.to_string());
-                return true;
-            }
-        };
-        match command {
-            GuiCommand::Usi => {
-                send(
-                    &self.out,
-                    &EngineMessage::Id(IdField::Name(format!(
-                        "council-engine {}",
-                        env!("CARGO_PKG_VERSION")
-                    ))),
-                );
-                send(
-                    &self.out,
-                    &EngineMessage::Id(IdField::Author("the council project".into())),
-                );
-                for spec in option_specs(&self.settings) {
-                    send(&self.out, &EngineMessage::Option(spec));
-                }
-                send(&self.out, &EngineMessage::UsiOk);
-            }
-            GuiCommand::IsReady => send(&self.out, &EngineMessage::ReadyOk),
-            GuiCommand::SetOption { name, value } => {
-                if self.searching() {
-                    info_string(
-                        &self.out,
-                        &format!("option {name} ignored: a search is running"),
-                    );
-                } else {
+    /// Carries out the session's actions; false on `quit`.
+    fn perform(&mut self, actions: Vec<Action<SearchResult>>) -> bool {
+        for action in actions {
+            match action {
+                Action::Send(msg) => send(&self.out, &msg),
+                Action::Identify => self.identify(),
+                Action::SetOption { name, value } => {
                     match apply_option(&mut self.settings, &name, value.as_deref()) {
                         Ok(()) => lock(&self.engine).set_settings(self.settings.clone()),
                         Err(e) => info_string(&self.out, &e),
                     }
                 }
-            }
-            GuiCommand::UsiNewGame => {
-                self.stop_and_join();
-                lock(&self.engine).new_game();
-            }
-            GuiCommand::Position { start, moves } => {
-                if self.searching() {
-                    info_string(
-                        &self.out,
-                        "position ignored: a search is running (send stop first)",
-                    );
-                    return true;
+                Action::Prepare | Action::GameOver(_) => {}
+                Action::NewGame => lock(&self.engine).new_game(),
+                Action::Search { position, go } => self.start(position, &go),
+                Action::PonderHit => self.stop.set_pondering(false),
+                // The thread answers through the session (or not, when abandoned) before it ends.
+                Action::Stop | Action::Abandon => {
+                    self.stop.stop();
+                    self.join();
                 }
-                match build_position(&start, &moves) {
-                    Ok(p) => self.position = Some(p),
-                    Err(e) => {
-                        self.position = None;
-                        info_string(
-                            &self.out,
-                            &format!("position rejected, no position set: {e}"),
-                        );
-                    }
+                Action::Answer { answer, .. } => send(&self.out, &bestmove_line(&answer)),
+                Action::AnswerUnsearched { position } => {
+                    send(&self.out, &bestmove_line(&fallback_result(&position)));
                 }
-            }
-            GuiCommand::Go(go) => self.go(&go),
-            GuiCommand::Stop => self.stop_and_join(),
-            GuiCommand::PonderHit => self.stop.set_pondering(false),
-            GuiCommand::GameOver(_) => self.stop_and_join(),
-            GuiCommand::Quit => {
-                self.stop_and_join();
-                return false;
+                Action::Quit => return false,
             }
         }
         true
     }
 
-    fn go(&mut self, go: &Go) {
-        if self.searching() {
-            info_string(&self.out, "go ignored: a search is already running");
-            return;
+    fn identify(&self) {
+        send(
+            &self.out,
+            &EngineMessage::Id(IdField::Name(format!(
+                "council-engine {}",
+                env!("CARGO_PKG_VERSION")
+            ))),
+        );
+        send(
+            &self.out,
+            &EngineMessage::Id(IdField::Author("the council project".into())),
+        );
+        for spec in option_specs(&self.settings) {
+            send(&self.out, &EngineMessage::Option(spec));
         }
-        if go.mate.is_some() {
-            send(
-                &self.out,
-                &EngineMessage::Checkmate(super::protocol::CheckmateAnswer::NotImplemented),
-            );
-            return;
-        }
-        let Some(position) = self.position.clone() else {
-            info_string(
-                &self.out,
-                "go without a valid position (the last position command was rejected)",
-            );
-            send(&self.out, &EngineMessage::BestMove(UsiBestMove::Resign));
-            return;
-        };
-        if !go.searchmoves.is_empty() {
-            info_string(
-                &self.out,
-                "searchmoves is not supported; searching all moves",
-            );
-        }
+        send(&self.out, &EngineMessage::UsiOk);
+    }
+
+    /// Searches `position` on a thread that reports its end to the session and sends the
+    /// `bestmove` when the session says so.
+    fn start(&mut self, position: Position, go: &Go) {
+        self.join();
         let limits = limits_from_go(go);
-        let wait_for_release = go.ponder || go.infinite;
         self.stop.reset();
         self.stop.set_pondering(go.ponder);
         let stop = self.stop.clone();
         let out = Arc::clone(&self.out);
         let engine = Arc::clone(&self.engine);
-        self.answered.store(false, Ordering::Release);
-        let answered = Arc::clone(&self.answered);
+        let session = Arc::clone(&self.session);
         self.search = Some(std::thread::spawn(move || {
             let mut engine = lock(&engine);
             let mut observer = |info: &SearchInfo| send(&out, &info_line(info));
@@ -379,13 +284,13 @@ impl FrontEnd {
                 );
                 fallback_result(&position)
             });
-            // USI: after `go ponder` / `go infinite` the answer waits for ponderhit or stop.
-            while wait_for_release && !stop.is_stopped() && (limits.infinite || stop.is_pondering())
-            {
-                std::thread::sleep(Duration::from_millis(2));
+            // The session answers now, or holds the answer for `stop`/`ponderhit`.
+            let mut session = lock(&session);
+            for action in session.finished(result) {
+                if let Action::Answer { answer, .. } = action {
+                    send(&out, &bestmove_line(&answer));
+                }
             }
-            answered.store(true, Ordering::Release);
-            send(&out, &bestmove_line(&result));
         }));
     }
 }
@@ -406,12 +311,14 @@ pub fn run(mut input: impl BufRead, output: impl Write + Send + 'static) -> io::
         let line = String::from_utf8_lossy(&bytes);
         let line = line.trim_end_matches(['\n', '\r']);
         tracing::trace!(target: "usi", "<< {line}");
-        if !front.handle(line) {
+        let actions = lock(&front.session).line(line);
+        if !front.perform(actions) {
             return Ok(());
         }
     }
     // End of input: behave as on quit.
-    front.stop_and_join();
+    let actions = lock(&front.session).end_of_input();
+    front.perform(actions);
     Ok(())
 }
 
@@ -439,15 +346,5 @@ mod tests {
         let err = apply_option(&mut s, "NodeLimit", Some("lots")).expect_err("bad value");
         assert!(err.contains("NodeLimit") && err.contains("lots"), "{err}");
         assert!(apply_option(&mut s, "Nonsense", Some("1")).is_err());
-    }
-
-    #[test]
-    fn a_bad_position_names_the_move() {
-        let e = build_position(&PositionStart::Startpos, &["7g7f".into(), "7g7f".into()])
-            .expect_err("illegal");
-        assert!(e.contains("move 2") && e.contains("7g7f"), "{e}");
-        let e = build_position(&PositionStart::Sfen("nonsense b - 1".into()), &[])
-            .expect_err("bad sfen");
-        assert!(e.contains("nonsense"), "{e}");
     }
 }

@@ -7,13 +7,15 @@
 //! ([`budget`]), thinks on the tokio runtime while it keeps reading stdin (so `stop`, `isready`
 //! and `quit` are answered), and reports each council decision as `info string` lines.
 //!
-//! Invariants: every `go` is answered by exactly one `bestmove` (after `go infinite` it waits
-//! for `stop`); a `bestmove` is never a move that is illegal in the current position (checked
-//! with `engine::position`; otherwise the first legal move, with an `info string` that says
-//! why), and `resign` only when the player resigned or there is no legal move; a rejected or
-//! malformed `position` clears the position, so the next `go` answers `bestmove resign` with an
-//! explanation (as `council-engine` does) instead of moving from a wrong position; nothing a GUI
-//! or a member engine does makes this process exit other than `quit` or the end of input.
+//! The USI session rules (one `bestmove` per `go`, the answer of `go infinite` held for `stop`,
+//! `bestmove resign` after a rejected `position`, commands ignored while a search runs, ...)
+//! are `council-engine`'s too: both loops drive the one pure [`Session`] state machine, here
+//! with [`Rules::COUNCIL_USI`]. This loop owns the rest: the player tree, its budget, council
+//! votes as `info string` lines, the members' pre-flight. Invariants of its own: a `bestmove`
+//! is never a move that is illegal in the current position (checked with `engine::position`;
+//! otherwise the first legal move, with an `info string` that says why), and `resign` only
+//! when the player resigned or there is no legal move; nothing a GUI or a member engine does
+//! makes this process exit other than `quit` or the end of input.
 //!
 //! `stop`: the player trait has no abort. In-process engines share a [`StopFlag`] with this
 //! front end and end their searches at once with their best move so far, so a council of them
@@ -28,17 +30,18 @@
 pub mod budget;
 pub mod players;
 
+use std::collections::VecDeque;
 use std::io::Write;
 use std::time::Duration;
 
 use engine::position::Position;
 use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
 use engine::types::Color;
-use engine::usi::frontend::build_position;
 use engine::usi::protocol::{
-    CheckmateAnswer, EngineMessage, GameOutcome, Go, GuiCommand, IdField, Info, InfoScore,
-    OptionKind, OptionSpec, PositionStart, ScoreBound, UsiBestMove, parse_gui_command,
+    EngineMessage, GameOutcome, Go, IdField, Info, InfoScore, OptionKind, OptionSpec, ScoreBound,
+    UsiBestMove,
 };
+use engine::usi::session::{Action, Rules, Session};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -62,31 +65,25 @@ const QUICK_DEPTH: u32 = 4;
 
 type ThinkResult = (Box<dyn Player>, Result<Thought, PlayerError>);
 
-/// A `go` being thought about.
-struct Thinking {
-    handle: JoinHandle<ThinkResult>,
-    position: Position,
-    /// `go infinite`: the `bestmove` waits for `stop`.
-    hold: bool,
-    stopped: bool,
-    /// The answer, kept while it waits for `stop`.
-    done: Option<Result<Thought, PlayerError>>,
+/// How a think ended, for the session to answer or hold.
+enum Reply {
+    Thought(Result<Thought, PlayerError>),
+    /// `stop` gave up on a think that did not end within [`STOP_GRACE`].
+    Abandoned,
 }
 
+/// The front end: the player and its think task; the session rules live in [`Session`].
 struct FrontEnd {
     config: Config,
     name: String,
     out: Box<dyn Write + Send>,
+    session: Session<Reply>,
     stop: StopFlag,
     /// `None` while a think task owns it.
     player: Option<Box<dyn Player>>,
-    thinking: Option<Thinking>,
-    /// A `go ponder` waiting for `ponderhit`.
-    ponder: Option<Go>,
-    /// `None` after a rejected `position`.
-    position: Option<Position>,
+    /// The running think.
+    thinking: Option<JoinHandle<ThinkResult>>,
     seed: u64,
-    game_started: bool,
     preflight_passed: bool,
 }
 
@@ -104,35 +101,36 @@ pub async fn run(
         config,
         name,
         out,
+        session: Session::new(Rules::COUNCIL_USI),
         stop,
         player: Some(player),
         thinking: None,
-        ponder: None,
-        position: Some(Position::startpos()),
         seed: DEFAULT_SEED,
-        game_started: false,
         preflight_passed: false,
     };
     loop {
         let line = match front.thinking.as_mut() {
-            Some(t) if t.done.is_none() => {
+            Some(handle) => {
                 tokio::select! {
-                    joined = &mut t.handle => Err(joined),
+                    joined = handle => Err(joined),
                     line = input.recv() => Ok(line),
                 }
             }
-            _ => Ok(input.recv().await),
+            None => Ok(input.recv().await),
         };
-        let line = match line {
-            Ok(line) => line,
+        let actions = match line {
             Err(joined) => {
-                front.finished(joined);
-                continue;
+                front.thinking = None;
+                let reply = front.reply(joined);
+                front.session.finished(reply)
             }
+            Ok(Some(line)) => {
+                tracing::trace!(target: "usi", "<< {line}");
+                front.session.line(&line)
+            }
+            Ok(None) => front.session.end_of_input(),
         };
-        let Some(line) = line else { break };
-        tracing::trace!(target: "usi", "<< {line}");
-        if !front.handle(&line).await {
+        if !front.perform(actions).await {
             break;
         }
     }
@@ -153,62 +151,53 @@ impl FrontEnd {
         }));
     }
 
-    /// Handles one line; false on `quit`.
-    async fn handle(&mut self, line: &str) -> bool {
-        if line.trim().is_empty() {
-            return true;
-        }
-        let command = match parse_gui_command(line) {
-            Ok(c) => c,
-            Err(e) => {
-                if line.split_whitespace().next() == Some("position") {
-                    if self.busy() {
-                        self.say(&format!("{e}; ignored: a search is running"));
-                    } else {
-                        self.position = None;
-                        self.say(&format!("position rejected, no position set: {e}"));
+    /// Carries out the session's actions in order; false on `quit`.
+    async fn perform(&mut self, actions: Vec<Action<Reply>>) -> bool {
+        let mut queue = VecDeque::from(actions);
+        while let Some(action) = queue.pop_front() {
+            match action {
+                Action::Send(msg) => self.send(&msg),
+                Action::Identify => self.usi(),
+                Action::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+                Action::Prepare => self.preflight().await,
+                Action::NewGame => self.new_game().await,
+                Action::GameOver(o) => {
+                    let outcome = match o {
+                        GameOutcome::Win => Outcome::Win,
+                        GameOutcome::Lose => Outcome::Lose,
+                        GameOutcome::Draw => Outcome::Draw,
+                    };
+                    if let Some(p) = self.player.as_mut() {
+                        p.game_over(outcome).await;
                     }
-                } else {
-                    self.say(&e.to_string());
                 }
-                return true;
-            }
-        };
-        match command {
-            GuiCommand::Usi => self.usi(),
-            GuiCommand::IsReady => self.is_ready().await,
-            GuiCommand::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-            GuiCommand::UsiNewGame => {
-                self.abandon().await;
-                self.new_game().await;
-            }
-            GuiCommand::Position { start, moves } => self.set_position(&start, &moves),
-            GuiCommand::Go(go) => self.go(go).await,
-            GuiCommand::Stop => self.stop_now().await,
-            GuiCommand::PonderHit => {
-                if let Some(go) = self.ponder.take() {
-                    self.think(&go);
+                Action::Search { position, go } => self.think(position, &go),
+                // Under these rules nothing is searched before `ponderhit`.
+                Action::PonderHit => {}
+                Action::Stop => {
+                    // Its answer (or none) goes before the actions that followed `stop`.
+                    for next in self.stop_now().await.into_iter().rev() {
+                        queue.push_front(next);
+                    }
                 }
-            }
-            GuiCommand::GameOver(o) => {
-                self.abandon().await;
-                let outcome = match o {
-                    GameOutcome::Win => Outcome::Win,
-                    GameOutcome::Lose => Outcome::Lose,
-                    GameOutcome::Draw => Outcome::Draw,
-                };
-                if let Some(p) = self.player.as_mut() {
-                    p.game_over(outcome).await;
+                Action::Abandon => self.abandon().await,
+                Action::Answer { position, answer } => match answer {
+                    Reply::Thought(result) => self.answer(&position, result),
+                    Reply::Abandoned => {
+                        self.say(&format!(
+                            "stop: a member of {} cannot be interrupted; it was abandoned (restarted at the next go) and a quick search of the built-in engine answers",
+                            self.name
+                        ));
+                        self.send(&EngineMessage::BestMove(quick_move(&position)));
+                    }
+                },
+                Action::AnswerUnsearched { position } => {
+                    self.send(&EngineMessage::BestMove(quick_move(&position)));
                 }
-                self.game_started = false;
+                Action::Quit => return false,
             }
-            GuiCommand::Quit => return false,
         }
         true
-    }
-
-    fn busy(&self) -> bool {
-        self.thinking.is_some() || self.ponder.is_some()
     }
 
     fn usi(&mut self) {
@@ -257,36 +246,31 @@ impl FrontEnd {
         }
     }
 
-    /// Pre-flight of every USI engine of the player (as `council-match` does), once it passes;
-    /// then the player is started. Failures are `info string` lines; `readyok` always follows.
-    async fn is_ready(&mut self) {
-        if !self.busy() {
-            if !self.preflight_passed {
-                let sub = players::sub_config(&self.config, &self.name);
-                let checks = sub
-                    .players
-                    .values()
-                    .filter(|p| matches!(p.kind, PlayerKind::Usi(_)))
-                    .map(|p| {
-                        let mut one = sub.clone();
-                        one.players.retain(|n, _| *n == p.name);
-                        async move { crate::factory::preflight(&one).await }
-                    });
-                let failures: Vec<String> = futures::future::join_all(checks)
-                    .await
-                    .into_iter()
-                    .filter_map(Result::err)
-                    .collect();
-                for f in &failures {
-                    self.say(&format!("member failed: {f}"));
-                }
-                self.preflight_passed = failures.is_empty();
-            }
-            if !self.game_started {
-                self.new_game().await;
-            }
+    /// Pre-flight of every USI engine of the player (as `council-match` does), until it
+    /// passes. Failures are `info string` lines.
+    async fn preflight(&mut self) {
+        if self.preflight_passed {
+            return;
         }
-        self.send(&EngineMessage::ReadyOk);
+        let sub = players::sub_config(&self.config, &self.name);
+        let checks = sub
+            .players
+            .values()
+            .filter(|p| matches!(p.kind, PlayerKind::Usi(_)))
+            .map(|p| {
+                let mut one = sub.clone();
+                one.players.retain(|n, _| *n == p.name);
+                async move { crate::factory::preflight(&one).await }
+            });
+        let failures: Vec<String> = futures::future::join_all(checks)
+            .await
+            .into_iter()
+            .filter_map(Result::err)
+            .collect();
+        for f in &failures {
+            self.say(&format!("member failed: {f}"));
+        }
+        self.preflight_passed = failures.is_empty();
     }
 
     async fn new_game(&mut self) {
@@ -296,7 +280,6 @@ impl FrontEnd {
         if let Err(e) = r {
             self.say(&format!("cannot start {}: {e}", self.name));
         }
-        self.game_started = true;
     }
 
     fn player_mut(&mut self) -> &mut Box<dyn Player> {
@@ -305,57 +288,8 @@ impl FrontEnd {
             .get_or_insert_with(|| players::build(config, name, stop))
     }
 
-    fn set_position(&mut self, start: &PositionStart, moves: &[String]) {
-        if self.busy() {
-            self.say("position ignored: a search is running (send stop first)");
-            return;
-        }
-        match build_position(start, moves) {
-            Ok(pos) => {
-                self.position = Some(pos);
-            }
-            Err(e) => {
-                self.position = None;
-                self.say(&format!("position rejected, no position set: {e}"));
-            }
-        }
-    }
-
-    async fn go(&mut self, go: Go) {
-        if self.busy() {
-            self.say("go ignored: a search is already running");
-            return;
-        }
-        if go.mate.is_some() {
-            self.send(&EngineMessage::Checkmate(CheckmateAnswer::NotImplemented));
-            return;
-        }
-        if self.position.is_none() {
-            self.say("go without a valid position (the last position command was rejected)");
-            self.send(&EngineMessage::BestMove(UsiBestMove::Resign));
-            return;
-        }
-        if !go.searchmoves.is_empty() {
-            self.say("searchmoves is not supported; searching all moves");
-        }
-        if !self.game_started {
-            self.new_game().await;
-        }
-        if go.ponder {
-            self.ponder = Some(Go {
-                ponder: false,
-                ..go
-            });
-            return;
-        }
-        self.think(&go);
-    }
-
-    /// Starts thinking on the current position in a task that owns the player.
-    fn think(&mut self, go: &Go) {
-        let Some(position) = self.position.clone() else {
-            return;
-        };
+    /// Starts thinking on `position` in a task that owns the player.
+    fn think(&mut self, position: Position, go: &Go) {
         let pc = self.config.player(&self.name);
         let plan = budget::plan(
             &pc.limits,
@@ -364,7 +298,7 @@ impl FrontEnd {
             position.side_to_move() == Color::Sente,
         );
         let req = MoveRequest {
-            position: position.clone(),
+            position,
             budget: plan.budget,
             deadline: tokio::time::Instant::now() + plan.deadline,
         };
@@ -374,112 +308,69 @@ impl FrontEnd {
             Some(p) => p,
             None => players::build(&self.config, &self.name, &self.stop),
         };
-        let handle = tokio::spawn(async move {
+        self.thinking = Some(tokio::spawn(async move {
             let r = player.think(&req).await;
             (player, r)
-        });
-        self.thinking = Some(Thinking {
-            handle,
-            position,
-            hold: go.infinite,
-            stopped: false,
-            done: None,
-        });
+        }));
     }
 
-    /// The think task ended: answer now, or keep the answer until `stop` (`go infinite`).
-    fn finished(&mut self, joined: Result<ThinkResult, tokio::task::JoinError>) {
-        let result = match joined {
+    /// The think task ended: the player comes back, or is lost with the task.
+    fn reply(&mut self, joined: Result<ThinkResult, tokio::task::JoinError>) -> Reply {
+        Reply::Thought(match joined {
             Ok((player, r)) => {
                 self.player = Some(player);
                 r
             }
             Err(e) => {
                 // The player went with the task: a fresh one starts at the next game.
-                self.game_started = false;
+                self.session.game_lost();
                 Err(PlayerError::Crash {
                     player: self.name.clone(),
                     detail: format!("the thinking task failed: {e}"),
                 })
             }
-        };
-        let Some(t) = self.thinking.as_mut() else {
-            return;
-        };
-        if t.hold && !t.stopped {
-            t.done = Some(result);
-            return;
-        }
-        if let Some(t) = self.thinking.take() {
-            self.answer(&t.position, result);
-        }
+        })
     }
 
     /// `stop`: in-process searches end at once; a think still running after [`STOP_GRACE`]
-    /// (a USI member cannot be interrupted) is abandoned and a quick search answers.
-    async fn stop_now(&mut self) {
-        if self.ponder.take().is_some() {
-            self.say("stopped while pondering: nothing was searched; a quick search answers");
-            if let Some(pos) = self.position.clone() {
-                let best = quick_move(&pos);
-                self.send(&EngineMessage::BestMove(best));
-            }
-            return;
-        }
-        let Some(t) = self.thinking.as_mut() else {
-            return;
-        };
-        t.stopped = true;
+    /// (a USI member cannot be interrupted) is abandoned and a quick search answers. Returns
+    /// the session's actions for the think's end.
+    async fn stop_now(&mut self) -> Vec<Action<Reply>> {
         self.stop.stop();
-        if t.done.is_none() {
-            match tokio::time::timeout(STOP_GRACE, &mut t.handle).await {
-                Ok(joined) => self.finished(joined),
-                Err(_) => {
-                    t.handle.abort();
-                    let position = t.position.clone();
-                    self.thinking = None;
-                    // The player went with the task (its engine processes are killed): a fresh
-                    // one starts at the next `go`.
-                    self.game_started = false;
-                    self.say(&format!(
-                        "stop: a member of {} cannot be interrupted; it was abandoned (restarted at the next go) and a quick search of the built-in engine answers",
-                        self.name
-                    ));
-                    let best = quick_move(&position);
-                    self.send(&EngineMessage::BestMove(best));
-                }
+        let Some(mut handle) = self.thinking.take() else {
+            return Vec::new();
+        };
+        let reply = match tokio::time::timeout(STOP_GRACE, &mut handle).await {
+            Ok(joined) => self.reply(joined),
+            Err(_) => {
+                handle.abort();
+                // The player went with the task (its engine processes are killed): a fresh
+                // one starts at the next `go`.
+                self.session.game_lost();
+                Reply::Abandoned
             }
-        } else if let Some(mut t) = self.thinking.take()
-            && let Some(result) = t.done.take()
-        {
-            self.answer(&t.position, result);
-        }
+        };
+        self.session.finished(reply)
     }
 
-    /// Ends any search without answering it (`usinewgame`, `gameover`).
+    /// Ends the running think without answering it (`usinewgame`, `gameover`).
     async fn abandon(&mut self) {
-        self.ponder = None;
-        if let Some(t) = self.thinking.take() {
+        if let Some(handle) = self.thinking.take() {
             self.stop.stop();
-            if t.done.is_none() {
-                match t.handle.await {
-                    Ok((player, _)) => self.player = Some(player),
-                    Err(_) => self.game_started = false,
-                }
+            match handle.await {
+                Ok((player, _)) => self.player = Some(player),
+                Err(_) => self.session.game_lost(),
             }
         }
     }
 
     async fn quit(&mut self) {
-        self.ponder = None;
-        if let Some(mut t) = self.thinking.take() {
+        if let Some(mut handle) = self.thinking.take() {
             self.stop.stop();
-            if t.done.is_none() {
-                match tokio::time::timeout(QUIT_WAIT, &mut t.handle).await {
-                    Ok(Ok((player, _))) => self.player = Some(player),
-                    // Abandoned: its engine processes are killed when it is dropped.
-                    _ => t.handle.abort(),
-                }
+            match tokio::time::timeout(QUIT_WAIT, &mut handle).await {
+                Ok(Ok((player, _))) => self.player = Some(player),
+                // Abandoned: its engine processes are killed when it is dropped.
+                _ => handle.abort(),
             }
         }
         if let Some(mut p) = self.player.take() {
