@@ -1,0 +1,87 @@
+//! Reading a configuration file: its text, the TOML parse (errors made one line, with the line
+//! and key), then validation.
+
+use std::path::Path;
+
+use super::raw::{RawConfig, RawPlayers, default_games, default_margin, default_max_plies};
+use super::validate::{validate, validate_players};
+use super::{Config, ConfigError, Format, Openings};
+
+impl Config {
+    /// Read, parse and validate `path`. Relative paths inside (openings, engine commands that
+    /// contain a `/`, working folders) are taken relative to the config file's folder.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.display().to_string(),
+            location: String::new(),
+            problem: format!("cannot read: {e}"),
+        })?;
+        Self::parse(path, &text)
+    }
+
+    /// Parse and validate `text` as if read from `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        validate(path, &base, raw)
+    }
+
+    /// Read and validate only the `[[player]]` tables of `path` (`council-usi`): `[match]` may be
+    /// absent and is not read. The result has no playing players and default match settings;
+    /// any of its players can be built.
+    pub fn load_players(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.display().to_string(),
+            location: String::new(),
+            problem: format!("cannot read: {e}"),
+        })?;
+        let raw: RawPlayers = toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let players = validate_players(path, base, raw.players)?;
+        if players.is_empty() {
+            return Err(ConfigError::key(path, "player", "no [[player]] table"));
+        }
+        Ok(Config {
+            file: path.to_path_buf(),
+            format: Format::HeadToHead,
+            playing: Vec::new(),
+            players,
+            games: default_games(),
+            max_plies: default_max_plies(),
+            seed: 0,
+            openings: Openings::Single("startpos".into()),
+            resign: None,
+            timeout_margin_ms: default_margin(),
+            sprt: None,
+        })
+    }
+}
+
+/// A TOML error as one line: the line, the key given a bad value, the text at fault.
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
+    let mut location = String::new();
+    if let Some(span) = e.span() {
+        let start = span.start.min(text.len());
+        let line = text[..start].matches('\n').count() + 1;
+        location.push_str(&format!("line {line}: "));
+        // A bad value: name the key it was given for, as written on that line.
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_text = text[line_start..].lines().next().unwrap_or("");
+        if let Some((key, _)) = line_text.split_once('=')
+            && start > line_start + key.len()
+            && !key.trim().is_empty()
+            && !key.contains('[')
+        {
+            location.push_str(&format!("key `{}`: ", key.trim()));
+        }
+        let snippet = text.get(span.clone()).unwrap_or("").trim();
+        if !snippet.is_empty() && !snippet.contains('\n') && snippet.len() < 60 {
+            location.push_str(&format!("at `{snippet}`: "));
+        }
+    }
+    ConfigError {
+        file: path.display().to_string(),
+        location,
+        problem: e.message().trim().replace('\n', " "),
+    }
+}

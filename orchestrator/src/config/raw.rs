@@ -1,0 +1,119 @@
+//! The configuration file exactly as it is written: serde structs that mirror the TOML tables,
+//! with their defaults, and nothing checked beyond what serde checks (types, unknown keys).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use super::usi_engine::OptionValue;
+use super::{Fairness, Format, Method, ResignRule};
+
+/// A whole configuration file: `[match]` and the `[[player]]` tables.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConfig {
+    #[serde(rename = "match")]
+    pub(super) tournament: RawMatch,
+    #[serde(rename = "player", default)]
+    pub(super) players: Vec<RawPlayer>,
+}
+
+/// `Config::load_players`: the players, with any `[match]` table left unread.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPlayers {
+    #[serde(rename = "match", default)]
+    _tournament: Option<toml::Table>,
+    #[serde(rename = "player", default)]
+    pub(super) players: Vec<RawPlayer>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMatch {
+    #[serde(default = "default_format")]
+    pub(super) format: Format,
+    pub(super) players: Vec<String>,
+    #[serde(default = "default_games")]
+    pub(super) games: u64,
+    #[serde(default = "default_max_plies")]
+    pub(super) max_plies: u32,
+    #[serde(default)]
+    pub(super) seed: u64,
+    pub(super) start: Option<String>,
+    pub(super) handicap: Option<String>,
+    pub(super) handicap_giver: Option<String>,
+    pub(super) openings: Option<PathBuf>,
+    pub(super) resign: Option<ResignRule>,
+    #[serde(default = "default_margin")]
+    pub(super) timeout_margin_ms: u64,
+    pub(super) sprt: Option<crate::stats::Sprt>,
+}
+
+fn default_format() -> Format {
+    Format::HeadToHead
+}
+pub(super) fn default_games() -> u64 {
+    2
+}
+pub(super) fn default_max_plies() -> u32 {
+    320
+}
+pub(super) fn default_margin() -> u64 {
+    1000
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum RawKind {
+    Internal,
+    Usi,
+    Council,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPlayer {
+    pub(super) name: String,
+    pub(super) kind: RawKind,
+    #[serde(flatten)]
+    pub(super) limits: RawLimits,
+    pub(super) move_timeout_ms: Option<u64>,
+    pub(super) win_rate_t: Option<f64>,
+    pub(super) sigma: Option<f64>,
+    // internal
+    pub(super) noise_cp: Option<u32>,
+    pub(super) hash_mb: Option<u32>,
+    // usi
+    pub(super) command: Option<PathBuf>,
+    #[serde(default)]
+    pub(super) args: Vec<String>,
+    pub(super) dir: Option<PathBuf>,
+    #[serde(default)]
+    pub(super) options: BTreeMap<String, OptionValue>,
+    pub(super) startup_timeout_ms: Option<u64>,
+    pub(super) mate_cp: Option<i32>,
+    pub(super) go_nodes: Option<bool>,
+    pub(super) seed_option: Option<String>,
+    pub(super) drop_notation: Option<String>,
+    pub(super) go_byoyomi: Option<bool>,
+    pub(super) position_startpos: Option<bool>,
+    // council
+    pub(super) members: Option<Vec<String>>,
+    pub(super) method: Option<Method>,
+    pub(super) fairness: Option<Fairness>,
+    pub(super) ml_d: Option<f64>,
+}
+
+// `flatten` and `deny_unknown_fields` do not mix in serde, so the limits are listed here and
+// copied into `Limits`.
+#[derive(Deserialize)]
+pub(super) struct RawLimits {
+    pub(super) nodes: Option<u64>,
+    pub(super) depth: Option<u32>,
+    pub(super) movetime_ms: Option<u64>,
+    pub(super) time_ms: Option<u64>,
+    pub(super) byoyomi_ms: Option<u64>,
+    pub(super) increment_ms: Option<u64>,
+}
