@@ -1,5 +1,5 @@
 //! Statistics of game results, as numbers: head-to-head Elo with intervals, the SPRT, and
-//! many-player maximum-likelihood ratings. Nothing here formats text; `report` does that.
+//! many-player maximum-likelihood ratings. Nothing here formats text; the runner's `summary` and `elo_report` do that.
 //!
 //! Every interval is a 95% interval unless a function says otherwise. Every random process takes
 //! a seed.
