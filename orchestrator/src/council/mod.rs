@@ -206,23 +206,23 @@ impl CouncilPlayer {
     /// common scale and its pv, every member's nodes, and the vote record (with member
     /// councils' records after it). Fails only when no member gave a legal move.
     fn tally(&self, req: &MoveRequest, mut h: Hearing) -> Result<Thought, PlayerError> {
-        let Some(verdict) = vote::decide(self.method, self.ml, &h.ballots) else {
+        let Some(choice) = vote::decide(self.method, self.ml, &h.ballots) else {
             return Err(h.first_error.unwrap_or_else(|| PlayerError::Malformed {
                 player: self.name.clone(),
                 detail: "no member gave a legal move".into(),
             }));
         };
-        let speaker = h.ballot_member[verdict.speaker];
+        let speaker = h.ballot_member[choice.speaker];
         let strongest = self.strongest();
         let strongest_move = h.member_votes[strongest].mv.clone();
         let mut votes = vec![CouncilVote {
             ply: req.position.moves().len() as u32,
             council: self.name.clone(),
             method: self.method,
-            chosen: verdict.mv.clone(),
-            rule: verdict.rule,
+            chosen: choice.mv.clone(),
+            rule: choice.rule,
             strongest: h.member_votes[strongest].name.clone(),
-            overrode_strongest: strongest_move.is_some_and(|m| m != verdict.mv),
+            overrode_strongest: strongest_move.is_some_and(|m| m != choice.mv),
             members: h.member_votes,
         }];
         let mut nodes = 0;
@@ -235,7 +235,7 @@ impl CouncilPlayer {
         };
         let t = self.members[speaker].win_rate_t;
         Ok(Thought {
-            decision: Decision::from_usi(&verdict.mv),
+            decision: Decision::from_usi(&choice.mv),
             eval: spoken.eval.map(|e| match e {
                 Score::Cp(cp) => Score::Cp((cp as f64 * REFERENCE_T / t).round() as i32),
                 mate => mate,

@@ -39,10 +39,10 @@ pub struct Ballot {
     pub sigma: f64,
 }
 
-/// The council's verdict on one position (the [`crate::player::Decision`] it plays follows
+/// The council's choice on one position (the [`crate::player::Decision`] it plays follows
 /// from it).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub struct Choice {
     pub mv: String,
     pub rule: Rule,
     /// The ballot that speaks for the decision (its score becomes the council's score): the
@@ -114,14 +114,14 @@ fn speaker_for(ballots: &[Ballot], mv: &str) -> usize {
 }
 
 /// Combine the ballots. Returns `None` only when there are no ballots.
-pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Verdict> {
+pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Choice> {
     if ballots.is_empty() {
         return None;
     }
     let all: Vec<usize> = (0..ballots.len()).collect();
     if ballots.iter().all(|b| b.mv == ballots[0].mv) {
         let mv = ballots[0].mv.clone();
-        return Some(Verdict {
+        return Some(Choice {
             speaker: speaker_for(ballots, &mv),
             mv,
             rule: Rule::Unanimous,
@@ -148,7 +148,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Verd
             mating.iter().copied().filter(|&i| ballots[i].mv == mv),
         )
         .unwrap_or(mating[0]);
-        return Some(Verdict {
+        return Some(Choice {
             mv,
             rule: Rule::Mate,
             speaker,
@@ -169,7 +169,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Verd
         );
         let speaker =
             strongest(ballots, all.iter().copied().filter(|&i| value(i) == target)).unwrap_or(0);
-        Verdict {
+        Choice {
             mv: ballots[speaker].mv.clone(),
             rule,
             speaker,
@@ -178,7 +178,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Verd
     Some(match method {
         Method::Majority => {
             let (mv, unique) = plurality(ballots, &all);
-            Verdict {
+            Choice {
                 speaker: speaker_for(ballots, &mv),
                 mv,
                 rule: if unique {
@@ -214,7 +214,7 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Verd
                 };
             }
             let (_, speaker) = best.unwrap_or((0.0, 0));
-            Verdict {
+            Choice {
                 mv: ballots[speaker].mv.clone(),
                 rule: Rule::Ml,
                 speaker,
@@ -280,7 +280,7 @@ mod tests {
         }
     }
 
-    fn pick(method: Method, ballots: &[Ballot]) -> Verdict {
+    fn pick(method: Method, ballots: &[Ballot]) -> Choice {
         decide(method, ML, ballots).expect("ballots")
     }
 
