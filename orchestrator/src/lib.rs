@@ -1,5 +1,5 @@
 //! Players (in-process engine, USI process, council), the match runner and its arbiter, records
-//! and ratings.
+//! and ratings: `council-match`, the USI server `council-usi`, and `council-elo`.
 
 // Shared vocabulary: what every program of the crate speaks.
 pub mod config;

@@ -175,7 +175,7 @@ pub(crate) const DEFAULT_SIGMA: f64 = 200.0;
 pub(crate) const DEFAULT_ML_D: f64 = 100.0;
 
 impl Config {
-    /// Every player that `name` needs (itself and, for councils, its members recursively).
+    /// The player named `name` (validation made sure every name a config uses exists).
     pub fn player(&self, name: &str) -> &PlayerConfig {
         &self.players[name]
     }

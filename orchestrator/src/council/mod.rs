@@ -8,19 +8,16 @@
 //! restarts at the next; the council fails only when no member answered. Every decision is
 //! logged as a [`CouncilVote`].
 
-pub(crate) mod scale;
 pub mod vote;
 
 use std::time::Duration;
-
-use engine::types::Score;
 
 use crate::config::{Fairness, Limits};
 use crate::player::{
     BoxFuture, Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought,
 };
 use crate::results::votes::{CouncilVote, MemberVote};
-use vote::{Ballot, Method, MlSettings, REFERENCE_T};
+use vote::{Ballot, Method, MlSettings};
 
 /// The most a council keeps back from its own deadline: time to vote with the members that did
 /// answer when another one hangs.
@@ -86,14 +83,7 @@ impl CouncilPlayer {
     }
 
     fn strongest(&self) -> usize {
-        (0..self.members.len())
-            .min_by(|&a, &b| {
-                self.members[a]
-                    .sigma
-                    .total_cmp(&self.members[b].sigma)
-                    .then(a.cmp(&b))
-            })
-            .unwrap_or(0)
+        vote::strongest_by(|i| self.members[i].sigma, 0..self.members.len()).unwrap_or(0)
     }
 
     fn member_budget(&self, m: &Member, budget: &Budget) -> Budget {
@@ -236,10 +226,7 @@ impl CouncilPlayer {
         let t = self.members[speaker].win_rate_t;
         Ok(Thought {
             decision: Decision::from_usi(&choice.mv),
-            eval: spoken.eval.map(|e| match e {
-                Score::Cp(cp) => Score::Cp((cp as f64 * REFERENCE_T / t).round() as i32),
-                mate => mate,
-            }),
+            eval: spoken.eval.map(|e| vote::on_common_scale(e, t)),
             pv: spoken.pv,
             depth: spoken.depth,
             nodes: Some(nodes),

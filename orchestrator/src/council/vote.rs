@@ -72,12 +72,24 @@ pub fn common_value(eval: Option<Score>, win_rate_t: f64) -> f64 {
 
 /// The index of the strongest ballot among `candidates` (smallest sigma, then first listed).
 fn strongest(ballots: &[Ballot], candidates: impl Iterator<Item = usize>) -> Option<usize> {
-    candidates.min_by(|&a, &b| {
-        ballots[a]
-            .sigma
-            .total_cmp(&ballots[b].sigma)
-            .then(a.cmp(&b))
-    })
+    strongest_by(|i| ballots[i].sigma, candidates)
+}
+
+/// The tie rule itself: among `candidates`, the one with the smallest `sigma`, then the first
+/// listed.
+pub(crate) fn strongest_by(
+    sigma: impl Fn(usize) -> f64,
+    candidates: impl Iterator<Item = usize>,
+) -> Option<usize> {
+    candidates.min_by(|&a, &b| sigma(a).total_cmp(&sigma(b)).then(a.cmp(&b)))
+}
+
+/// A score put on the common scale (cp times `REFERENCE_T / T`); mates stay as they are.
+pub(crate) fn on_common_scale(score: Score, win_rate_t: f64) -> Score {
+    match score {
+        Score::Cp(cp) => Score::Cp((cp as f64 * REFERENCE_T / win_rate_t).round() as i32),
+        mate => mate,
+    }
 }
 
 /// Distinct moves in first-seen order, with their vote counts.

@@ -2,9 +2,9 @@
 //! CSV, JSON and SVG. Formatting only; the numbers come from `stats`. (The match report,
 //! `summary.json`, is the runner's `summary` module.)
 
+pub mod formats;
 pub mod input;
 pub mod svg;
-pub mod table;
 
+pub use formats::RatingReport;
 pub use input::MergeOptions;
-pub use table::RatingReport;

@@ -7,7 +7,7 @@ use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 use thiserror::Error;
 
-use super::table::RatingReport;
+use super::formats::RatingReport;
 
 /// The plot could not be drawn or written.
 #[derive(Debug, Error)]

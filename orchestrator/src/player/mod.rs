@@ -1,8 +1,9 @@
 //! The one [`Player`] abstraction the arbiter talks to: the in-process engine ([`internal`]), a
 //! USI child process ([`usi`]) and a council of players ([`crate::council`]).
 //!
-//! A player answers one move at a time with a [`Thought`]; it never judges legality (the arbiter
-//! does, against the full legal-move list) and never keeps the clock (the arbiter does). Failures
+//! A player answers one move at a time with a [`Thought`]; it never judges the game's legality
+//! (the arbiter does, against the full legal-move list; a council only leaves its members'
+//! unplayable moves out of its vote) and never keeps the clock (the arbiter does). Failures
 //! come back as [`PlayerError`], which the arbiter turns into a game result; a player that failed
 //! restarts itself at its next [`Player::new_game`].
 
@@ -190,13 +191,9 @@ pub enum PlayerError {
     Malformed { player: String, detail: String },
 }
 
-/// The side a game ended for, from one player's point of view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    Win,
-    Lose,
-    Draw,
-}
+/// How a game ended for one player (`gameover win|lose|draw` in USI): the engine crate's type,
+/// so a USI player passes it on as it is.
+pub use engine::usi::protocol::GameOutcome as Outcome;
 
 /// A participant in games. One instance plays one game at a time.
 pub trait Player: Send {

@@ -22,8 +22,7 @@ use std::time::Duration;
 use engine::position::Position;
 use engine::types::{Color, Score};
 use engine::usi::protocol::{
-    EngineMessage, GameOutcome, Go, GuiCommand, Info, PositionStart, UsiBestMove,
-    parse_engine_message,
+    EngineMessage, Go, GuiCommand, Info, PositionStart, UsiBestMove, parse_engine_message,
 };
 use tokio::time::Instant;
 
@@ -349,13 +348,10 @@ impl Player for UsiPlayer {
 
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            let o = match outcome {
-                Outcome::Win => GameOutcome::Win,
-                Outcome::Lose => GameOutcome::Lose,
-                Outcome::Draw => GameOutcome::Draw,
-            };
             if let Some(p) = self.process.as_mut()
-                && p.send(&GuiCommand::GameOver(o).to_string()).await.is_err()
+                && p.send(&GuiCommand::GameOver(outcome).to_string())
+                    .await
+                    .is_err()
             {
                 self.discard().await;
             }

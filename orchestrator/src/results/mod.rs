@@ -13,8 +13,7 @@ pub mod votes;
 use engine::types::Score;
 use votes::CouncilVote;
 
-/// Who won a game, from the board's point of view (the player's view is
-/// [`crate::player::Outcome`]); the `result` key.
+/// Who won a game, from the board's point of view (not a player's); the `result` key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Winner {

@@ -152,17 +152,10 @@ impl ResignTracker {
         }
     }
 
-    fn idx(c: Color) -> usize {
-        match c {
-            Color::Sente => 0,
-            Color::Gote => 1,
-        }
-    }
-
     /// Record the score `mover` reported for its move (from its own side).
     pub(crate) fn update(&mut self, mover: Color, eval: Option<Score>) {
         let Some(rule) = self.rule else { return };
-        self.last[Self::idx(mover)] = eval;
+        self.last[mover.index()] = eval;
         let lost = |e: Option<Score>| match e {
             Some(Score::Cp(cp)) => cp <= -rule.score_cp,
             Some(Score::Mate(n)) => n < 0,
@@ -174,8 +167,8 @@ impl ResignTracker {
             None => false,
         };
         let (me, them) = (
-            self.last[Self::idx(mover)],
-            self.last[Self::idx(mover.opposite())],
+            self.last[mover.index()],
+            self.last[mover.opposite().index()],
         );
         let loser = if lost(me) && won(them) {
             Some(mover)

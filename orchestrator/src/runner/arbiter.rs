@@ -116,13 +116,6 @@ struct Sheet {
     costs: [PlayerCost; 2],
 }
 
-fn idx(c: Color) -> usize {
-    match c {
-        Color::Sente => 0,
-        Color::Gote => 1,
-    }
-}
-
 /// One game's referee.
 pub(crate) struct Arbiter<'a> {
     spec: &'a GameSpec,
@@ -184,7 +177,7 @@ impl<'a> Arbiter<'a> {
     ) -> Result<Judgement, Cancelled> {
         for side in [Color::Sente, Color::Gote] {
             let ready = tokio::select! {
-                r = players[idx(side)].new_game(self.spec.seed) => r,
+                r = players[side.index()].new_game(self.spec.seed) => r,
                 () = cancel.cancelled() => return Err(Cancelled),
             };
             if let Err(e) = ready {
@@ -205,7 +198,7 @@ impl<'a> Arbiter<'a> {
         let req = self.request(mover, asked);
         let think_began = Instant::now();
         let reply = tokio::select! {
-            a = players[idx(mover)].think(&req) => a,
+            a = players[mover.index()].think(&req) => a,
             () = cancel.cancelled() => return Err(Cancelled),
         };
         Ok(Answer {
@@ -218,7 +211,7 @@ impl<'a> Arbiter<'a> {
     /// The request for `mover`: its per-move limits, both clocks, and a deadline of its time
     /// allowance plus the margin (or its move timeout when no time applies).
     fn request(&self, mover: Color, asked: Instant) -> MoveRequest {
-        let pc = self.players[idx(mover)];
+        let pc = self.players[mover.index()];
         let mut budget = Budget::per_move(&pc.limits);
         budget.clock = clock_state(&self.clocks[0], &self.clocks[1], mover);
         let wait = match budget.time_allowance(mover == Color::Sente) {
@@ -237,7 +230,7 @@ impl<'a> Arbiter<'a> {
     /// recorded, and the game goes on unless resign adjudication or the new position ends it.
     pub(crate) fn judge(&mut self, answer: Answer) -> Judgement {
         let mover = self.position.side_to_move();
-        let me = idx(mover);
+        let me = mover.index();
         let Thought {
             decision,
             eval,

@@ -90,11 +90,11 @@ pub struct RunOutcome {
 
 /// Idle player instances by name.
 #[derive(Default)]
-struct Pool {
+struct IdlePlayers {
     idle: Mutex<HashMap<String, Vec<Box<dyn Player>>>>,
 }
 
-impl Pool {
+impl IdlePlayers {
     fn take(&self, config: &Config, name: &str) -> Box<dyn Player> {
         let pooled = self
             .idle
@@ -228,7 +228,7 @@ pub async fn run(
     bar.set_message(summary::live_score(&config.playing, &finished));
 
     let config = Arc::new(config);
-    let pool = Arc::new(Pool::default());
+    let pool = Arc::new(IdlePlayers::default());
     let permits = Arc::new(Semaphore::new(opts.concurrency.max(1)));
     // Cancelled when the SPRT decides: games not yet started are skipped, running ones finish.
     let stop_new = CancellationToken::new();

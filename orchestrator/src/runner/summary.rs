@@ -13,8 +13,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::council::scale::fit_win_rate_t;
 use crate::results::{GameResult, Reason, Winner};
+use crate::stats::win_rate_scale::fit_win_rate_t;
 use crate::stats::{EloEstimate, HeadToHead, SprtStatus, SprtSummary, Wdl};
 
 /// One opponent as seen by a player.

@@ -29,6 +29,7 @@ pub mod rating_fit;
 pub mod simulate;
 pub mod sprt;
 pub mod table;
+pub mod win_rate_scale;
 
 pub use elo::{Pentanomial, Wdl};
 pub use head_to_head::{EloEstimate, HeadToHead, HeadToHeadTally, SampleModel};

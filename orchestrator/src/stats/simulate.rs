@@ -1,5 +1,5 @@
 //! Seeded simulation of games between players of known strength, under the rating model of
-//! [`super::ratings`]: the test suite's coverage checks and the `synthetic_results` benchmark
+//! [`super::rating_fit`]: the test suite's coverage checks and the `synthetic_results` benchmark
 //! generator both draw their games here, so they replay exactly from a seed.
 //!
 //! Invariants: sente's expected score is `L(r_s - r_g + x)` as in the rating model (`x` is the

@@ -21,24 +21,24 @@ use crate::config::Limits;
 use crate::player::{Budget, ClockState};
 
 /// The most kept back from the GUI's time for the council's own work.
-pub const MAX_SAFETY: Duration = Duration::from_millis(1000);
+pub(crate) const MAX_SAFETY: Duration = Duration::from_millis(1000);
 
 /// What the player gets for one `go`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub budget: Budget,
     /// From the `go` to the hard deadline of the move.
     pub deadline: Duration,
 }
 
 /// The margin kept back from an allowance: a fifth of it, at most [`MAX_SAFETY`].
-pub fn safety(allowance: Duration) -> Duration {
+pub(crate) fn safety(allowance: Duration) -> Duration {
     (allowance / 5).min(MAX_SAFETY)
 }
 
 /// The plan for `go` for the side to move (`sente`), a player configured with `limits` and
 /// `move_timeout_ms`.
-pub fn plan(limits: &Limits, move_timeout_ms: u64, go: &Go, sente: bool) -> Plan {
+pub(crate) fn plan(limits: &Limits, move_timeout_ms: u64, go: &Go, sente: bool) -> Plan {
     let mut budget = Budget::per_move(limits);
     budget.nodes = go.nodes.or(budget.nodes);
     budget.depth = go.depth.or(budget.depth);

@@ -3,7 +3,7 @@
 //!
 //! Why: `council-match` plays councils only against engines it runs itself; users want to play
 //! against a council, analyse with it or enter it in a GUI's tournament. The GUI is then the
-//! arbiter and keeps the clock; this front end turns its `go` into the player's [`Budget`]
+//! arbiter and keeps the clock; this server turns its `go` into the player's [`Budget`]
 //! ([`budget`]), thinks on the tokio runtime while it keeps reading stdin (so `stop`, `isready`
 //! and `quit` are answered), and reports each council decision as `info string` lines.
 //!
@@ -18,7 +18,7 @@
 //! makes this process exit other than `quit` or the end of input.
 //!
 //! `stop`: the player trait has no abort. In-process engines share a [`StopFlag`] with this
-//! front end and end their searches at once with their best move so far, so a council of them
+//! server and end their searches at once with their best move so far, so a council of them
 //! answers `stop` promptly with its vote. A USI-process member cannot be interrupted (it thinks
 //! to its own budget, which `go infinite` bounds by the player's `move_timeout_ms`): if the
 //! vote is not in [`STOP_GRACE`] after `stop`, the think is abandoned (its engine processes are
@@ -38,27 +38,26 @@ use engine::position::Position;
 use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
 use engine::types::Color;
 use engine::usi::protocol::{
-    EngineMessage, GameOutcome, Go, IdField, Info, InfoScore, OptionKind, OptionSpec, ScoreBound,
-    UsiBestMove,
+    EngineMessage, Go, IdField, Info, InfoScore, OptionKind, OptionSpec, ScoreBound, UsiBestMove,
 };
 use engine::usi::session::{Action, Rules, Session};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::config::{Config, PlayerKind};
-use crate::player::{Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
+use crate::player::{Budget, Decision, MoveRequest, Player, PlayerError, Thought};
 use crate::results::votes::CouncilVote;
 
 /// The seed of every game unless the GUI sets the `Seed` option: the same positions and seed
 /// at a node or depth limit give the same moves.
-pub const DEFAULT_SEED: u64 = 1;
+pub(crate) const DEFAULT_SEED: u64 = 1;
 
 /// How long `quit` waits for a running search before it abandons it (its engine processes are
 /// killed with it).
 const QUIT_WAIT: Duration = Duration::from_millis(300);
 
 /// How long `stop` waits for the player's answer before it abandons the think.
-pub const STOP_GRACE: Duration = Duration::from_millis(500);
+pub(crate) const STOP_GRACE: Duration = Duration::from_millis(500);
 
 /// Depth of the built-in engine's search that answers when a think had to be abandoned.
 const QUICK_DEPTH: u32 = 4;
@@ -72,8 +71,8 @@ enum Reply {
     Abandoned,
 }
 
-/// The front end: the player and its think task; the session rules live in [`Session`].
-struct FrontEnd {
+/// The server: the player and its think task; the session rules live in [`Session`].
+struct Server {
     config: Config,
     name: String,
     out: Box<dyn Write + Send>,
@@ -97,7 +96,7 @@ pub async fn run(
 ) {
     let stop = StopFlag::new();
     let player = players::build(&config, &name, &stop);
-    let mut front = FrontEnd {
+    let mut front = Server {
         config,
         name,
         out,
@@ -137,7 +136,7 @@ pub async fn run(
     front.quit().await;
 }
 
-impl FrontEnd {
+impl Server {
     fn send(&mut self, msg: &EngineMessage) {
         // A GUI that closed our stdout cannot be told anything more; the loop ends on EOF.
         let _ = writeln!(self.out, "{msg}");
@@ -161,12 +160,7 @@ impl FrontEnd {
                 Action::SetOption { name, value } => self.set_option(&name, value.as_deref()),
                 Action::Prepare => self.preflight().await,
                 Action::NewGame => self.new_game().await,
-                Action::GameOver(o) => {
-                    let outcome = match o {
-                        GameOutcome::Win => Outcome::Win,
-                        GameOutcome::Lose => Outcome::Lose,
-                        GameOutcome::Draw => Outcome::Draw,
-                    };
+                Action::GameOver(outcome) => {
                     if let Some(p) = self.player.as_mut() {
                         p.game_over(outcome).await;
                     }
@@ -503,7 +497,7 @@ fn legal_pv(position: &Position, best: &str, pv: &[String]) -> Vec<String> {
 }
 
 /// One council decision as `info string` texts: one per member, then the rule.
-pub fn vote_lines(v: &CouncilVote) -> Vec<String> {
+pub(crate) fn vote_lines(v: &CouncilVote) -> Vec<String> {
     let mut lines: Vec<String> = v
         .members
         .iter()

@@ -3,7 +3,7 @@
 //!
 //! The tree is built by [`crate::factory::build_player_tree`], with in-process engines made
 //! [`InternalPlayer::stoppable`](crate::player::internal::InternalPlayer::stoppable): they
-//! share one [`StopFlag`] with the front end,
+//! share one [`StopFlag`] with the server,
 //! so `stop` ends their searches at once with the best move found so far. The
 //! [`crate::player::Player`] trait has no abort, so a USI-process member cannot be stopped: it
 //! thinks to its own budget.
@@ -50,7 +50,7 @@ pub fn choose_player(config: &Config, wanted: Option<&str>) -> Result<String, St
 }
 
 /// `name` and, for councils, every member below it.
-pub fn tree(config: &Config, name: &str) -> BTreeSet<String> {
+pub(crate) fn tree(config: &Config, name: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let mut todo = vec![name.to_string()];
     while let Some(n) = todo.pop() {
@@ -64,7 +64,7 @@ pub fn tree(config: &Config, name: &str) -> BTreeSet<String> {
 
 /// The config cut down to `name`'s tree, so [`crate::factory::preflight`] checks only the USI
 /// engines this player uses.
-pub fn sub_config(config: &Config, name: &str) -> Config {
+pub(crate) fn sub_config(config: &Config, name: &str) -> Config {
     let keep = tree(config, name);
     let mut sub = config.clone();
     sub.players.retain(|n, _| keep.contains(n));

@@ -37,7 +37,8 @@
 //! sparse rows), `identify` (which optional parameters the games identify), `existence` (whether
 //! finite estimates exist), `prior` (virtual draws when they do not, or when asked), `newton` (the
 //! likelihood and its maximisation) and `intervals` (dispersion, covariance with the anchor
-//! applied, LOS). Only this file knows the public types; the steps exchange plain numbers.
+//! applied, LOS). The steps exchange plain numbers; the public types are defined here, but for `Estimate`,
+//! which `intervals.rs` defines and this file re-exports.
 //!
 //! See: R. Ballicora, Ordo, <https://github.com/michiguel/Ordo> (model); L. R. Ford, "Solution of a
 //! ranking problem from binary comparisons", Amer. Math. Monthly 64 (1957) (existence).
