@@ -10,7 +10,6 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::input::{FileSummary, MergedResults};
-use crate::results::Reason;
 use crate::stats::rating_fit::{Anchor, ParamEstimate, Ratings};
 use crate::stats::table::SideResults;
 use crate::stats::{GameTable, Wdl};
@@ -199,7 +198,7 @@ impl RatingReport {
             .reasons()
             .into_iter()
             .map(|(reason, r)| ReasonRow {
-                reason: reason_name(reason),
+                reason: reason.name().to_string(),
                 games: r.games(),
                 sente_wins: r.sente_wins,
                 gote_wins: r.gote_wins,
@@ -445,14 +444,6 @@ impl RatingReport {
     }
 }
 
-/// A reason as written in results.jsonl (`"perpetual_check"`, ...).
-pub(crate) fn reason_name(reason: Reason) -> String {
-    serde_json::to_value(reason)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_else(|| format!("{reason:?}"))
-}
-
 fn param_line(label: &str, p: &ParamEstimate) -> String {
     match (&p.estimate, &p.note) {
         (Some(e), _) => format!(
@@ -518,7 +509,7 @@ fn csv_field(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Winner;
+    use crate::results::{Reason, Winner};
     use crate::stats::{FitOptions, fit};
 
     fn merged() -> MergedResults {

@@ -53,6 +53,26 @@ pub enum Reason {
     Crash,
 }
 
+impl Reason {
+    /// The name `results.jsonl` writes (`"perpetual_check"`, ...), for tables and keys.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Resign => "resign",
+            Reason::Checkmate => "checkmate",
+            Reason::Repetition => "repetition",
+            Reason::PerpetualCheck => "perpetual_check",
+            Reason::Impasse => "impasse",
+            Reason::IllegalImpasse => "illegal_impasse",
+            Reason::MaxPlies => "max_plies",
+            Reason::Adjudication => "adjudication",
+            Reason::IllegalMove => "illegal_move",
+            Reason::MalformedMove => "malformed_move",
+            Reason::Timeout => "timeout",
+            Reason::Crash => "crash",
+        }
+    }
+}
+
 /// One line of `results.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameResult {

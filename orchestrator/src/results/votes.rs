@@ -33,6 +33,33 @@ pub enum Rule {
     Ml,
 }
 
+impl Method {
+    /// The name configs and `results.jsonl` use (`"majority"`, `"ml"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Majority => "majority",
+            Method::Optimistic => "optimistic",
+            Method::Pessimistic => "pessimistic",
+            Method::Ml => "ml",
+        }
+    }
+}
+
+impl Rule {
+    /// The name `results.jsonl` writes (`"plurality"`, `"strongest"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Unanimous => "unanimous",
+            Rule::Mate => "mate",
+            Rule::Plurality => "plurality",
+            Rule::Strongest => "strongest",
+            Rule::Optimistic => "optimistic",
+            Rule::Pessimistic => "pessimistic",
+            Rule::Ml => "ml",
+        }
+    }
+}
+
 /// One member's part in one council decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemberVote {
@@ -66,4 +93,57 @@ pub struct CouncilVote {
     pub strongest: String,
     /// The strongest member answered and the council played something else.
     pub overrode_strongest: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Reason;
+
+    fn serde_name<T: Serialize>(x: T) -> String {
+        serde_json::to_value(x)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn names_are_the_serialized_names() {
+        for m in [
+            Method::Majority,
+            Method::Optimistic,
+            Method::Pessimistic,
+            Method::Ml,
+        ] {
+            assert_eq!(m.name(), serde_name(m));
+        }
+        for r in [
+            Rule::Unanimous,
+            Rule::Mate,
+            Rule::Plurality,
+            Rule::Strongest,
+            Rule::Optimistic,
+            Rule::Pessimistic,
+            Rule::Ml,
+        ] {
+            assert_eq!(r.name(), serde_name(r));
+        }
+        for r in [
+            Reason::Resign,
+            Reason::Checkmate,
+            Reason::Repetition,
+            Reason::PerpetualCheck,
+            Reason::Impasse,
+            Reason::IllegalImpasse,
+            Reason::MaxPlies,
+            Reason::Adjudication,
+            Reason::IllegalMove,
+            Reason::MalformedMove,
+            Reason::Timeout,
+            Reason::Crash,
+        ] {
+            assert_eq!(r.name(), serde_name(r));
+        }
+    }
 }

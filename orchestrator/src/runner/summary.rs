@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::results::{GameResult, Reason, Winner};
+use crate::results::{GameResult, Winner};
 use crate::stats::win_rate_scale::fit_win_rate_t;
 use crate::stats::{EloEstimate, HeadToHead, SprtStatus, SprtSummary, Wdl};
 
@@ -100,13 +100,6 @@ pub struct Summary {
     pub sprt: Option<SprtSummary>,
 }
 
-fn reason_name(r: Reason) -> String {
-    serde_json::to_value(r)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_else(|| format!("{r:?}"))
-}
-
 /// Points `player` scored in `g`, if it played in it.
 fn points(g: &GameResult, player: &str) -> Option<f64> {
     let sente_points = match g.result {
@@ -133,7 +126,7 @@ impl Summary {
     ) -> Self {
         let mut reasons = BTreeMap::new();
         for g in games {
-            *reasons.entry(reason_name(g.reason)).or_insert(0) += 1;
+            *reasons.entry(g.reason.name().to_string()).or_insert(0) += 1;
         }
         let players = config
             .playing
@@ -282,11 +275,7 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
                 continue;
             }
             s.moves += 1;
-            let rule = serde_json::to_value(v.rule)
-                .ok()
-                .and_then(|r| r.as_str().map(String::from))
-                .unwrap_or_default();
-            *s.rules.entry(rule).or_insert(0) += 1;
+            *s.rules.entry(v.rule.name().to_string()).or_insert(0) += 1;
             *overrode.entry(v.council.clone()).or_insert(0) += u64::from(v.overrode_strongest);
             let (both, agreed) = pairs
                 .entry(v.council.clone())

@@ -520,10 +520,7 @@ pub(crate) fn vote_lines(v: &CouncilVote) -> Vec<String> {
             ),
         })
         .collect();
-    let rule = serde_json::to_value(v.rule)
-        .ok()
-        .and_then(|r| r.as_str().map(str::to_string))
-        .unwrap_or_else(|| format!("{:?}", v.rule));
+    let rule = v.rule.name();
     let overrode = if v.overrode_strongest {
         format!(", overriding the strongest member {}", v.strongest)
     } else {
@@ -533,10 +530,7 @@ pub(crate) fn vote_lines(v: &CouncilVote) -> Vec<String> {
         "council {} chose {} by rule {rule} ({}){overrode}",
         v.council,
         v.chosen,
-        serde_json::to_value(v.method)
-            .ok()
-            .and_then(|r| r.as_str().map(str::to_string))
-            .unwrap_or_default()
+        v.method.name()
     ));
     lines
 }
