@@ -45,6 +45,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::config::{Config, PlayerKind};
+use crate::factory::build_player_tree;
 use crate::player::{Budget, Decision, MoveRequest, Player, PlayerError, Thought};
 use crate::results::votes::CouncilVote;
 
@@ -95,7 +96,7 @@ pub async fn run(
     out: Box<dyn Write + Send>,
 ) {
     let stop = StopFlag::new();
-    let player = players::build(&config, &name, &stop);
+    let player = build_player_tree(&config, &name, Some(&stop));
     let mut front = Server {
         config,
         name,
@@ -279,7 +280,7 @@ impl Server {
     fn player_mut(&mut self) -> &mut Box<dyn Player> {
         let (config, name, stop) = (&self.config, &self.name, &self.stop);
         self.player
-            .get_or_insert_with(|| players::build(config, name, stop))
+            .get_or_insert_with(|| build_player_tree(config, name, Some(stop)))
     }
 
     /// Starts thinking on `position` in a task that owns the player.
@@ -300,7 +301,7 @@ impl Server {
         self.stop.reset();
         let mut player = match self.player.take() {
             Some(p) => p,
-            None => players::build(&self.config, &self.name, &self.stop),
+            None => build_player_tree(&self.config, &self.name, Some(&self.stop)),
         };
         self.thinking = Some(tokio::spawn(async move {
             let r = player.think(&req).await;

@@ -1,19 +1,15 @@
-//! The player `council-usi` plays as: which one the config means, and the player tree built so
-//! that a GUI's `stop` reaches every in-process search.
-//!
-//! The tree is built by [`crate::factory::build_player_tree`], with in-process engines made
+//! The player `council-usi` plays as: which one the config means, and which part of the config
+//! it needs. The server builds it with [`crate::factory::build_player_tree`] and a stop flag, so
+//! that a GUI's `stop` reaches every in-process search: in-process engines are made
 //! [`InternalPlayer::stoppable`](crate::player::internal::InternalPlayer::stoppable): they
-//! share one [`StopFlag`] with the server,
+//! share one [`StopFlag`](engine::search::StopFlag) with the server,
 //! so `stop` ends their searches at once with the best move found so far. The
 //! [`crate::player::Player`] trait has no abort, so a USI-process member cannot be stopped: it
 //! thinks to its own budget.
 
 use std::collections::BTreeSet;
 
-use engine::search::StopFlag;
-
 use crate::config::{Config, PlayerKind};
-use crate::player::Player;
 
 /// The player to play as: `wanted` if given (it must exist), else the config's only council.
 /// The error lists the choices.
@@ -69,9 +65,4 @@ pub(crate) fn sub_config(config: &Config, name: &str) -> Config {
     let mut sub = config.clone();
     sub.players.retain(|n, _| keep.contains(n));
     sub
-}
-
-/// A fresh instance of `name` whose in-process searches all watch `stop`.
-pub fn build(config: &Config, name: &str, stop: &StopFlag) -> Box<dyn Player> {
-    crate::factory::build_player_tree(config, name, Some(stop))
 }
