@@ -1,5 +1,7 @@
-//! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check]`: plays
-//! the match or tournament a TOML file describes and ends with a standings table.
+//! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check]
+//! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
+//! and ends with a standings table. `council-match merge DIR... --out DIR` makes one run folder
+//! of a run's shard folders.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,18 +9,24 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 use orchestrator::config::Config;
+use orchestrator::runner::shard::Shard;
 use orchestrator::runner::summary;
-use orchestrator::runner::{self, RunOptions};
+use orchestrator::runner::{self, RunOptions, merge};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser, Debug)]
 #[command(
     version,
-    about = "Play councils and single shogi engines against each other"
+    about = "Play councils and single shogi engines against each other",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// The match configuration (TOML), e.g. configs/3vs1.toml.
-    config: PathBuf,
+    #[arg(required = true)]
+    config: Option<PathBuf>,
     /// Games per pairing, overriding the config's `games`.
     #[arg(long)]
     games: Option<u64>,
@@ -32,8 +40,17 @@ struct Cli {
     #[arg(long)]
     seed: Option<u64>,
     /// Continue an interrupted run in --out: finished games are kept, the rest played.
-    #[arg(long, requires = "out")]
+    #[arg(long, requires = "out", conflicts_with = "start_or_resume")]
     resume: bool,
+    /// Resume the run in --out if it has started there, else start it (for batch jobs that may
+    /// be re-run: Slurm array tasks, Kubernetes pods).
+    #[arg(long, requires = "out")]
+    start_or_resume: bool,
+    /// Play only shard I of N of the run's schedule (0-based; whole colour-swapped pairs, pair p
+    /// in shard p mod N), or `auto` to take I/N from a Slurm array task or a Kubernetes Indexed
+    /// Job. Merge the shard folders with `council-match merge`.
+    #[arg(long, value_name = "I/N|auto")]
+    shard: Option<String>,
     /// Validate the config (players, start positions, and every USI engine's handshake) and exit
     /// without playing.
     #[arg(long)]
@@ -43,10 +60,28 @@ struct Cli {
     quiet: bool,
 }
 
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Merge the shard folders of one run (played with --shard) into one run folder. Exit 3
+    /// when games are missing (the folder is still written; the missing ids are named).
+    Merge {
+        /// The shard folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The merged run folder (new, or empty).
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
 fn main() -> ExitCode {
     orchestrator::init_logging(true);
     let cli = Cli::parse();
-    match run(cli) {
+    let result = match cli.command {
+        Some(Command::Merge { ref dirs, ref out }) => run_merge(dirs, out),
+        None => run(cli),
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("council-match: {e:#}");
@@ -55,12 +90,47 @@ fn main() -> ExitCode {
     }
 }
 
+fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let report = merge::merge(dirs, out).map_err(anyhow::Error::msg)?;
+    print!("{}", summary::standings_table(&report.summary));
+    for absent in &report.records_missing {
+        eprintln!("council-match merge: no record {absent}");
+    }
+    let total = report.games.len() + report.missing.len();
+    println!(
+        "merged {} of {total} games from {} shard folders into {}",
+        report.games.len(),
+        dirs.len(),
+        out.display()
+    );
+    if report.missing.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "council-match merge: {} games missing ({}); re-run those shards (each resumes) and merge again, or play them in the merged folder with --resume",
+        report.missing.len(),
+        report.missing_by_shard()
+    );
+    Ok(ExitCode::from(3))
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let mut config = Config::load(&cli.config)?;
+    let config_path = cli.config.context("give a config file (TOML)")?;
+    let mut config = Config::load(&config_path)?;
     if let Some(g) = cli.games {
         anyhow::ensure!(g > 0, "--games must be at least 1");
         config.games = g;
     }
+    let shard = match cli.shard.as_deref() {
+        None => None,
+        Some("auto") => {
+            Some(Shard::from_env(|k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?)
+        }
+        Some(text) => Some(
+            text.parse::<Shard>()
+                .map_err(|e| anyhow::anyhow!("--shard: {e}"))?,
+        ),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -68,9 +138,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     rt.block_on(orchestrator::factory::preflight(&config))
         .map_err(anyhow::Error::msg)?;
     if cli.check {
+        let shard = shard.map_or(String::new(), |s| format!(", shard {s}"));
         println!(
-            "{}: valid ({} players, {} games per pairing)",
-            cli.config.display(),
+            "{}: valid ({} players, {} games per pairing{shard})",
+            config_path.display(),
             config.playing.len(),
             config.games
         );
@@ -84,20 +155,36 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(concurrency > 0, "--concurrency must be at least 1");
     let out = match cli.out {
         Some(o) => o,
-        None => default_out(&cli.config),
+        None => default_out(&config_path),
     };
+    let resume = cli.resume || (cli.start_or_resume && out.join("run.json").exists());
     let opts = RunOptions {
         out: out.clone(),
         concurrency,
         seed: cli.seed,
-        resume: cli.resume,
+        resume,
+        games: cli.games,
+        shard,
         progress: !cli.quiet,
     };
     let outcome = rt.block_on(async {
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
+            // Ctrl-C, or SIGTERM as batch schedulers send (scancel, a Kubernetes pod's end).
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            let terminated = async {
+                match term.as_mut() {
+                    Some(t) => t.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let stopped = tokio::select! {
+                r = tokio::signal::ctrl_c() => r.is_ok(),
+                _ = terminated => true,
+            };
+            if stopped {
                 eprintln!("council-match: interrupted; finishing writes (resume with --resume)");
                 on_signal.cancel();
             }
