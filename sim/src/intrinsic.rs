@@ -390,9 +390,7 @@ mod tests {
                 * h
                 / 3.0
         };
-        if lo < 0.0 && hi > 0.0 {
-            simpson(lo, 0.0) + simpson(0.0, hi)
-        } else if hi < 0.0 && lo > 0.0 {
+        if (lo < 0.0 && hi > 0.0) || (hi < 0.0 && lo > 0.0) {
             simpson(lo, 0.0) + simpson(0.0, hi)
         } else {
             simpson(lo, hi)
