@@ -14,6 +14,7 @@ pub mod player;
 
 // The programs' rooms: council-match's runner (arbiter, records, summary), council-usi's USI
 // server, council-elo's report.
+pub mod analyze;
 pub mod elo_report;
 pub mod runner;
 pub mod usi_server;
