@@ -270,3 +270,99 @@ fn game_length_fits_a_run_and_draws_it() {
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.contains("random walk"));
 }
+
+#[test]
+fn council_sets_the_model_beside_the_councils_votes() {
+    let dir = scratch("council");
+    let text = "[match]\nplayers = [\"council\", \"single\"]\ngames = 2\nmax_plies = 120\nseed = 4\n\n\
+         [[player]]\nname = \"council\"\nkind = \"council\"\nmembers = [\"m1\", \"m2\", \"m3\"]\n\
+         method = \"majority\"\nnodes = 600\n\n\
+         [[player]]\nname = \"single\"\nkind = \"internal\"\nnodes = 600\n\n\
+         [[player]]\nname = \"m1\"\nkind = \"internal\"\nsigma = 100.0\n\n\
+         [[player]]\nname = \"m2\"\nkind = \"internal\"\nnoise_cp = 80\nsigma = 150.0\n\n\
+         [[player]]\nname = \"m3\"\nkind = \"internal\"\nnoise_cp = 160\nsigma = 200.0\n";
+    let cfg = dir.join("council.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let run = dir.join("run");
+    let o = Command::new(workspace_bin("council-match"))
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&run)
+        .args(["--quiet", "--concurrency", "2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let an = dir.join("an.jsonl");
+    analyze(&[
+        "moves".as_ref(),
+        run.as_os_str(),
+        "--out".as_ref(),
+        an.as_os_str(),
+        "--nodes".as_ref(),
+        "3000".as_ref(),
+        "--multipv".as_ref(),
+        "3".as_ref(),
+        "--skip-plies".as_ref(),
+        "0".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    let json = |extra: &[&str]| -> Value {
+        let mut args: Vec<std::ffi::OsString> = vec!["council".into(), run.clone().into()];
+        args.extend(extra.iter().map(std::ffi::OsString::from));
+        args.extend(["--trials", "200000", "--format", "json"].map(std::ffi::OsString::from));
+        let o = analyze(&args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let with = json(&["--analysis", an.to_str().unwrap()]);
+    let c = &with["councils"][0];
+    assert_eq!(c["name"], "council");
+    // The council's own method, replayed on its recorded ballots, plays what it played: its
+    // measured rate is the share of its recorded choices that are the reference's best move.
+    let best: BTreeMap<(u64, u64), String> = lines(&an)
+        .into_iter()
+        .map(|(k, v)| (k, v["candidates"][0]["move"].as_str().unwrap().to_string()))
+        .collect();
+    let (mut hits, mut total) = (0u32, 0u32);
+    for l in std::fs::read_to_string(run.join("results.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let g: Value = serde_json::from_str(l).unwrap();
+        for v in g["votes"].as_array().into_iter().flatten() {
+            let key = (g["id"].as_u64().unwrap(), v["ply"].as_u64().unwrap());
+            if let Some(b) = best.get(&key) {
+                total += 1;
+                if v["chosen"] == b.as_str() {
+                    hits += 1;
+                }
+            }
+        }
+    }
+    assert!(total > 50, "{total} analysed council decisions");
+    assert_eq!(c["analysed"].as_u64().unwrap(), u64::from(total));
+    let majority = c["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["method"] == "majority")
+        .unwrap();
+    assert_eq!(
+        majority["measured"]["n"].as_u64().unwrap(),
+        u64::from(total)
+    );
+    let measured = majority["measured"]["rate"].as_f64().unwrap();
+    assert!((measured - f64::from(hits) / f64::from(total)).abs() < 1e-12);
+    for m in c["members"].as_array().unwrap() {
+        assert!(m["noise"].as_f64().unwrap() > 0.0);
+        let r = m["measured"]["rate"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&r));
+    }
+    for m in c["methods"].as_array().unwrap() {
+        assert!((0.0..=1.0).contains(&m["predicted"].as_f64().unwrap()));
+    }
+    // Without a reference: noise from the agreements alone, no measured method rates.
+    let without = json(&[]);
+    let c = &without["councils"][0];
+    assert!(c["methods"][0].get("measured").is_none());
+    assert_eq!(c["members"].as_array().unwrap().len(), 3);
+}

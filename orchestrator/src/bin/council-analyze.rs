@@ -1,4 +1,4 @@
-//! `council-analyze moves|ir|calibrate-ir|game-length`: recorded games held against theory.
+//! `council-analyze moves|ir|calibrate-ir|game-length|council`: recorded games held against theory.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use orchestrator::analyze::ir::{self, CalibrationFile, Rules};
-use orchestrator::analyze::{analysis, game_length, moves};
+use orchestrator::analyze::{analysis, council, game_length, moves};
+use orchestrator::config::Config;
+use orchestrator::runner::RunInfo;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -101,6 +103,26 @@ enum Command {
         #[arg(long)]
         svg: Option<PathBuf>,
         /// Seed of the model's simulation in the plot.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Per council of a run: members' noise and pairs' sync from the votes (and from a reference
+    /// analysis of the run: best-move rates), the council model's predicted best-move rate of
+    /// every method beside the measured one.
+    Council {
+        /// A council-match run folder.
+        run: PathBuf,
+        /// An analysis of the same run (`council-analyze moves RUN --out FILE`).
+        #[arg(long)]
+        analysis: Option<PathBuf>,
+        /// The model's number of candidate moves.
+        #[arg(long, default_value_t = 2)]
+        candidates: usize,
+        /// Simulated positions for the predictions.
+        #[arg(long, default_value_t = 1_000_000)]
+        trials: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -279,6 +301,61 @@ fn run(command: Command) -> anyhow::Result<()> {
             match format {
                 Format::Text => print!("{}", game_length::table(&report)),
                 Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+            }
+        }
+        Command::Council {
+            run,
+            analysis: analysis_file,
+            candidates,
+            trials,
+            seed,
+            format,
+        } => {
+            anyhow::ensure!(candidates >= 2, "--candidates must be at least 2");
+            let info = RunInfo::read(&run).map_err(anyhow::Error::msg)?;
+            let config = Config::parse(std::path::Path::new(&info.config_file), &info.config_text)
+                .with_context(|| {
+                    format!(
+                        "{}: the run's config as recorded",
+                        run.join("run.json").display()
+                    )
+                })?;
+            let games =
+                moves::read_games(std::slice::from_ref(&run)).map_err(anyhow::Error::msg)?;
+            let best = match &analysis_file {
+                Some(f) => {
+                    let read = analysis::read(f).map_err(anyhow::Error::msg)?;
+                    Some(
+                        read.positions
+                            .iter()
+                            .filter_map(|p| {
+                                p.candidates
+                                    .first()
+                                    .map(|c| ((p.game, p.ply), c.mv.clone()))
+                            })
+                            .collect::<BTreeMap<_, _>>(),
+                    )
+                }
+                None => None,
+            };
+            let opts = council::CouncilOptions {
+                candidates,
+                trials,
+                seed,
+            };
+            let reports = council::analyse(&config, &games, best.as_ref(), opts)
+                .map_err(anyhow::Error::msg)?;
+            anyhow::ensure!(
+                !reports.is_empty(),
+                "{}: no council voted in this run",
+                run.display()
+            );
+            match format {
+                Format::Text => print!("{}", council::table(&reports)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({ "councils": reports }))?
+                ),
             }
         }
     }
