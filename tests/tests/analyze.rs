@@ -366,3 +366,67 @@ fn council_sets_the_model_beside_the_councils_votes() {
     assert!(c["methods"][0].get("measured").is_none());
     assert_eq!(c["members"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn a_usi_engine_of_a_config_can_be_the_reference() {
+    let dir = scratch("usi-reference");
+    let run = played_run(&dir, 1);
+    let cfg = dir.join("reference.toml");
+    std::fs::write(
+        &cfg,
+        "[[player]]\nname = \"fairy\"\nkind = \"usi\"\ncommand = \"/usr/games/fairy-stockfish\"\n\
+         options = { Threads = 1, Hash = 16 }\nnodes = 1\n",
+    )
+    .unwrap();
+    let out = dir.join("an.jsonl");
+    let reference = format!("{}:fairy", cfg.display());
+    analyze(&[
+        "moves".as_ref(),
+        run.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--reference".as_ref(),
+        reference.as_ref(),
+        "--nodes".as_ref(),
+        "3000".as_ref(),
+        "--multipv".as_ref(),
+        "3".as_ref(),
+        "--skip-plies".as_ref(),
+        "60".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    let all = lines(&out);
+    assert!(!all.is_empty());
+    let mut outside = 0;
+    for v in all.values() {
+        assert_eq!(v["reference"]["name"], "fairy multipv 3");
+        let c = v["candidates"].as_array().unwrap();
+        let pos = c
+            .iter()
+            .position(|x| x["move"] == v["played"])
+            .unwrap_or_else(|| panic!("played move scored: {v}"));
+        if pos >= 3 {
+            outside += 1;
+        }
+        assert!(c.len() <= 4, "{v}");
+        let cps: Vec<i64> = c.iter().map(|x| x["cp"].as_i64().unwrap()).collect();
+        assert!(cps.windows(2).all(|w| w[0] >= w[1]), "best first: {v}");
+    }
+    // Weak players' moves fall outside the top three at times: those were scored by
+    // `go searchmoves`.
+    assert!(
+        outside > 0,
+        "no played move outside the MultiPV in {} positions",
+        all.len()
+    );
+    // A reference that is not a USI engine, or not in the config, is refused by name.
+    let o = Command::new(workspace_bin("council-analyze"))
+        .args(["moves".as_ref(), run.as_os_str(), "--out".as_ref()])
+        .arg(dir.join("x.jsonl"))
+        .arg("--reference")
+        .arg(format!("{}:nobody", cfg.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no player `nobody`"));
+}

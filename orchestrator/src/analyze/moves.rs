@@ -1,12 +1,14 @@
 //! `council-analyze moves`: forward analysis of recorded games by a reference engine (the
-//! built-in engine, in process, at a node budget), the data intrinsic ratings are made of.
+//! built-in engine in process, or any USI engine of a config), at a node budget: the data
+//! intrinsic ratings are made of.
 //!
-//! Invariants: every position is analysed from scratch (hash and history cleared, one search
-//! thread), so its line does not depend on the order, the number of workers or a resume; the
-//! played move is always scored (when the MultiPV search leaves it out, the position after it is
-//! searched at the same budget and its score negated); lines are appended whole and flushed as
-//! positions finish, so a killed analysis resumes with `--resume` and analyses every position
-//! exactly once.
+//! Invariants: the built-in reference analyses every position from scratch (hash and history
+//! cleared, one search thread), so its line does not depend on the order, the number of workers
+//! or a resume (a USI reference is as deterministic as the engine is); the played move is always
+//! scored (when the MultiPV search leaves it out: the built-in engine searches the position
+//! after it at the same budget and negates the score, a USI engine searches the position with
+//! `go searchmoves <played>`); lines are appended whole and flushed as positions finish, so a
+//! killed analysis resumes with `--resume` and analyses every position exactly once.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -18,7 +20,19 @@ use engine::search::{BestMove, Engine, EngineSettings, Limits, SearchInfo, StopF
 use engine::types::{Color, Move, Score};
 
 use super::analysis::{self, AnalysedPosition, AnalysisWriter, Candidate, Reference, score_cp};
+use crate::config::{PlayerConfig, PlayerKind};
+use crate::player::Player;
+use crate::player::usi::UsiPlayer;
 use crate::results::{self, GameResult};
+
+/// Which engine analyses.
+#[derive(Debug, Clone)]
+pub enum ReferenceEngine {
+    /// The built-in engine, in process.
+    Builtin,
+    /// A USI engine as a config defines it (its command, options and quirks).
+    Usi(Box<PlayerConfig>),
+}
 
 /// What to analyse and how.
 #[derive(Debug, Clone)]
@@ -26,6 +40,7 @@ pub struct MovesOptions {
     /// Run folders or results files.
     pub inputs: Vec<PathBuf>,
     pub out: PathBuf,
+    pub reference: ReferenceEngine,
     /// The reference's node budget per position.
     pub nodes: u64,
     /// Candidates per position (MultiPV).
@@ -100,7 +115,7 @@ fn negate_child(score: Score) -> Score {
 /// MultiPV lines: each line's first move and score, best first.
 type Lines = Vec<(Move, Score)>;
 
-/// One worker's reference engine.
+/// One worker's built-in reference engine.
 struct Analyst {
     engine: Engine,
     nodes: u64,
@@ -178,15 +193,113 @@ impl Analyst {
     }
 }
 
+/// One worker's USI reference engine, driven on its own single-threaded runtime.
+struct UsiAnalyst {
+    player: UsiPlayer,
+    runtime: tokio::runtime::Runtime,
+    nodes: u64,
+    multipv: usize,
+    timeout: Duration,
+}
+
+impl UsiAnalyst {
+    fn new(config: &PlayerConfig, nodes: u64, multipv: usize) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+        let mut player = UsiPlayer::new(config);
+        runtime
+            .block_on(player.new_game(0))
+            .map_err(|e| format!("reference `{}`: {e}", config.name))?;
+        Ok(UsiAnalyst {
+            player,
+            runtime,
+            nodes,
+            multipv,
+            timeout: Duration::from_millis(config.move_timeout_ms),
+        })
+    }
+
+    fn candidates(&mut self, pos: &Position, played: Move) -> Result<Vec<Candidate>, String> {
+        let played = played.to_usi();
+        let (nodes, multipv, timeout) = (self.nodes, self.multipv, self.timeout);
+        let mut lines = self
+            .runtime
+            .block_on(self.player.analyse(pos, nodes, multipv, &[], timeout))
+            .map_err(|e| e.to_string())?;
+        if !lines.iter().any(|l| l.mv == played) {
+            let only = self
+                .runtime
+                .block_on(self.player.analyse(
+                    pos,
+                    nodes,
+                    1,
+                    std::slice::from_ref(&played),
+                    timeout,
+                ))
+                .map_err(|e| e.to_string())?;
+            let line = only
+                .into_iter()
+                .find(|l| l.mv == played)
+                .ok_or_else(|| format!("the reference did not score the played move {played} when told to search only it"))?;
+            lines.push(line);
+        }
+        let mut out: Vec<Candidate> = Vec::new();
+        for l in lines {
+            if !out.iter().any(|c| c.mv == l.mv) {
+                out.push(Candidate {
+                    mv: l.mv,
+                    cp: score_cp(l.score),
+                });
+            }
+        }
+        out.sort_by_key(|c| std::cmp::Reverse(c.cp));
+        Ok(out)
+    }
+}
+
+impl Drop for UsiAnalyst {
+    fn drop(&mut self) {
+        self.runtime.block_on(self.player.shutdown());
+    }
+}
+
+/// A worker's reference.
+enum Worker {
+    Builtin(Box<Analyst>),
+    Usi(Box<UsiAnalyst>),
+}
+
+impl Worker {
+    fn candidates(&mut self, pos: &Position, played: Move) -> Result<Vec<Candidate>, String> {
+        match self {
+            Worker::Builtin(a) => Ok(a.candidates(pos, played)),
+            Worker::Usi(a) => a.candidates(pos, played),
+        }
+    }
+}
+
 /// Analyse the games of `opts.inputs` into `opts.out`.
 pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
     check_options(opts)?;
     let games = read_games(&opts.inputs)?;
     let reference = Reference {
-        name: format!("council-engine multipv {}", opts.multipv),
+        name: match &opts.reference {
+            ReferenceEngine::Builtin => format!("council-engine multipv {}", opts.multipv),
+            ReferenceEngine::Usi(p) => format!("{} multipv {}", p.name, opts.multipv),
+        },
         nodes: Some(opts.nodes),
         depth: None,
     };
+    if let ReferenceEngine::Usi(p) = &opts.reference
+        && !matches!(p.kind, PlayerKind::Usi(_))
+    {
+        return Err(format!(
+            "--reference: `{}` is not a USI engine (for the built-in engine leave --reference out)",
+            p.name
+        ));
+    }
     // Resume: what is already there must be this analysis's.
     let mut done: HashSet<(u64, u32)> = HashSet::new();
     let mut complete_len = None;
@@ -202,10 +315,10 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
         for p in &read.positions {
             if p.reference != reference {
                 return Err(format!(
-                    "{}: analysed by {} at {:?} nodes, not by {} at {} nodes: resume with the same --nodes and --multipv",
+                    "{}: analysed by {} at {} nodes, not by {} at {} nodes: resume with the same reference, --nodes and --multipv",
                     opts.out.display(),
                     p.reference.name,
-                    p.reference.nodes,
+                    p.reference.nodes.unwrap_or(0),
                     reference.name,
                     opts.nodes
                 ));
@@ -241,14 +354,27 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
         for _ in 0..opts.concurrency.max(1) {
             let (tx, next, todo, games, reference) = (tx.clone(), &next, &todo, &games, &reference);
             scope.spawn(move || {
-                let mut analyst = Analyst::new(opts.nodes, opts.multipv);
+                let mut worker = match &opts.reference {
+                    ReferenceEngine::Builtin => {
+                        Worker::Builtin(Box::new(Analyst::new(opts.nodes, opts.multipv)))
+                    }
+                    ReferenceEngine::Usi(p) => match UsiAnalyst::new(p, opts.nodes, opts.multipv) {
+                        Ok(a) => Worker::Usi(Box::new(a)),
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    },
+                };
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(gi, ply)) = todo.get(i) else { break };
                     let g = &games[gi];
-                    let line = position_before(g, ply as usize).map(|(pos, played)| {
-                        let candidates = analyst.candidates(&pos, played);
-                        AnalysedPosition {
+                    let line = position_before(g, ply as usize).and_then(|(pos, played)| {
+                        let candidates = worker
+                            .candidates(&pos, played)
+                            .map_err(|e| format!("game {} ply {ply}: {e}", g.id))?;
+                        Ok(AnalysedPosition {
                             game: g.id,
                             ply,
                             player: match pos.side_to_move() {
@@ -259,7 +385,7 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
                             played: played.to_usi(),
                             candidates,
                             reference: reference.clone(),
-                        }
+                        })
                     });
                     if tx.send(line).is_err() {
                         break;

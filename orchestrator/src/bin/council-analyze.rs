@@ -41,6 +41,10 @@ enum Command {
         /// The reference's node budget per position.
         #[arg(long, default_value_t = 200_000)]
         nodes: u64,
+        /// A USI engine of a config as the reference (CONFIG:PLAYER); default: the built-in
+        /// engine, in process.
+        #[arg(long, value_name = "CONFIG:PLAYER")]
+        reference: Option<String>,
         /// Candidates per position (MultiPV).
         #[arg(long, default_value_t = 50)]
         multipv: usize,
@@ -147,12 +151,27 @@ fn run(command: Command) -> anyhow::Result<()> {
             inputs,
             out,
             nodes,
+            reference,
             multipv,
             skip_plies,
             concurrency,
             resume,
             quiet,
         } => {
+            let reference = match reference {
+                None => moves::ReferenceEngine::Builtin,
+                Some(text) => {
+                    let (file, player) = text.rsplit_once(':').with_context(|| {
+                        format!("--reference {text}: write CONFIG:PLAYER, e.g. configs/vs-fairy-stockfish.toml:fairy-stockfish")
+                    })?;
+                    let config = Config::load_players(std::path::Path::new(file))?;
+                    let p = config
+                        .players
+                        .get(player)
+                        .with_context(|| format!("--reference: {file} has no player `{player}`"))?;
+                    moves::ReferenceEngine::Usi(Box::new(p.clone()))
+                }
+            };
             let concurrency = concurrency.unwrap_or_else(|| {
                 std::thread::available_parallelism()
                     .map(|n| n.get())
@@ -161,6 +180,7 @@ fn run(command: Command) -> anyhow::Result<()> {
             let opts = moves::MovesOptions {
                 inputs,
                 out: out.clone(),
+                reference,
                 nodes,
                 multipv,
                 skip_plies,
