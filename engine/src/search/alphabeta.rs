@@ -166,6 +166,8 @@ pub(crate) struct Searcher<'a> {
     pub nodes: u64,
     /// Nodes that called the quiescence search (entries into it, not the nodes inside it).
     pub frontier: u64,
+    /// Check extensions applied (none in measuring mode).
+    pub extensions: u64,
     pub leaves: LeafCounts,
     seldepth: i32,
     stopped: bool,
@@ -203,6 +205,7 @@ impl<'a> Searcher<'a> {
             was_pondering: false,
             nodes: 0,
             frontier: 0,
+            extensions: 0,
             leaves: LeafCounts::default(),
             seldepth: 0,
             stopped: false,
@@ -549,6 +552,7 @@ impl<'a> Searcher<'a> {
             self.stack[0].current = mv;
             self.pos.apply_move32_with_gives_check(mv, gives_check);
             let ext = i32::from(gives_check && in_check && !self.limits.measure);
+            self.extensions += ext as u64;
             let new_depth = depth - 1 + ext;
             let value = if i == pv_idx {
                 -self.search(-beta, -alpha, new_depth, 1, false, true)
@@ -850,6 +854,7 @@ impl<'a> Searcher<'a> {
                     && ply < 2 * self.root_depth
                     && see_ge(&self.pos, mv, 0),
             );
+            self.extensions += ext as u64;
             let new_depth = depth - 1 + ext;
 
             self.stack[p].current = mv;

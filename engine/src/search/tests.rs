@@ -256,6 +256,56 @@ fn leaves_are_counted_from_sentes_view_whoever_is_to_move() {
     }
 }
 
+/// Frontier nodes and check extensions of a fresh depth-`d` search of `p`, measuring or not.
+fn frontier_and_extensions(p: &Position, d: i32, measure: bool) -> (u64, u64) {
+    let mut engine = engine_with(EngineSettings::default());
+    let limits = CoreLimits {
+        depth: d,
+        nodes: None,
+        budget: time::Budget {
+            soft: None,
+            hard: None,
+        },
+        multipv: 1,
+        measure,
+    };
+    let mut s = Searcher::new(
+        p.clone(),
+        &mut engine.tt,
+        &mut engine.heur,
+        Noise::default(),
+        Flags::default(),
+        limits,
+    );
+    let _ = s.run(&mut |_| {});
+    (s.frontier, s.extensions)
+}
+
+#[test]
+fn measuring_mode_has_no_check_extension() {
+    // Root: sente is in check from the rook on 5a; R*5e blocks it and checks the king on 9e
+    // (a root extension in play). Deeper: the bench's tactical middle game, full of checks.
+    let root_check = pos("4r4/9/9/9/k8/9/9/9/4K4 b R2b4g4s4n4l18p 1");
+    let checks = pos("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1");
+    for (p, d) in [(&root_check, 1), (&checks, 4)] {
+        let (measured, none) = frontier_and_extensions(p, d, true);
+        let (played, some) = frontier_and_extensions(p, d, false);
+        assert_eq!(none, 0, "{}", p.to_sfen(None));
+        assert!(some > 0, "{}", p.to_sfen(None));
+        assert_ne!(measured, played, "{}", p.to_sfen(None));
+    }
+    // At depth 1 every root move's reply is a frontier node, entered once, or twice when PVS
+    // re-searches it.
+    let mut legal = rsshogi::board::Move32List::new();
+    rsshogi::board::generate_legal_all_move32(&root_check, &mut legal);
+    let moves = legal.len() as u64;
+    let (measured, _) = frontier_and_extensions(&root_check, 1, true);
+    assert!(
+        (moves..=2 * moves).contains(&measured),
+        "{measured} for {moves} moves"
+    );
+}
+
 #[test]
 fn the_frontier_counts_entries_into_quiescence_not_the_nodes_inside() {
     // A tactical middle game (bench position 3): captures everywhere, so quiescence searches
