@@ -430,3 +430,81 @@ fn a_usi_engine_of_a_config_can_be_the_reference() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no player `nobody`"));
 }
+
+#[test]
+fn complexity_series_come_from_an_analysis_with_complexity() {
+    let dir = scratch("complexity");
+    let run = played_run(&dir, 1);
+    let an = dir.join("an.jsonl");
+    analyze(&[
+        "moves".as_ref(),
+        run.as_os_str(),
+        "--out".as_ref(),
+        an.as_os_str(),
+        "--nodes".as_ref(),
+        "800".as_ref(),
+        "--multipv".as_ref(),
+        "2".as_ref(),
+        "--complexity".as_ref(),
+        "--ebf-nodes".as_ref(),
+        "2000".as_ref(),
+        "--skip-plies".as_ref(),
+        "0".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    let all = lines(&an);
+    for v in all.values() {
+        assert!(
+            v["root_cp"].is_i64() && v["leaves"].as_u64().unwrap() > 0,
+            "{v}"
+        );
+        let r = v["leaf_ratio"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&r));
+        if let Some(ebf) = v["ebf"].as_f64() {
+            assert!(ebf >= 1.0 && v["ebf_depth"].as_u64().unwrap() >= 1, "{v}");
+        }
+    }
+    let svg = dir.join("svg");
+    let o = analyze(&[
+        "complexity".as_ref(),
+        an.as_os_str(),
+        "--svg".as_ref(),
+        svg.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let games = r["games"].as_array().unwrap();
+    assert_eq!(games.len(), 3);
+    for g in games {
+        let id = g["game"].as_u64().unwrap();
+        let n = all.keys().filter(|(game, _)| *game == id).count();
+        assert_eq!(g["positions"].as_u64().unwrap() as usize, n);
+        assert_eq!(g["kalman"].as_array().unwrap().len(), n);
+        assert_eq!(g["window_rho"].as_array().unwrap().len(), n);
+        let rho = g["rho_raw"].as_f64().unwrap();
+        assert!((-1.0..=1.0).contains(&rho));
+        assert!(g["rms_speed"].as_f64().unwrap() > 0.0);
+        assert!(svg.join(format!("game-{id:04}.svg")).exists());
+    }
+    // Without --complexity there is nothing to say, and the message says how to get it.
+    let plain = dir.join("plain.jsonl");
+    analyze(&[
+        "moves".as_ref(),
+        run.as_os_str(),
+        "--out".as_ref(),
+        plain.as_os_str(),
+        "--nodes".as_ref(),
+        "300".as_ref(),
+        "--multipv".as_ref(),
+        "2".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    let o = Command::new(workspace_bin("council-analyze"))
+        .arg("complexity")
+        .arg(&plain)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("moves --complexity"));
+}

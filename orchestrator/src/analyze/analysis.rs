@@ -57,6 +57,19 @@ pub struct AnalysedPosition {
     /// The reference's candidates, best first, mover's view; the played move always present.
     pub candidates: Vec<Candidate>,
     pub reference: Reference,
+    /// With `--complexity`: the reference's score of the position from sente's view (a normal,
+    /// single-line search), its evaluated leaves and the share good for sente, and the position's
+    /// effective branching factor with its depth (absent when a mate dropped the position).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_cp: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf_ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ebf: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ebf_depth: Option<u32>,
 }
 
 impl AnalysedPosition {

@@ -323,6 +323,11 @@ mod tests {
                 nodes: Some(1),
                 depth: None,
             },
+            root_cp: None,
+            leaves: None,
+            leaf_ratio: None,
+            ebf: None,
+            ebf_depth: None,
         }
     }
 

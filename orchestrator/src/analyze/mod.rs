@@ -7,6 +7,7 @@
 //! lines) and uses the simulator's models (`sim`) for its fits; nothing below it depends on it.
 
 pub mod analysis;
+pub mod complexity;
 pub mod council;
 pub mod game_length;
 pub mod ir;

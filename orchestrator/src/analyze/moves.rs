@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use engine::position::Position;
-use engine::search::{BestMove, Engine, EngineSettings, Limits, SearchInfo, StopFlag};
+use engine::search::ebf::EbfOutcome;
+use engine::search::{BestMove, Engine, EngineSettings, Limits, SearchInfo, Silent, StopFlag};
 use engine::types::{Color, Move, Score};
 
 use super::analysis::{self, AnalysedPosition, AnalysisWriter, Candidate, Reference, score_cp};
@@ -47,6 +48,9 @@ pub struct MovesOptions {
     pub multipv: usize,
     /// Positions before this ply are not analysed (the opening).
     pub skip_plies: u32,
+    /// Also measure each position's complexity (built-in reference only): root score, leaves,
+    /// leaf ratio, and the EBF with this frontier-node threshold.
+    pub complexity: Option<u64>,
     pub concurrency: usize,
     pub resume: bool,
     pub progress: bool,
@@ -112,6 +116,15 @@ fn negate_child(score: Score) -> Score {
     }
 }
 
+/// What `--complexity` adds to a line.
+struct Complexity {
+    root_cp: i32,
+    leaves: u64,
+    leaf_ratio: Option<f64>,
+    ebf: Option<f64>,
+    ebf_depth: Option<u32>,
+}
+
 /// MultiPV lines: each line's first move and score, best first.
 type Lines = Vec<(Move, Score)>;
 
@@ -162,6 +175,39 @@ impl Analyst {
             .engine
             .search(pos, &limits, &StopFlag::new(), &mut observer);
         (complete, r.best, r.score)
+    }
+
+    /// The position's complexity: root score (sente's view) and leaves of a normal single-line
+    /// search at the budget, and its EBF at threshold `nth`.
+    fn complexity(&mut self, pos: &Position, nth: u64) -> Complexity {
+        let mut settings = self.engine.settings().clone();
+        settings.multipv = 1;
+        self.engine.set_settings(settings);
+        self.engine.new_game();
+        let limits = Limits {
+            nodes: Some(self.nodes),
+            ..Limits::default()
+        };
+        let r = self
+            .engine
+            .search(pos, &limits, &StopFlag::new(), &mut Silent);
+        let mover = score_cp(r.score);
+        let root_cp = if pos.side_to_move() == Color::Sente {
+            mover
+        } else {
+            -mover
+        };
+        let (ebf, ebf_depth) = match self.engine.measure_ebf(pos, nth) {
+            EbfOutcome::Measured(m) => (Some(m.ebf), Some(m.depth)),
+            EbfOutcome::Dropped { .. } => (None, None),
+        };
+        Complexity {
+            root_cp,
+            leaves: r.leaves.leaves,
+            leaf_ratio: r.leaves.ratio(),
+            ebf,
+            ebf_depth,
+        }
     }
 
     /// The candidates of `pos` (best first, mover's view), `played` among them.
@@ -278,6 +324,13 @@ impl Worker {
             Worker::Usi(a) => a.candidates(pos, played),
         }
     }
+
+    fn complexity(&mut self, pos: &Position, nth: u64) -> Option<Complexity> {
+        match self {
+            Worker::Builtin(a) => Some(a.complexity(pos, nth)),
+            Worker::Usi(_) => None,
+        }
+    }
 }
 
 /// Analyse the games of `opts.inputs` into `opts.out`.
@@ -292,6 +345,12 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
         nodes: Some(opts.nodes),
         depth: None,
     };
+    if matches!(opts.reference, ReferenceEngine::Usi(_)) && opts.complexity.is_some() {
+        return Err(
+            "--complexity counts the built-in engine's leaves and nodes: leave out --reference"
+                .into(),
+        );
+    }
     if let ReferenceEngine::Usi(p) = &opts.reference
         && !matches!(p.kind, PlayerKind::Usi(_))
     {
@@ -321,6 +380,12 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
                     p.reference.nodes.unwrap_or(0),
                     reference.name,
                     opts.nodes
+                ));
+            }
+            if opts.complexity.is_some() && p.root_cp.is_none() {
+                return Err(format!(
+                    "{}: analysed without --complexity; resume it the same way, or analyse into another --out",
+                    opts.out.display()
                 ));
             }
             done.insert((p.game, p.ply));
@@ -374,7 +439,13 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
                         let candidates = worker
                             .candidates(&pos, played)
                             .map_err(|e| format!("game {} ply {ply}: {e}", g.id))?;
+                        let c = opts.complexity.and_then(|nth| worker.complexity(&pos, nth));
                         Ok(AnalysedPosition {
+                            root_cp: c.as_ref().map(|c| c.root_cp),
+                            leaves: c.as_ref().map(|c| c.leaves),
+                            leaf_ratio: c.as_ref().and_then(|c| c.leaf_ratio),
+                            ebf: c.as_ref().and_then(|c| c.ebf),
+                            ebf_depth: c.as_ref().and_then(|c| c.ebf_depth),
                             game: g.id,
                             ply,
                             player: match pos.side_to_move() {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use orchestrator::analyze::ir::{self, CalibrationFile, Rules};
-use orchestrator::analyze::{analysis, council, game_length, moves};
+use orchestrator::analyze::{analysis, complexity, council, game_length, moves};
 use orchestrator::config::Config;
 use orchestrator::runner::RunInfo;
 
@@ -51,6 +51,13 @@ enum Command {
         /// Positions before this ply are not analysed.
         #[arg(long, default_value_t = 16)]
         skip_plies: u32,
+        /// Also record each position's complexity (built-in reference): root score from sente's
+        /// view, leaves and leaf ratio of a normal search, and the EBF.
+        #[arg(long)]
+        complexity: bool,
+        /// The EBF's frontier-node threshold (with --complexity).
+        #[arg(long, default_value_t = 200_000)]
+        ebf_nodes: u64,
         /// Positions analysed at once (default: the number of cores).
         #[arg(long)]
         concurrency: Option<usize>,
@@ -112,6 +119,31 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Per game of an analysis made with `moves --complexity`: root against leaf-level score
+    /// (ρ raw and Kalman-filtered), RMS speed, the 16-position windowed ρ and the Kalman series.
+    Complexity {
+        file: PathBuf,
+        /// Process noise variance Q (cp²).
+        #[arg(long, default_value_t = 400.0)]
+        kalman_q: f64,
+        /// Observation noise variance R (cp²).
+        #[arg(long, default_value_t = 10000.0)]
+        kalman_r: f64,
+        /// P_0 = P·I (default: diag(R, 1e4, 1e4)).
+        #[arg(long)]
+        kalman_p0: Option<f64>,
+        /// The win-rate constant T that turns the leaf ratio into a score.
+        #[arg(long, default_value_t = 600.0)]
+        win_rate_t: f64,
+        /// Both series are clamped to ±this (a mate counts as a large score, not ±30000).
+        #[arg(long, default_value_t = 3000.0)]
+        clamp_cp: f64,
+        /// Write one SVG per game into this folder.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Per council of a run: members' noise and pairs' sync from the votes (and from a reference
     /// analysis of the run: best-move rates), the council model's predicted best-move rate of
     /// every method beside the measured one.
@@ -154,6 +186,8 @@ fn run(command: Command) -> anyhow::Result<()> {
             reference,
             multipv,
             skip_plies,
+            complexity,
+            ebf_nodes,
             concurrency,
             resume,
             quiet,
@@ -184,6 +218,7 @@ fn run(command: Command) -> anyhow::Result<()> {
                 nodes,
                 multipv,
                 skip_plies,
+                complexity: complexity.then_some(ebf_nodes),
                 concurrency,
                 resume,
                 progress: !quiet,
@@ -321,6 +356,44 @@ fn run(command: Command) -> anyhow::Result<()> {
             match format {
                 Format::Text => print!("{}", game_length::table(&report)),
                 Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+            }
+        }
+        Command::Complexity {
+            file,
+            kalman_q,
+            kalman_r,
+            kalman_p0,
+            win_rate_t,
+            clamp_cp,
+            svg,
+            format,
+        } => {
+            anyhow::ensure!(
+                kalman_q > 0.0 && kalman_r > 0.0 && kalman_p0.is_none_or(|p| p > 0.0),
+                "--kalman-q, --kalman-r and --kalman-p0 are variances: give positive numbers"
+            );
+            let k = complexity::KalmanSettings {
+                q: kalman_q,
+                r: kalman_r,
+                p0: kalman_p0,
+            };
+            let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
+            let games = complexity::analyse(&read.positions, &k, win_rate_t, clamp_cp)
+                .map_err(anyhow::Error::msg)?;
+            if let Some(dir) = &svg {
+                complexity::svgs(dir, &games).map_err(anyhow::Error::msg)?;
+            }
+            match format {
+                Format::Text => print!("{}", complexity::table(&games)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "games": games,
+                        "kalman": k,
+                        "win_rate_t": win_rate_t,
+                        "clamp_cp": clamp_cp,
+                    }))?
+                ),
             }
         }
         Command::Council {
