@@ -508,3 +508,90 @@ fn complexity_series_come_from_an_analysis_with_complexity() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("moves --complexity"));
 }
+
+#[test]
+fn famous_reproduces_seed_004_table_5_3_from_tables_5_1_and_5_2() {
+    let csv = council_tests::workspace_root().join("tests/fixtures/seed004_famous.csv");
+    let o = analyze(&[
+        "famous".as_ref(),
+        "--csv".as_ref(),
+        csv.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Table 5.3 of seed 004: the leave-one-out probability (%) of each game, in the fixture's
+    // order (the chosen eleven, then the eleven not chosen).
+    let table = [
+        99.4, 99.9, 91.0, 29.6, 56.5, 65.7, 35.4, 15.3, 16.5, 90.2, 63.8, 45.3, 55.9, 99.9, 29.8,
+        35.1, 25.8, 27.6, 57.2, 57.0, 43.9, 47.9,
+    ];
+    let games = r["games"].as_array().unwrap();
+    assert_eq!(games.len(), table.len());
+    for (g, want) in games.iter().zip(table) {
+        let got = 100.0 * g["loo_p"].as_f64().unwrap();
+        assert!(
+            (got - want).abs() <= 0.5,
+            "{}: {got:.1}% vs {want}%",
+            g["game"]
+        );
+    }
+    let seven_of_eleven = 7.0 / 11.0;
+    assert!((r["precision"].as_f64().unwrap() - seven_of_eleven).abs() < 1e-12);
+    assert!((r["recall"].as_f64().unwrap() - seven_of_eleven).abs() < 1e-12);
+}
+
+#[test]
+fn resign_fits_each_player_and_names_a_bad_row() {
+    let dir = scratch("resign");
+    // Two players drawn from the model with different thresholds (seeded LCG, no test crate).
+    let mut state: u64 = 12345;
+    let mut uniform = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut text = String::from("player,v,ebf,resigned\n");
+    // x = -v / ln b*; resignation when x passes mu (sigma 800), drawn through the logistic
+    // approximation of the normal CDF, which is close enough to check that mu comes back.
+    for (player, mu) in [("F", 1500.0), ("M", 800.0)] {
+        for _ in 0..600 {
+            let v = -3000.0 + 3500.0 * uniform();
+            let ebf: f64 = 1.5 + uniform();
+            let x = -v / ebf.ln();
+            let p = 1.0 / (1.0 + (-1.702 * (x - mu) / 800.0).exp());
+            let resigned = uniform() < p;
+            text.push_str(&format!(
+                "{player},{v:.0},{ebf:.3},{}\n",
+                u8::from(resigned)
+            ));
+        }
+    }
+    let csv = dir.join("resign.csv");
+    std::fs::write(&csv, &text).unwrap();
+    let o = analyze(&[
+        "resign".as_ref(),
+        "--csv".as_ref(),
+        csv.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let players = r["players"].as_array().unwrap();
+    assert_eq!(players.len(), 2);
+    for (p, mu) in players.iter().zip([1500.0, 800.0]) {
+        for key in ["mu", "sigma", "precision", "recall", "f"] {
+            assert!(p[key].as_f64().unwrap().is_finite(), "{key}: {p}");
+        }
+        assert!((p["mu"].as_f64().unwrap() - mu).abs() < 250.0, "{p}");
+        assert!(p["f"].as_f64().unwrap() > 0.5, "{p}");
+    }
+    std::fs::write(&csv, "player,v,ebf,resigned\nF,-300,2.0,1\nF,abc,2.0,0\n").unwrap();
+    let o = Command::new(workspace_bin("council-analyze"))
+        .args(["resign".as_ref(), "--csv".as_ref(), csv.as_os_str()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("row 2: v `abc` is not a number"));
+}

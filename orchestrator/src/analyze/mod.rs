@@ -12,3 +12,4 @@ pub mod council;
 pub mod game_length;
 pub mod ir;
 pub mod moves;
+pub mod verdicts;

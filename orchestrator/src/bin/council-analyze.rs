@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use orchestrator::analyze::ir::{self, CalibrationFile, Rules};
-use orchestrator::analyze::{analysis, complexity, council, game_length, moves};
+use orchestrator::analyze::{analysis, complexity, council, game_length, moves, verdicts};
 use orchestrator::config::Config;
 use orchestrator::runner::RunInfo;
 
@@ -141,6 +141,29 @@ enum Command {
         /// Write one SVG per game into this folder.
         #[arg(long)]
         svg: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Seed 004's famous-game model: p = 1/(1+exp(-(M0 + M1 rho))) by maximum likelihood, with
+    /// leave-one-out probabilities, precision and recall at 50%.
+    Famous {
+        /// Columns game,rho,label[,exclude] (label 1 = chosen; excluded games are left out of
+        /// every fit but still predicted).
+        #[arg(long)]
+        csv: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Seed 004's resignation model per player: mu, sigma by maximum likelihood, leave-one-out
+    /// precision, recall and F at 50%.
+    Resign {
+        /// Columns player,v,ebf,resigned (v: the resigner's score; resigned 1 at the resigning
+        /// position, 0 sixteen plies earlier).
+        #[arg(long)]
+        csv: PathBuf,
+        /// The "v only" variant: ignore the EBF.
+        #[arg(long)]
+        no_ebf: bool,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
@@ -394,6 +417,67 @@ fn run(command: Command) -> anyhow::Result<()> {
                         "clamp_cp": clamp_cp,
                     }))?
                 ),
+            }
+        }
+        Command::Famous { csv, format } => {
+            let r = verdicts::famous(&csv).map_err(anyhow::Error::msg)?;
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&r)?),
+                Format::Text => {
+                    println!("p = 1 / (1 + exp(-({:.3} + {:.3} rho)))", r.m0, r.m1);
+                    for g in &r.games {
+                        println!(
+                            "{:>6.1}%  {}  rho {:.3}{}{}",
+                            100.0 * g.loo_p,
+                            if g.label { "chosen    " } else { "not chosen" },
+                            g.rho,
+                            if g.excluded {
+                                " (excluded from fits)"
+                            } else {
+                                ""
+                            },
+                            format_args!("  {}", g.game)
+                        );
+                    }
+                    println!(
+                        "precision {:.1}%, recall {:.1}% (leave-one-out, at 50%)",
+                        100.0 * r.precision,
+                        100.0 * r.recall
+                    );
+                }
+            }
+        }
+        Command::Resign {
+            csv,
+            no_ebf,
+            format,
+        } => {
+            let players = verdicts::resign(&csv, !no_ebf).map_err(anyhow::Error::msg)?;
+            match format {
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({ "players": players, "ebf": !no_ebf })
+                    )?
+                ),
+                Format::Text => {
+                    println!(
+                        "{:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+                        "player", "positions", "mu", "sigma", "precision", "recall", "F"
+                    );
+                    for p in &players {
+                        println!(
+                            "{:<16} {:>9} {:>9.4} {:>9.4} {:>8.1}% {:>8.1}% {:>6.1}%",
+                            p.name,
+                            p.positions,
+                            p.mu,
+                            p.sigma,
+                            100.0 * p.precision,
+                            100.0 * p.recall,
+                            100.0 * p.f
+                        );
+                    }
+                }
             }
         }
         Command::Council {
