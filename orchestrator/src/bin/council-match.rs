@@ -1,24 +1,34 @@
-//! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check]`: plays
-//! the match or tournament a TOML file describes and ends with a standings table.
+//! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check]
+//! [--serve [ADDR]]`: plays the match or tournament a TOML file describes and ends with a
+//! standings table. `council-match serve RUN_DIR [--addr ADDR]`: the live page of a run folder.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use orchestrator::config::Config;
+use orchestrator::live;
 use orchestrator::runner::summary;
 use orchestrator::runner::{self, RunOptions};
 use tokio_util::sync::CancellationToken;
 
+/// Where the live page listens unless told.
+const DEFAULT_ADDR: &str = "127.0.0.1:8700";
+
 #[derive(Parser, Debug)]
 #[command(
     version,
-    about = "Play councils and single shogi engines against each other"
+    about = "Play councils and single shogi engines against each other",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// The match configuration (TOML), e.g. configs/3vs1.toml.
-    config: PathBuf,
+    #[arg(required = true)]
+    config: Option<PathBuf>,
     /// Games per pairing, overriding the config's `games`.
     #[arg(long)]
     games: Option<u64>,
@@ -41,6 +51,21 @@ struct Cli {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Serve the live page while the run plays, on ADDR (default 127.0.0.1:8700); it stays up
+    /// after the run until Ctrl-C.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDR)]
+    serve: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Serve the live page of a run folder (finished, running or merged), following its
+    /// results.jsonl as it grows.
+    Serve {
+        run_dir: PathBuf,
+        #[arg(long, default_value = DEFAULT_ADDR)]
+        addr: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -56,7 +81,13 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let mut config = Config::load(&cli.config)?;
+    if let Some(Command::Serve { run_dir, addr }) = &cli.command {
+        let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+        rt.block_on(orchestrator::live::serve_folder(run_dir, addr))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let config_path = cli.config.clone().context("no CONFIG given")?;
+    let mut config = Config::load(&config_path)?;
     if let Some(g) = cli.games {
         anyhow::ensure!(g > 0, "--games must be at least 1");
         config.games = g;
@@ -70,7 +101,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if cli.check {
         println!(
             "{}: valid ({} players, {} games per pairing)",
-            cli.config.display(),
+            config_path.display(),
             config.playing.len(),
             config.games
         );
@@ -84,28 +115,49 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(concurrency > 0, "--concurrency must be at least 1");
     let out = match cli.out {
         Some(o) => o,
-        None => default_out(&cli.config),
+        None => default_out(&config_path),
     };
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         out: out.clone(),
         concurrency,
         seed: cli.seed,
         resume: cli.resume,
         progress: !cli.quiet,
+        feed: None,
     };
     let outcome = rt.block_on(async {
+        let page = match &cli.serve {
+            Some(addr) => {
+                let page = live::LivePage::start(addr, &config).await?;
+                eprintln!("live page: {}", page.url());
+                opts.feed = Some(page.feed());
+                Some(page)
+            }
+            None => None,
+        };
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
-        tokio::spawn(async move {
+        let signals = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 eprintln!("council-match: interrupted; finishing writes (resume with --resume)");
                 on_signal.cancel();
             }
         });
-        runner::run(config, &opts, cancel).await
+        let outcome = runner::run(config, &opts, cancel).await?;
+        signals.abort();
+        print!("{}", summary::standings_table(&outcome.summary));
+        println!("results in {}", out.display());
+        if let Some(page) = page
+            && !outcome.interrupted
+        {
+            eprintln!(
+                "the run is over; its live page stays up at {} until Ctrl-C",
+                page.url()
+            );
+            page.until_ctrl_c().await;
+        }
+        anyhow::Ok(outcome)
     })?;
-    print!("{}", summary::standings_table(&outcome.summary));
-    println!("results in {}", out.display());
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {

@@ -27,6 +27,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::factory::build_player;
+use crate::feed::{RunFeed, RunStart};
 use crate::player::Player;
 use crate::results::{self, GameResult, ResultsWriter};
 use arbiter::PlayedGame;
@@ -64,6 +65,8 @@ pub struct RunOptions {
     pub resume: bool,
     /// Show a progress bar (on a terminal).
     pub progress: bool,
+    /// Who watches the run as it plays (the live page): told of every start, move and end.
+    pub feed: Option<Arc<dyn RunFeed>>,
 }
 
 /// What the run folder remembers so `--resume` continues the same run.
@@ -220,6 +223,13 @@ pub async fn run(
         .filter(|g| !done.contains(&g.id) && !sprt_decided(&sprt))
         .collect();
     let total = done.len() + todo.len();
+    if let Some(feed) = &opts.feed {
+        feed.run_started(RunStart {
+            seed,
+            total,
+            finished: &finished,
+        });
+    }
     let results_path = opts.out.join("results.jsonl");
     let mut writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
 
@@ -237,13 +247,14 @@ pub async fn run(
     // game starts while results are unwritten and an SPRT decision stops the match promptly.
     let (tx, mut rx) = mpsc::channel::<PlayedGame>(opts.concurrency.max(1));
     for spec in todo {
-        let (config, pool, permits, cancel, tx, stop_new) = (
+        let (config, pool, permits, cancel, tx, stop_new, feed) = (
             config.clone(),
             pool.clone(),
             permits.clone(),
             cancel.clone(),
             tx.clone(),
             stop_new.clone(),
+            opts.feed.clone(),
         );
         tracker.spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
@@ -256,7 +267,13 @@ pub async fn run(
             let mut gote = pool.take(&config, &spec.gote);
             let span = tracing::info_span!("game", id = spec.id);
             let played = tracing::Instrument::instrument(
-                game::play_game(&config, &spec, [sente.as_mut(), gote.as_mut()], &cancel),
+                game::play_game(
+                    &config,
+                    &spec,
+                    [sente.as_mut(), gote.as_mut()],
+                    &cancel,
+                    feed,
+                ),
                 span,
             )
             .await;
@@ -287,6 +304,9 @@ pub async fn run(
             break;
         }
         played_now += 1;
+        if let Some(feed) = &opts.feed {
+            feed.game_ended(&p.result);
+        }
         if let Some(stop) = &mut sprt
             && stop.add(&p.result).is_some()
         {
@@ -322,6 +342,11 @@ pub async fn run(
         source: std::io::Error::other(e),
     })?;
     std::fs::write(&summary_path, json).map_err(io(&summary_path))?;
+    if let Some(feed) = &opts.feed
+        && let Ok(value) = serde_json::to_value(&summary)
+    {
+        feed.run_ended(&value);
+    }
     Ok(RunOutcome {
         games: finished,
         played_now,
