@@ -73,7 +73,11 @@ pub async fn follow(dir: PathBuf, live: Arc<Live>) {
                     live.add_finished(g);
                 }
                 for (line, problem) in &read.bad {
-                    tracing::warn!("{}:{}: skipped: {problem}", results.display(), line_no + line);
+                    tracing::warn!(
+                        "{}:{}: skipped: {problem}",
+                        results.display(),
+                        line_no + line
+                    );
                 }
                 offset += read.bytes;
                 line_no += read.lines;
@@ -133,7 +137,9 @@ fn read_from(path: &Path, offset: u64) -> Result<Lines, String> {
         }
         match serde_json::from_str::<GameResult>(&line) {
             Ok(game) => read.games.push(game),
-            Err(e) => read.bad.push((read.lines, format!("not a game result: {e}"))),
+            Err(e) => read
+                .bad
+                .push((read.lines, format!("not a game result: {e}"))),
         }
     }
     Ok(read)

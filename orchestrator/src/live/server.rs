@@ -33,6 +33,10 @@ use super::{Live, Message, positions};
 /// How long a write to a browser may wait for it to read before it is dropped.
 pub const STALL_LIMIT: Duration = Duration::from_secs(10);
 
+/// The kernel's send buffer per connection (Linux doubles it): bounds what a browser that stopped
+/// reading holds of the server's memory, instead of the megabytes loopback autotuning grants.
+const SEND_BUFFER: usize = 64 * 1024;
+
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
 const STYLE_CSS: &str = include_str!("assets/style.css");
@@ -43,9 +47,12 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-
 
 /// Bind the page's address (`127.0.0.1:8700` unless given), naming it when that fails.
 pub async fn bind(addr: &str) -> Result<TcpListener, io::Error> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot serve the live page on {addr}: {e}")))
+    TcpListener::bind(addr).await.map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot serve the live page on {addr}: {e}"),
+        )
+    })
 }
 
 /// The routes over `live`.
@@ -135,7 +142,9 @@ async fn live_games(State(live): State<Arc<Live>>) -> Response {
 
 /// A snapshot first, then every event; the stream ends when the browser falls behind the
 /// channel (it reconnects and gets a new snapshot).
-async fn events(State(live): State<Arc<Live>>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+async fn events(
+    State(live): State<Arc<Live>>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     // Subscribe before the snapshot: an event may then come twice, never be missed.
     let rx = live.subscribe();
     let snapshot = serde_json::to_string(&live.snapshot()).unwrap_or_else(|_| "{}".into());
@@ -145,9 +154,7 @@ async fn events(State(live): State<Arc<Live>>) -> Sse<impl Stream<Item = Result<
         .data(snapshot);
     let rest = futures::stream::unfold(rx, |mut rx| async move {
         match rx.recv().await {
-            Ok(Message { kind, data }) => {
-                Some((Ok(Event::default().event(kind).data(&*data)), rx))
-            }
+            Ok(Message { kind, data }) => Some((Ok(Event::default().event(kind).data(&*data)), rx)),
             // Lagged: this browser missed events; Closed: the run's view is gone.
             Err(_) => None,
         }
@@ -166,6 +173,7 @@ impl axum::serve::Listener for GuardedListener {
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         let (io, peer) = axum::serve::Listener::accept(&mut self.0).await;
         let _ = io.set_nodelay(true);
+        let _ = socket2::SockRef::from(&io).set_send_buffer_size(SEND_BUFFER);
         (
             StallGuard {
                 io,
