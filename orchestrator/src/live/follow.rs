@@ -144,3 +144,47 @@ fn read_from(path: &Path, offset: u64) -> Result<Lines, String> {
     }
     Ok(read)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: u64) -> String {
+        format!(
+            "{{\"id\":{id},\"sente\":\"a\",\"gote\":\"b\",\"start\":\"startpos\",\"moves\":[],\
+             \"result\":\"draw\",\"reason\":\"max_plies\",\"plies\":0}}\n"
+        )
+    }
+
+    #[test]
+    fn only_complete_lines_are_read_and_a_bad_one_is_skipped_by_number() {
+        let dir = std::env::temp_dir().join(format!("council-follow-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let path = dir.join("results.jsonl");
+        assert_eq!(read_from(&path, 0).expect("no file yet").lines, 0);
+
+        // Two games, a bad line, and a line still being written.
+        let text = format!("{}{}not json\n{}", line(0), line(1), &line(2)[..20]);
+        std::fs::write(&path, &text).expect("write");
+        let first = read_from(&path, 0).expect("read");
+        let ids: Vec<u64> = first.games.iter().map(|g| g.id).collect();
+        assert_eq!(ids, [0, 1]);
+        assert_eq!(first.lines, 3);
+        assert_eq!(first.bad.len(), 1);
+        assert_eq!(first.bad[0].0, 3, "the bad line by its number");
+        assert_eq!(
+            first.bytes as usize,
+            text.len() - 20,
+            "the partial line is not taken"
+        );
+
+        // The writer finishes its line: the next look takes it, and only it.
+        let whole = format!("{}{}not json\n{}", line(0), line(1), line(2));
+        std::fs::write(&path, &whole).expect("write");
+        let next = read_from(&path, first.bytes).expect("read");
+        assert_eq!(next.games.len(), 1);
+        assert_eq!(next.games[0].id, 2);
+        assert!(next.bad.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -438,3 +438,90 @@ pub fn positions(game: &GameResult) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn after(moves: &[&str]) -> Position {
+        let mut p = Position::startpos();
+        for m in moves {
+            let mv = p.parse_usi_move(m).expect("a legal move");
+            p.play(mv);
+        }
+        p
+    }
+
+    #[tokio::test]
+    async fn the_feed_keeps_the_games_in_play_and_tells_every_subscriber_in_order() {
+        let live = Live::new(None, Phase::Playing);
+        let mut rx = live.subscribe();
+        live.run_started(RunStart {
+            seed: 1,
+            total: 2,
+            finished: &[],
+        });
+        let start = Position::startpos().to_sfen();
+        live.game_started(GameStart {
+            id: 3,
+            sente: "a".into(),
+            gote: "<b>".into(),
+            start: start.clone(),
+            moves: Vec::new(),
+            sfen: start.clone(),
+            clocks: Default::default(),
+        });
+        let one = after(&["7g7f"]).to_sfen();
+        live.moved(MoveEvent {
+            id: 3,
+            ply: 1,
+            mv: "7g7f".into(),
+            mover: "sente".into(),
+            sfen: one.clone(),
+            time_ms: 5,
+            score: Some(Score::Cp(30)),
+            pv: vec!["7g7f".into(), "3c3d".into()],
+            clocks: Default::default(),
+            votes: Vec::new(),
+        });
+        let games = live.live_games();
+        assert_eq!(games.len(), 1);
+        let g = &games[0];
+        assert_eq!(
+            (g.moves.as_slice(), g.sfen.as_str()),
+            (&["7g7f".to_string()][..], one.as_str())
+        );
+        assert_eq!(
+            g.scores,
+            [Some(Score::Cp(30)), None],
+            "the mover's score, on its side"
+        );
+        assert_eq!(g.pvs[0], ["7g7f", "3c3d"]);
+
+        let line = serde_json::json!({
+            "id": 3, "sente": "a", "gote": "<b>", "start": start, "moves": ["7g7f", "3c3d"],
+            "result": "draw", "reason": "max_plies", "plies": 2,
+        });
+        let result: GameResult = serde_json::from_value(line).expect("a results line");
+        live.game_ended(&result);
+        assert!(
+            live.live_games().is_empty(),
+            "an ended game is no longer in play"
+        );
+        assert_eq!(live.finished().len(), 1);
+        let snapshot = live.snapshot();
+        assert_eq!((snapshot.total, snapshot.finished), (Some(2), 1));
+
+        let kinds: Vec<&str> = [rx.recv().await, rx.recv().await, rx.recv().await]
+            .into_iter()
+            .map(|m| m.expect("an event").kind)
+            .collect();
+        assert_eq!(kinds, ["game_start", "move", "game_end"]);
+
+        assert_eq!(
+            positions(&result),
+            [start, one, after(&["7g7f", "3c3d"]).to_sfen()],
+            "one position per ply, by the engine's rules"
+        );
+    }
+}

@@ -264,3 +264,37 @@ impl AsyncWrite for StallGuard {
         Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    /// A peer that never reads: once the kernel's buffers are full, the guarded write waits
+    /// [`STALL_LIMIT`] (the paused clock jumps there) and then fails instead of waiting forever.
+    #[tokio::test(start_paused = true)]
+    async fn a_write_to_a_peer_that_never_reads_fails_after_the_stall_limit() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let _client = TcpStream::connect(addr).await.expect("connect");
+        let (io, peer) = listener.accept().await.expect("accept");
+        let mut guarded = StallGuard {
+            io,
+            peer,
+            stalled: None,
+        };
+        let chunk = vec![0u8; 1 << 20];
+        let mut written = 0usize;
+        let error = loop {
+            match guarded.write_all(&chunk).await {
+                Ok(()) => written += chunk.len(),
+                Err(e) => break e,
+            }
+            assert!(
+                written < 1 << 30,
+                "a gigabyte went to a peer that never reads"
+            );
+        };
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
+    }
+}
