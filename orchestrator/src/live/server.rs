@@ -206,6 +206,9 @@ impl StallGuard {
             self.stalled = None;
             return poll;
         }
+        if self.stalled.is_none() {
+            tracing::debug!("live page: {} is not reading; waiting for it", self.peer);
+        }
         let timer = self
             .stalled
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(STALL_LIMIT)));
