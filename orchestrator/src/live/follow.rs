@@ -4,8 +4,8 @@
 //! Invariants: only complete lines of `results.jsonl` are read (a line being written is read on
 //! the next look, never half); the file is polled, not watched, so any filesystem works; a
 //! `summary.json` that covers every line read is shown as it is, so a finished run's page shows
-//! exactly its file; otherwise the summary is recomputed from `run.json`'s config. Nothing in
-//! the folder is ever written.
+//! exactly its file, and the run as finished (until more lines come: a resumed run); otherwise
+//! the summary is recomputed from `run.json`'s config. Nothing in the folder is ever written.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -69,6 +69,10 @@ pub async fn follow(dir: PathBuf, live: Arc<Live>) {
         }
         match read_from(&results, offset) {
             Ok(read) => {
+                if !read.games.is_empty() && live.snapshot_phase() == Phase::Finished {
+                    // A resumed run: it plays again.
+                    live.set_phase(Phase::Following);
+                }
                 for g in &read.games {
                     live.add_finished(g);
                 }
@@ -96,6 +100,7 @@ pub async fn follow(dir: PathBuf, live: Arc<Live>) {
             {
                 summary_seen = modified;
                 live.set_final_summary(v);
+                live.set_phase(Phase::Finished);
             }
         }
         tokio::time::sleep(POLL).await;

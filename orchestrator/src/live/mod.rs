@@ -222,6 +222,10 @@ impl Live {
         self.recompute.notify_one();
     }
 
+    fn snapshot_phase(&self) -> Phase {
+        self.state().phase
+    }
+
     fn set_phase(&self, phase: Phase) {
         self.state().phase = phase;
         self.publish("phase", &phase);

@@ -171,14 +171,20 @@ function renderProgress() {
   const done = state.summary && state.summary.games !== undefined ? state.summary.games : state.finished.size;
   const total = state.total;
   const gpm = state.summary ? state.summary.games_per_minute : null;
-  const parts = [done + (total !== null && total !== undefined ? " / " + total : "") + " games"];
+  const over = state.phase === "finished";
+  const known = total !== null && total !== undefined;
+  const parts = [done + (known && !over ? " / " + total : "") + " games"];
+  if (over && known && done < total) {
+    const sprt = state.summary && state.summary.sprt;
+    parts.push((sprt && sprt.decision !== "continue" ? "stopped by the SPRT" : "stopped early") + " (" + total + " scheduled)");
+  }
   if (gpm) parts.push(gpm.toFixed(1) + " games/min");
-  if (gpm && total && total > done && state.phase !== "finished") {
+  if (gpm && known && total > done && !over) {
     const minutes = (total - done) / gpm;
     parts.push("about " + (minutes < 1 ? Math.ceil(minutes * 60) + " s" : Math.ceil(minutes) + " min") + " left");
   }
   $("progress-text").textContent = parts.join(" · ");
-  $("progress-fill").style.width = total ? Math.min(100, (100 * done) / total) + "%" : "0";
+  $("progress-fill").style.width = over ? "100%" : total ? Math.min(100, (100 * done) / total) + "%" : "0";
   $("phase").textContent = state.phase || "";
 }
 
