@@ -34,6 +34,7 @@ pub(crate) fn build_player_tree(
             method,
             fairness,
             ml_d,
+            ..
         } => {
             let members = members
                 .iter()

@@ -15,6 +15,7 @@ pub mod player;
 
 // The programs' rooms: council-match's runner (arbiter, records, summary), council-usi's USI
 // server, council-elo's report. The runner tells a watcher of its moves through `feed`.
+pub mod analyze;
 pub mod elo_report;
 pub mod runner;
 pub mod usi_server;

@@ -6,6 +6,7 @@
 pub mod council;
 pub mod error;
 pub mod game_length;
+pub mod intrinsic;
 pub mod majority;
 pub mod moments;
 pub mod plain;

@@ -1,5 +1,5 @@
-//! `council-engine`: with no arguments a USI engine on stdin/stdout; `perft` and `bench`
-//! as subcommands. Thin: argument handling only, the work lives in the `engine` library.
+//! `council-engine`: with no arguments a USI engine on stdin/stdout; `perft`, `bench` and
+//! `ebf` as subcommands. Thin: argument handling only, the work lives in the `engine` library.
 //! USI owns stdout: logs go to stderr only.
 
 use anyhow::{Context, Result};
@@ -29,6 +29,21 @@ enum Command {
         #[arg(long, default_value_t = engine::search::bench::BENCH_DEPTH)]
         depth: u32,
     },
+    /// Effective branching factor of a position (models.md section 8): prints one JSON object.
+    Ebf(EbfArgs),
+}
+
+#[derive(Args)]
+struct EbfArgs {
+    /// Position to measure (default: the even-game start).
+    #[arg(long)]
+    sfen: Option<String>,
+    /// Threshold Nth: frontier nodes (nodes that enter quiescence) of the full-window deepening.
+    #[arg(long, default_value_t = engine::search::ebf::DEFAULT_NTH)]
+    nodes: u64,
+    /// Win-rate scale T of `win_rate = 1 / (1 + exp(-score / T))`.
+    #[arg(long, default_value_t = engine::search::ebf::DEFAULT_WIN_RATE_T)]
+    win_rate_t: f64,
 }
 
 #[derive(Args)]
@@ -59,6 +74,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Perft(args)) => perft(&args),
         Some(Command::Bench { depth }) => bench(depth),
+        Some(Command::Ebf(args)) => ebf(&args),
         None => {
             let stdin = std::io::stdin().lock();
             engine::usi::frontend::run(stdin, std::io::stdout())
@@ -83,6 +99,76 @@ fn bench(depth: u32) -> Result<()> {
         report.elapsed.as_secs_f64()
     )?;
     writeln!(out, "{} nodes {} nps", report.nodes, report.nps())?;
+    Ok(())
+}
+
+/// One JSON object on stdout. A dropped position (a mate seen before the threshold, or a tree
+/// too small to pass it) still prints its object, with `dropped` set and `ebf`, `score` and
+/// `win_rate` null, plus one line on stderr; the exit status is 0 either way.
+fn ebf(args: &EbfArgs) -> Result<()> {
+    use engine::search::ebf::{DropReason, EBF_HASH_MB, EbfOutcome, win_rate};
+    use engine::types::Score;
+    use serde_json::json;
+    anyhow::ensure!(args.nodes > 0, "ebf --nodes must be at least 1");
+    anyhow::ensure!(
+        args.win_rate_t.is_finite() && args.win_rate_t > 0.0,
+        "ebf --win-rate-t must be a positive number, not {}",
+        args.win_rate_t
+    );
+    let pos = match &args.sfen {
+        Some(sfen) => Position::from_sfen(sfen).with_context(|| format!("ebf --sfen `{sfen}`"))?,
+        None => Position::startpos(),
+    };
+    let mut engine = engine::search::Engine::new(engine::search::EngineSettings {
+        hash_mb: EBF_HASH_MB,
+        ..engine::search::EngineSettings::default()
+    });
+    let start = Instant::now();
+    let outcome = engine.measure_ebf(&pos, args.nodes);
+    let secs = start.elapsed().as_secs_f64();
+    let common = json!({ "sfen": pos.to_sfen(), "nth": args.nodes });
+    let specific = match outcome {
+        EbfOutcome::Measured(m) => json!({
+            "depth": m.depth,
+            "nodes": m.nodes,
+            "ebf": m.ebf,
+            "score": m.score_cp,
+            "win_rate": win_rate(f64::from(m.score_cp), args.win_rate_t),
+            "dropped": null,
+        }),
+        EbfOutcome::Dropped {
+            reason,
+            depth,
+            nodes,
+            score,
+        } => {
+            let (word, why) = match (reason, score) {
+                (DropReason::Mate, Score::Mate(n)) => ("mate", format!("mate in {n} plies")),
+                (DropReason::Mate, _) => ("mate", "a mate".to_string()),
+                (DropReason::TooSmall, _) => ("too_small", "its depth cap".to_string()),
+            };
+            eprintln!(
+                "council-engine ebf: position dropped: the search found {why} at depth {depth} \
+                 after {nodes} frontier nodes, before the threshold {}",
+                args.nodes
+            );
+            json!({
+                "depth": depth,
+                "nodes": nodes,
+                "ebf": null,
+                "score": null,
+                "win_rate": null,
+                "dropped": word,
+                "mate": match score { Score::Mate(n) => Some(n), Score::Cp(_) => None },
+            })
+        }
+    };
+    let mut object = common;
+    if let (Some(o), serde_json::Value::Object(rest)) = (object.as_object_mut(), specific) {
+        o.extend(rest);
+    }
+    eprintln!("ebf measured in {secs:.3} s");
+    println!("{object}");
     Ok(())
 }
 

@@ -9,6 +9,8 @@
 //!   ignored.
 //! - `変化：N手` blocks (variations, nested or not, which GUIs write after the main line and
 //!   its end): skipped, from the first `変化` line on; only the main line is read.
+//! - Board diagrams (a file that starts from one, or a bare diagram without moves): see
+//!   [`bod`], which checks every diagram line and takes ASCII file numbers and `手数＝` lines.
 //! - `上手番`/`下手番` under a board diagram: gote (上手, the handicap giver) / sente (下手)
 //!   to move; `上手：`/`下手：` names and `上手の持駒`/`下手の持駒` hands likewise.
 //! - `**読み筋=▲７六歩(77) △３四歩(33) ▲４五角打` (our engine pv, written after
@@ -17,6 +19,7 @@
 //! Handicap games are written with `上手：`/`下手：` name lines (the summary line already says
 //! `上手の勝ち`/`下手の勝ち`).
 
+use super::bod;
 use super::convert::{self, LineMap};
 use super::kif_moves::PV_PREFIX;
 use super::model::{Format, GameRecord, RecordError};
@@ -106,6 +109,8 @@ fn prepare(text: &str) -> Prepared {
             "後手番"
         } else if line == "下手番" {
             "先手番"
+        } else if let Some(normal) = bod::normalize_line(line) {
+            normal
         } else if let Some(pv) = line.strip_prefix(PV_PREFIX) {
             pvs.push((moves, pv.to_string()));
             ""
@@ -126,6 +131,7 @@ fn prepare(text: &str) -> Prepared {
 pub(super) fn read(text: &str) -> Result<GameRecord, RecordError> {
     let prepared = prepare(text);
     let map = line_map(&prepared.text)?;
+    bod::check(&map)?;
     let mut rec = match rs_kif::parse_kif_str(&prepared.text) {
         Ok(source) => convert::from_rs(&source, &map)?,
         Err(error) => return Err(explain(&error, &map)),

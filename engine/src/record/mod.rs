@@ -11,6 +11,7 @@
 //! sente's point of view (floodgate's `'** <score> <pv>` and KIF's `**評価値=`), with a mate
 //! in n plies written as ±(32000 − n) as YaneuraOu does.
 
+mod bod;
 mod convert;
 mod csa;
 mod kif;
@@ -124,6 +125,14 @@ impl GameRecord {
         }
         Ok(bytes.into_owned())
     }
+}
+
+/// `pos` as a KIF board diagram (BOD: gote's hands, the grid, sente's hands, and `後手番`
+/// when gote is to move), drawn by rsshogi's `board_to_bod` in the layout cshogi and the GUIs
+/// use. [`GameRecord::read_kif`] reads such a diagram back, bare or at the head of a KIF.
+#[must_use]
+pub fn board_diagram(pos: &crate::position::Position) -> String {
+    rsshogi::records::formats::kif::board_to_bod(pos.raw())
 }
 
 /// A record file's text: UTF-8 (a leading byte-order mark dropped), else Shift_JIS (CP932,

@@ -753,3 +753,162 @@ fn read_file_names_the_file_in_every_error() {
     assert!(other.to_string().contains("x.txt"), "{other}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---- Board diagrams (BOD) ----
+
+/// Seed 000's diagram after move 74 (△５三同飛), pasted from the article: ASCII file numbers
+/// and colons, no `手数＝` line, sente to move, names under it.
+const SEED000_BOD: &str = include_str!("../../../tests/fixtures/seed000_ply74.kif");
+/// The same diagram as Kifu for Windows lays it out (full-width, `手数＝74`), two moves on.
+const SEED000_KIF: &str = include_str!("../../../tests/fixtures/seed000_ply74_moves.kif");
+/// Its position, read square by square off the diagram (counted: 40 pieces, 18 pawns).
+const SEED000_SFEN: &str = "l4k2l/7g1/p3rpn1p/2p3pB1/4s4/1Ps1pSP2/P4P1RP/2GS5/LN1K3NL b G3Pbgn4p 1";
+
+#[test]
+fn reads_a_bare_board_diagram() {
+    let rec = GameRecord::read_kif(SEED000_BOD).expect("read the seed 000 diagram");
+    assert_eq!(rec.start().to_sfen(), SEED000_SFEN);
+    assert!(rec.moves().is_empty());
+    assert_eq!(rec.end, None);
+    assert_eq!(rec.sente.as_deref(), Some("リスナー全員"));
+    // The article's position: 108 legal moves for sente (cshogi agrees: tests/tests/engine_ebf.rs).
+    assert_eq!(rec.start().legal_moves().len(), 108);
+}
+
+#[test]
+fn reads_a_kif_that_starts_from_a_board_diagram() {
+    let rec = GameRecord::read_kif(SEED000_KIF).expect("read");
+    assert_eq!(rec.start().to_sfen(), SEED000_SFEN);
+    assert_eq!(usi(&rec), ["2d3c+", "2b3c"]);
+    assert_eq!(rec.end, end(EndReason::Abort, None));
+    // `後手番` under the `手数＝` line still makes gote the side to move.
+    let gote = SEED000_KIF.replace(
+        "手数＝74  △５三飛(54)  まで\n",
+        "手数＝74  △５三飛(54)  まで\n後手番\n",
+    );
+    let gote = gote.split("手数----").next().expect("header").to_string();
+    let rec = GameRecord::read_kif(&gote).expect("read with 後手番");
+    assert_eq!(rec.start().side_to_move(), Color::Gote);
+}
+
+#[test]
+fn a_game_from_a_diagram_is_written_with_the_diagram_and_reads_back() {
+    let start = Position::from_sfen(SEED000_SFEN).expect("sfen");
+    let mut line = start.clone();
+    let mut rec = GameRecord::new(&start);
+    for usi in ["2d3c+", "2b3c", "G*4b"] {
+        let mv = line.parse_usi_move(usi).expect("legal");
+        line.play(mv);
+        rec.push(RecordedMove::new(mv)).expect("push");
+    }
+    let kif = rec.to_kif().expect("write");
+    assert!(!kif.contains("手合割"), "{kif}");
+    assert!(kif.contains("|v香 ・ ・ ・ ・v玉 ・ ・v香|一"), "{kif}");
+    let back = GameRecord::read_kif(&kif).expect("read back");
+    assert_eq!(back.start(), rec.start(), "{kif}");
+    assert_eq!(usi(&back), usi(&rec));
+    // Gote to move (the position after 2d3c+) round-trips too, as a bare diagram and as a KIF.
+    let mut after = start.clone();
+    after.play(after.parse_usi_move("2d3c+").expect("legal"));
+    // A diagram carries no move number: the start is read as move 1.
+    let sfen = after.to_sfen();
+    let (position_part, _) = sfen.rsplit_once(' ').expect("SFEN fields");
+    let gote_start = Position::from_sfen(&format!("{position_part} 1")).expect("sfen");
+    let bod = board_diagram(&gote_start);
+    assert!(bod.ends_with("後手番"), "{bod}");
+    assert_eq!(
+        GameRecord::read_kif(&bod).expect("read bod").start(),
+        &gote_start
+    );
+    let kif = GameRecord::new(&gote_start).to_kif().expect("write");
+    assert_eq!(
+        GameRecord::read_kif(&kif).expect("read").start(),
+        &gote_start,
+        "{kif}"
+    );
+    // Named starts keep their 手合割 line.
+    for h in [Handicap::Even, Handicap::Bishop] {
+        let kif = GameRecord::new(&Position::handicap(h))
+            .to_kif()
+            .expect("write");
+        assert!(
+            kif.contains(&format!("手合割：{}", h.japanese_name())),
+            "{kif}"
+        );
+        assert!(!kif.contains("+-----"), "{kif}");
+    }
+}
+
+#[test]
+fn malformed_board_diagrams_name_the_line_and_the_problem() {
+    // (what to change in the seed diagram, the 1-based line the error names, words it says)
+    let cases: [(&str, &str, usize, &str); 9] = [
+        (
+            "| ・ ・v歩 ・ ・ ・v歩 角 ・|四",
+            "| ・ ・v歩 ・ ・ ・v歩 角|四",
+            7,
+            "16 characters",
+        ),
+        (
+            "| ・ ・v歩 ・ ・ ・v歩 角 ・|四",
+            "| ・ ・v歩 ・ ・ ・v歩 象 ・|四",
+            7,
+            "square 2四: `象` is not a piece",
+        ),
+        (
+            "| ・ ・v歩 ・ ・ ・v歩 角 ・|四",
+            "| ・ ・v歩 ・ ・ ・v歩x角 ・|四",
+            7,
+            "`x角`",
+        ),
+        (
+            "| ・ ・v歩 ・ ・ ・v歩 角 ・|四",
+            " ・ ・v歩 ・ ・ ・v歩 角 ・|四",
+            7,
+            "does not start with `|`",
+        ),
+        (
+            "| ・ ・v歩 ・ ・ ・v歩 角 ・|四",
+            "| ・ ・v歩 ・ ・ ・v歩 角 ・ 四",
+            7,
+            "no closing `|`",
+        ),
+        (
+            "| ・ ・v歩 ・ ・ ・v歩 角 ・|四",
+            "| ・ ・v歩 ・ ・ ・v歩 角 ・|五",
+            7,
+            "rank `五`",
+        ),
+        (
+            "先手の持駒:金 歩三",
+            "先手の持駒:金 象三",
+            14,
+            "`象` is not a piece that can be held",
+        ),
+        (
+            "後手の持駒:角 金 桂 歩四",
+            "後手の持駒:角 金 桂 歩4",
+            1,
+            "the count `4`",
+        ),
+        ("  9 8 7 6 5 4 3 2 1\n", "", 2, "without the file numbers"),
+    ];
+    for (from, to, line, words) in cases {
+        let text = SEED000_BOD.replacen(from, to, 1);
+        assert_ne!(text, SEED000_BOD, "{from}");
+        let e = kif_error(&text);
+        let shown = e.to_string();
+        assert!(
+            matches!(e, RecordError::Syntax { line: l, .. } if l == line) && shown.contains(words),
+            "{to}: {shown}"
+        );
+    }
+    // A grid cut short: the error says how many rows there were.
+    let short: String = SEED000_BOD.lines().take(9).collect::<Vec<_>>().join("\n");
+    let shown = kif_error(&short).to_string();
+    assert!(shown.contains("after 6 of its 9 rows"), "{shown}");
+    // A position no game can reach (a third king) is an error naming the diagram.
+    let shown =
+        kif_error(&SEED000_BOD.replacen("| ・ ・ ・ ・v銀", "| ・ ・ ・ ・v玉", 1)).to_string();
+    assert!(shown.contains("start position"), "{shown}");
+}

@@ -3,6 +3,12 @@
 //! extensions, null-move pruning, ProbCut, late-move reductions, reverse futility and late-move
 //! pruning, mate-in-one detection, repetition (with perpetual check) and MultiPV.
 //!
+//! Two counters ride along without steering anything: the frontier nodes (nodes that enter
+//! the quiescence search, the count of the EBF measurement of models.md section 8) and the
+//! evaluated leaves with their sign from sente's view (the leaf ratio of the same section).
+//! [`CoreLimits::measure`] switches the search into the EBF measuring mode: no check
+//! extensions (null move, LMR and ProbCut stay), so that the nominal depth is the depth.
+//!
 //! Invariants: the position is restored exactly after every move searched; a stopped search
 //! never overrides the result of the last completed iteration with half-searched lines except
 //! by moves whose own search completed; mate scores count plies from the root; every move this
@@ -57,6 +63,50 @@ pub(crate) struct CoreResult {
     pub nodes: u64,
     pub pv: Vec<Move>,
     pub time: Duration,
+    pub leaves: LeafCounts,
+}
+
+/// Evaluated leaves of a search and how many of them were good for sente (models.md section
+/// 8, "leaf ratio"): a leaf is a quiescence node, not in check, whose static evaluation is
+/// its stand-pat value. A zero evaluation counts as bad for the side to move (negative when
+/// sente is to move, positive when gote is), as in seed 004.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeafCounts {
+    pub leaves: u64,
+    pub positive: u64,
+}
+
+impl LeafCounts {
+    /// The fraction of leaves good for sente, `None` without leaves.
+    #[must_use]
+    pub fn ratio(&self) -> Option<f64> {
+        (self.leaves > 0).then(|| self.positive as f64 / self.leaves as f64)
+    }
+}
+
+/// What one EBF measurement found (see [`Searcher::measure_ebf`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum EbfRaw {
+    /// The measuring search: its depth and frontier count, the value of the last full-window
+    /// iteration (the one that passed the threshold) and of the `[0, inf)` search itself.
+    Measured {
+        depth: i32,
+        frontier: u64,
+        value: Value,
+        window_value: Value,
+    },
+    /// A mate score at `depth` before the threshold: the position is dropped.
+    Mate {
+        depth: i32,
+        frontier: u64,
+        value: Value,
+    },
+    /// The depth cap came before the threshold (a tree too small to measure).
+    TooSmall {
+        depth: i32,
+        frontier: u64,
+        value: Value,
+    },
 }
 
 /// Limits as the core sees them (settings and `go` parameters already combined).
@@ -66,6 +116,8 @@ pub(crate) struct CoreLimits {
     pub nodes: Option<u64>,
     pub budget: Budget,
     pub multipv: usize,
+    /// EBF measuring mode (models.md section 8): no check extensions.
+    pub measure: bool,
 }
 
 #[derive(Clone)]
@@ -112,6 +164,11 @@ pub(crate) struct Searcher<'a> {
     ponder_released: Option<Instant>,
     was_pondering: bool,
     pub nodes: u64,
+    /// Nodes that called the quiescence search (entries into it, not the nodes inside it).
+    pub frontier: u64,
+    /// Check extensions applied (none in measuring mode).
+    pub extensions: u64,
+    pub leaves: LeafCounts,
     seldepth: i32,
     stopped: bool,
     root_depth: i32,
@@ -147,6 +204,9 @@ impl<'a> Searcher<'a> {
             ponder_released: None,
             was_pondering: false,
             nodes: 0,
+            frontier: 0,
+            extensions: 0,
+            leaves: LeafCounts::default(),
             seldepth: 0,
             stopped: false,
             root_depth: 0,
@@ -238,23 +298,20 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Counts an evaluated leaf, `eval` from the side to move's view.
+    #[inline]
+    fn count_leaf(&mut self, eval: Value) {
+        let sente_to_move = self.pos.turn() == Color::BLACK;
+        self.leaves.leaves += 1;
+        // Good for sente: above zero with sente to move, at or below zero with gote to move.
+        self.leaves.positive += u64::from(if sente_to_move { eval > 0 } else { eval <= 0 });
+    }
+
     /// Runs iterative deepening and returns the ranked result. `report` receives each line.
     pub(crate) fn run(&mut self, report: &mut dyn FnMut(&LineInfo)) -> CoreResult {
         self.start = Instant::now();
         self.was_pondering = self.flags.pondering.load(Ordering::Relaxed);
-        let mut legal = Move32List::new();
-        generate_legal_all_move32(&self.pos, &mut legal);
-        self.root_moves = legal
-            .iter()
-            .map(|&mv| RootMove {
-                mv,
-                value: -INFINITE,
-                prev_value: -INFINITE,
-                searched: false,
-                pv: vec![mv.to_move()],
-                seldepth: 0,
-            })
-            .collect();
+        self.init_root_moves();
         if self.root_moves.is_empty() {
             return CoreResult {
                 best: None,
@@ -264,16 +321,8 @@ impl<'a> Searcher<'a> {
                 nodes: 0,
                 pv: Vec::new(),
                 time: self.elapsed(),
+                leaves: self.leaves,
             };
-        }
-        // Seed the order with the hash move so the first iteration starts well.
-        if let Some(hit) = self.tt.probe(self.pos.key().low_u64(), 0)
-            && let Some(i) = self
-                .root_moves
-                .iter()
-                .position(|r| r.mv.to_move() == hit.mv)
-        {
-            self.root_moves.swap(0, i);
         }
         let multipv = self.limits.multipv.clamp(1, self.root_moves.len());
         let mut completed_depth = 0;
@@ -390,6 +439,97 @@ impl<'a> Searcher<'a> {
             nodes: self.nodes,
             pv: best.pv.clone(),
             time: self.elapsed(),
+            leaves: self.leaves,
+        }
+    }
+
+    /// The EBF measurement of models.md section 8 (seed 004, Fig. 4.1): iterative deepening
+    /// with the full window `(-inf, inf)` until the frontier count accumulated over the
+    /// iterations reaches `nth`; then the count restarts and one search at that depth + 1 runs
+    /// with the root window `[0, inf)` (the mover's good lines only). The caller sets
+    /// [`CoreLimits::measure`] (no check extensions) and no node or time limit.
+    ///
+    /// The same counter serves the threshold and the measurement, as in Fig. 4.1 (`&n` of both
+    /// calls). Aspiration windows are not used: the figure's loop searches `(-inf, inf)`.
+    pub(crate) fn measure_ebf(&mut self, nth: u64) -> EbfRaw {
+        // A depth cap far below MAX_PLY: quiescence and mate scores still fit behind it.
+        const DEPTH_CAP: i32 = MAX_PLY / 2;
+        self.start = Instant::now();
+        self.init_root_moves();
+        if self.root_moves.is_empty() {
+            return EbfRaw::Mate {
+                depth: 0,
+                frontier: 0,
+                value: mated_in(0),
+            };
+        }
+        self.frontier = 0;
+        let mut depth = 0;
+        let mut value;
+        loop {
+            depth += 1;
+            value = self.full_window_iteration(-INFINITE, INFINITE, depth);
+            if is_mate(value) {
+                return EbfRaw::Mate {
+                    depth,
+                    frontier: self.frontier,
+                    value,
+                };
+            }
+            if self.frontier >= nth {
+                break;
+            }
+            if depth >= DEPTH_CAP {
+                return EbfRaw::TooSmall {
+                    depth,
+                    frontier: self.frontier,
+                    value,
+                };
+            }
+        }
+        self.frontier = 0;
+        let window_value = self.full_window_iteration(0, INFINITE, depth + 1);
+        EbfRaw::Measured {
+            depth: depth + 1,
+            frontier: self.frontier,
+            value,
+            window_value,
+        }
+    }
+
+    /// One iteration over all root moves with a fixed root window, the best move first after.
+    fn full_window_iteration(&mut self, alpha: Value, beta: Value, depth: i32) -> Value {
+        self.root_depth = depth;
+        self.seldepth = 0;
+        let value = self.root_search(alpha, beta, depth, 0);
+        self.root_moves
+            .sort_by_key(|rm| std::cmp::Reverse(rm.value));
+        value
+    }
+
+    /// The root moves: every legal move, the hash move first.
+    fn init_root_moves(&mut self) {
+        let mut legal = Move32List::new();
+        generate_legal_all_move32(&self.pos, &mut legal);
+        self.root_moves = legal
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                value: -INFINITE,
+                prev_value: -INFINITE,
+                searched: false,
+                pv: vec![mv.to_move()],
+                seldepth: 0,
+            })
+            .collect();
+        // Seed the order with the hash move so the first iteration starts well.
+        if let Some(hit) = self.tt.probe(self.pos.key().low_u64(), 0)
+            && let Some(i) = self
+                .root_moves
+                .iter()
+                .position(|r| r.mv.to_move() == hit.mv)
+        {
+            self.root_moves.swap(0, i);
         }
     }
 
@@ -411,7 +551,8 @@ impl<'a> Searcher<'a> {
             self.nodes += 1;
             self.stack[0].current = mv;
             self.pos.apply_move32_with_gives_check(mv, gives_check);
-            let ext = i32::from(gives_check && in_check);
+            let ext = i32::from(gives_check && in_check && !self.limits.measure);
+            self.extensions += ext as u64;
             let new_depth = depth - 1 + ext;
             let value = if i == pv_idx {
                 -self.search(-beta, -alpha, new_depth, 1, false, true)
@@ -707,8 +848,13 @@ impl<'a> Searcher<'a> {
             }
 
             // Check extension for checks that do not lose material, within reason.
-            let ext =
-                i32::from(gives_check && ply < 2 * self.root_depth && see_ge(&self.pos, mv, 0));
+            let ext = i32::from(
+                gives_check
+                    && !self.limits.measure
+                    && ply < 2 * self.root_depth
+                    && see_ge(&self.pos, mv, 0),
+            );
+            self.extensions += ext as u64;
             let new_depth = depth - 1 + ext;
 
             self.stack[p].current = mv;
@@ -811,6 +957,9 @@ impl<'a> Searcher<'a> {
     /// Quiescence: only captures and pawn promotions (all evasions in check) until quiet, so
     /// the static evaluation is never taken in the middle of an exchange.
     fn qsearch(&mut self, mut alpha: Value, beta: Value, ply: i32, qply: i32) -> Value {
+        if qply == 0 {
+            self.frontier += 1;
+        }
         let p = ply as usize;
         self.pv[p].clear();
         self.poll();
@@ -844,6 +993,7 @@ impl<'a> Searcher<'a> {
             static_eval = DRAW;
         } else {
             static_eval = hit.map_or_else(|| self.static_eval(), |h| h.eval);
+            self.count_leaf(static_eval);
             best_value = static_eval;
             if best_value >= beta {
                 return best_value;

@@ -10,6 +10,7 @@
 
 mod alphabeta;
 pub mod bench;
+pub mod ebf;
 mod limits;
 mod ordering;
 mod see;
@@ -18,6 +19,7 @@ mod tt;
 mod value;
 
 use crate::eval::noise::Noise;
+pub use alphabeta::LeafCounts;
 pub use limits::{Clock, Limits};
 
 use crate::position::Position;
@@ -131,6 +133,9 @@ pub struct SearchResult {
     pub time: Duration,
     /// Principal variation, starting with the best move (empty for resign / win).
     pub pv: Vec<Move>,
+    /// Evaluated leaves of the whole search and how many were good for sente (models.md
+    /// section 8); the USI front end reports them as `info string leaves N positive P`.
+    pub leaves: LeafCounts,
 }
 
 impl SearchResult {
@@ -139,6 +144,19 @@ impl SearchResult {
     pub fn ponder(&self) -> Option<Move> {
         self.pv.get(1).copied()
     }
+}
+
+/// The position to search: `pos` itself, or, when its move number is so near the end of
+/// rsshogi's u16 ply counter that the search would overflow it, a fresh copy numbered 1 (such
+/// a game has no useful history).
+fn searchable(pos: &rsshogi::board::Position) -> std::borrow::Cow<'_, rsshogi::board::Position> {
+    if usize::from(pos.game_ply()) + 2 * value::MAX_PLY as usize >= usize::from(u16::MAX)
+        && let Ok(mut fresh) = rsshogi::board::position_from_sfen(&pos.to_sfen(Some(1)))
+    {
+        fresh.init_stack();
+        return std::borrow::Cow::Owned(fresh);
+    }
+    std::borrow::Cow::Borrowed(pos)
 }
 
 /// Converts a search value to the public score type.
@@ -266,6 +284,7 @@ impl Engine {
             nodes,
             budget: time::budget(&limits, sente, s.margin_ms),
             multipv: s.multipv.max(1),
+            measure: false,
         }
     }
 
@@ -288,6 +307,7 @@ impl Engine {
                 nodes: 0,
                 time: Duration::ZERO,
                 pv: Vec::new(),
+                leaves: LeafCounts::default(),
             };
         }
         let r = self.search_core(pos.raw(), limits, stop, &mut |line| {
@@ -303,6 +323,7 @@ impl Engine {
             nodes: r.nodes,
             time: r.time,
             pv: r.pv.iter().map(|&m| Move::from_rs(m)).collect(),
+            leaves: r.leaves,
         }
     }
 
@@ -321,6 +342,7 @@ impl Engine {
                 hard: None,
             },
             multipv: 1,
+            measure: false,
         };
         let mut searcher = Searcher::new(
             pos.raw().clone(),
@@ -349,22 +371,7 @@ impl Engine {
         stop: &StopFlag,
         on_line: &mut dyn FnMut(&LineInfo),
     ) -> CoreResult {
-        // rsshogi counts plies in a u16: a SFEN move number near its end would overflow inside
-        // the search. Such a game has no useful history; search a fresh copy numbered 1.
-        let renumbered;
-        let pos =
-            if usize::from(pos.game_ply()) + 2 * value::MAX_PLY as usize >= usize::from(u16::MAX) {
-                match rsshogi::board::position_from_sfen(&pos.to_sfen(Some(1))) {
-                    Ok(mut fresh) => {
-                        fresh.init_stack();
-                        renumbered = fresh;
-                        &renumbered
-                    }
-                    Err(_) => pos,
-                }
-            } else {
-                pos
-            };
+        let pos = &*searchable(pos);
         let core_limits = self.core_limits(limits, pos.turn() == rsshogi::types::Color::BLACK);
         self.tt.new_search();
         self.heur.age();

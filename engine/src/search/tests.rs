@@ -232,3 +232,128 @@ fn stop_flag_ends_an_infinite_search() {
     });
     assert!(r.best.is_some());
 }
+
+#[test]
+fn leaves_are_counted_from_sentes_view_whoever_is_to_move() {
+    // Gote without rook and bishop, gote to move: nearly every leaf is good for sente.
+    let gote_short = pos("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1");
+    // Sente without them, sente to move: nearly none is.
+    let sente_short = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b - 1");
+    for (p, good_for_sente) in [(gote_short, true), (sente_short, false)] {
+        let r = search(&mut engine_with(EngineSettings::default()), &p, depth(4));
+        let ratio = r.leaves.ratio().expect("some leaves");
+        assert!(r.leaves.leaves > 100, "{:?}", r.leaves);
+        assert!(
+            if good_for_sente {
+                ratio > 0.9
+            } else {
+                ratio < 0.1
+            },
+            "{}: {:?}",
+            p.to_sfen(None),
+            r.leaves
+        );
+    }
+}
+
+/// Frontier nodes and check extensions of a fresh depth-`d` search of `p`, measuring or not.
+fn frontier_and_extensions(p: &Position, d: i32, measure: bool) -> (u64, u64) {
+    let mut engine = engine_with(EngineSettings::default());
+    let limits = CoreLimits {
+        depth: d,
+        nodes: None,
+        budget: time::Budget {
+            soft: None,
+            hard: None,
+        },
+        multipv: 1,
+        measure,
+    };
+    let mut s = Searcher::new(
+        p.clone(),
+        &mut engine.tt,
+        &mut engine.heur,
+        Noise::default(),
+        Flags::default(),
+        limits,
+    );
+    let _ = s.run(&mut |_| {});
+    (s.frontier, s.extensions)
+}
+
+#[test]
+fn measuring_mode_has_no_check_extension() {
+    // Root: sente is in check from the rook on 5a; R*5e blocks it and checks the king on 9e
+    // (a root extension in play). Deeper: the bench's tactical middle game, full of checks.
+    let root_check = pos("4r4/9/9/9/k8/9/9/9/4K4 b R2b4g4s4n4l18p 1");
+    let checks = pos("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1");
+    for (p, d) in [(&root_check, 1), (&checks, 4)] {
+        let (measured, none) = frontier_and_extensions(p, d, true);
+        let (played, some) = frontier_and_extensions(p, d, false);
+        assert_eq!(none, 0, "{}", p.to_sfen(None));
+        assert!(some > 0, "{}", p.to_sfen(None));
+        assert_ne!(measured, played, "{}", p.to_sfen(None));
+    }
+    // At depth 1 every root move's reply is a frontier node, entered once, or twice when PVS
+    // re-searches it.
+    let mut legal = rsshogi::board::Move32List::new();
+    rsshogi::board::generate_legal_all_move32(&root_check, &mut legal);
+    let moves = legal.len() as u64;
+    let (measured, _) = frontier_and_extensions(&root_check, 1, true);
+    assert!(
+        (moves..=2 * moves).contains(&measured),
+        "{measured} for {moves} moves"
+    );
+}
+
+#[test]
+fn the_frontier_counts_entries_into_quiescence_not_the_nodes_inside() {
+    // A tactical middle game (bench position 3): captures everywhere, so quiescence searches
+    // below the frontier. At depth 1 each root move's reply is a frontier node, entered once,
+    // or twice when PVS re-searches it with the full window.
+    let p = pos("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1");
+    let mut legal = rsshogi::board::Move32List::new();
+    rsshogi::board::generate_legal_all_move32(&p, &mut legal);
+    let mut engine = engine_with(EngineSettings::default());
+    let limits = CoreLimits {
+        depth: 1,
+        nodes: None,
+        budget: time::Budget {
+            soft: None,
+            hard: None,
+        },
+        multipv: 1,
+        measure: true,
+    };
+    let mut s = Searcher::new(
+        p.clone(),
+        &mut engine.tt,
+        &mut engine.heur,
+        Noise::default(),
+        Flags::default(),
+        limits,
+    );
+    let r = s.run(&mut |_| {});
+    let moves = legal.len() as u64;
+    assert!(
+        (moves..=2 * moves).contains(&s.frontier),
+        "{} frontier nodes for {moves} moves",
+        s.frontier
+    );
+    // Quiescence went below the frontier (nodes past the root moves): not counted there.
+    assert!(r.nodes > moves, "{} nodes", r.nodes);
+    // One quiescence search of the root alone (the bishops can be exchanged): one entry,
+    // however many nodes it visits.
+    let mut fresh = engine_with(EngineSettings::default());
+    let mut s = Searcher::new(
+        pos("lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3"),
+        &mut fresh.tt,
+        &mut fresh.heur,
+        Noise::default(),
+        Flags::default(),
+        limits,
+    );
+    let _ = s.quiescence();
+    assert_eq!(s.frontier, 1);
+    assert!(s.nodes > 1, "{} nodes", s.nodes);
+}

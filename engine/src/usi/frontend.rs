@@ -11,7 +11,7 @@ use super::protocol::{
 use super::session::{Action, Rules, Session};
 use crate::position::Position;
 use crate::search::{
-    BestMove, Clock, Engine, EngineSettings, Limits, SearchInfo, SearchResult, StopFlag,
+    BestMove, Clock, Engine, EngineSettings, LeafCounts, Limits, SearchInfo, SearchResult, StopFlag,
 };
 use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -173,7 +173,19 @@ fn fallback_result(position: &Position) -> SearchResult {
         nodes: 0,
         time: Duration::ZERO,
         pv: Vec::new(),
+        leaves: LeafCounts::default(),
     }
+}
+
+/// The answer to a search: the leaf counts of models.md section 8 as an `info string`
+/// (`leaves N positive P`: N evaluated leaves, P of them good for sente), then `bestmove`.
+fn send_answer(out: &Out, r: &SearchResult) {
+    info_string(out, &leaves_text(r.leaves));
+    send(out, &bestmove_line(r));
+}
+
+fn leaves_text(leaves: LeafCounts) -> String {
+    format!("leaves {} positive {}", leaves.leaves, leaves.positive)
 }
 
 /// The front end: the engine and its search thread; the session rules live in [`Session`].
@@ -230,7 +242,7 @@ impl FrontEnd {
                     self.stop.stop();
                     self.join();
                 }
-                Action::Answer { answer, .. } => send(&self.out, &bestmove_line(&answer)),
+                Action::Answer { answer, .. } => send_answer(&self.out, &answer),
                 Action::AnswerUnsearched { position } => {
                     send(&self.out, &bestmove_line(&fallback_result(&position)));
                 }
@@ -288,7 +300,7 @@ impl FrontEnd {
             let mut session = lock(&session);
             for action in session.finished(result) {
                 if let Action::Answer { answer, .. } = action {
-                    send(&out, &bestmove_line(&answer));
+                    send_answer(&out, &answer);
                 }
             }
         }));
@@ -346,5 +358,35 @@ mod tests {
         let err = apply_option(&mut s, "NodeLimit", Some("lots")).expect_err("bad value");
         assert!(err.contains("NodeLimit") && err.contains("lots"), "{err}");
         assert!(apply_option(&mut s, "Nonsense", Some("1")).is_err());
+    }
+
+    /// The leaf counts go out before `bestmove`, in the documented form.
+    #[test]
+    fn a_search_reports_its_leaves_before_bestmove() {
+        let input = "usi\nisready\nposition startpos\ngo depth 4\nquit\n";
+        let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+        struct Shared(Arc<Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                lock(&self.0).extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        run(input.as_bytes(), Shared(Arc::clone(&buf))).expect("run");
+        let text = String::from_utf8(lock(&buf).clone()).expect("utf-8");
+        let lines: Vec<&str> = text.lines().collect();
+        let best = lines
+            .iter()
+            .position(|l| l.starts_with("bestmove "))
+            .unwrap_or_else(|| panic!("no bestmove in {text}"));
+        let words: Vec<&str> = lines[best - 1].split_whitespace().collect();
+        let ["info", "string", "leaves", n, "positive", p] = words[..] else {
+            panic!("not a leaves line before bestmove: {}", lines[best - 1]);
+        };
+        let (n, p): (u64, u64) = (n.parse().expect("N"), p.parse().expect("P"));
+        assert!(n > 0 && p <= n, "{n} {p}");
     }
 }

@@ -1,16 +1,19 @@
 //! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check]
-//! [--serve [ADDR]]`: plays the match or tournament a TOML file describes and ends with a
-//! standings table. `council-match serve RUN_DIR [--addr ADDR]`: the live page of a run folder.
+//! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
+//! and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
+//! `council-match merge DIR... --out DIR` makes one run folder of a run's shard folders;
+//! `council-match serve RUN_DIR [--addr ADDR]` serves the live page of a run folder.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use orchestrator::config::Config;
 use orchestrator::live;
+use orchestrator::runner::shard::Shard;
 use orchestrator::runner::summary;
-use orchestrator::runner::{self, RunOptions};
+use orchestrator::runner::{self, RunOptions, merge};
 use tokio_util::sync::CancellationToken;
 
 /// Where the live page listens unless told.
@@ -42,8 +45,17 @@ struct Cli {
     #[arg(long)]
     seed: Option<u64>,
     /// Continue an interrupted run in --out: finished games are kept, the rest played.
-    #[arg(long, requires = "out")]
+    #[arg(long, requires = "out", conflicts_with = "start_or_resume")]
     resume: bool,
+    /// Resume the run in --out if it has started there, else start it (for batch jobs that may
+    /// be re-run: Slurm array tasks, Kubernetes pods).
+    #[arg(long, requires = "out")]
+    start_or_resume: bool,
+    /// Play only shard I of N of the run's schedule (0-based; whole colour-swapped pairs, pair p
+    /// in shard p mod N), or `auto` to take I/N from a Slurm array task or a Kubernetes Indexed
+    /// Job. Merge the shard folders with `council-match merge`.
+    #[arg(long, value_name = "I/N|auto")]
+    shard: Option<String>,
     /// Validate the config (players, start positions, and every USI engine's handshake) and exit
     /// without playing.
     #[arg(long)]
@@ -57,8 +69,18 @@ struct Cli {
     serve: Option<String>,
 }
 
-#[derive(Subcommand, Debug)]
+#[derive(clap::Subcommand, Debug)]
 enum Command {
+    /// Merge the shard folders of one run (played with --shard) into one run folder. Exit 3
+    /// when games are missing (the folder is still written; the missing ids are named).
+    Merge {
+        /// The shard folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The merged run folder (new, or empty).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Serve the live page of a run folder (finished, running or merged), following its
     /// results.jsonl as it grows.
     Serve {
@@ -71,7 +93,15 @@ enum Command {
 fn main() -> ExitCode {
     orchestrator::init_logging(true);
     let cli = Cli::parse();
-    match run(cli) {
+    let result = match cli.command {
+        Some(Command::Merge { ref dirs, ref out }) => run_merge(dirs, out),
+        Some(Command::Serve {
+            ref run_dir,
+            ref addr,
+        }) => run_serve(run_dir, addr),
+        None => run(cli),
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("council-match: {e:#}");
@@ -80,18 +110,53 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    if let Some(Command::Serve { run_dir, addr }) = &cli.command {
-        let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-        rt.block_on(orchestrator::live::serve_folder(run_dir, addr))?;
+fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let report = merge::merge(dirs, out).map_err(anyhow::Error::msg)?;
+    print!("{}", summary::standings_table(&report.summary));
+    for absent in &report.records_missing {
+        eprintln!("council-match merge: no record {absent}");
+    }
+    let total = report.games.len() + report.missing.len();
+    println!(
+        "merged {} of {total} games from {} shard folders into {}",
+        report.games.len(),
+        dirs.len(),
+        out.display()
+    );
+    if report.missing.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    let config_path = cli.config.clone().context("no CONFIG given")?;
+    eprintln!(
+        "council-match merge: {} games missing ({}); re-run those shards (each resumes) and merge again, or play them in the merged folder with --resume",
+        report.missing.len(),
+        report.missing_by_shard()
+    );
+    Ok(ExitCode::from(3))
+}
+
+fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    rt.block_on(live::serve_folder(dir, addr))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config_path = cli.config.context("give a config file (TOML)")?;
     let mut config = Config::load(&config_path)?;
     if let Some(g) = cli.games {
         anyhow::ensure!(g > 0, "--games must be at least 1");
         config.games = g;
     }
+    let shard = match cli.shard.as_deref() {
+        None => None,
+        Some("auto") => {
+            Some(Shard::from_env(|k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?)
+        }
+        Some(text) => Some(
+            text.parse::<Shard>()
+                .map_err(|e| anyhow::anyhow!("--shard: {e}"))?,
+        ),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -99,8 +164,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     rt.block_on(orchestrator::factory::preflight(&config))
         .map_err(anyhow::Error::msg)?;
     if cli.check {
+        let shard = shard.map_or(String::new(), |s| format!(", shard {s}"));
         println!(
-            "{}: valid ({} players, {} games per pairing)",
+            "{}: valid ({} players, {} games per pairing{shard})",
             config_path.display(),
             config.playing.len(),
             config.games
@@ -117,11 +183,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(o) => o,
         None => default_out(&config_path),
     };
+    let resume = cli.resume || (cli.start_or_resume && out.join("run.json").exists());
     let mut opts = RunOptions {
         out: out.clone(),
         concurrency,
         seed: cli.seed,
-        resume: cli.resume,
+        resume,
+        games: cli.games,
+        shard,
         progress: !cli.quiet,
         feed: None,
     };
@@ -138,7 +207,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
         let signals = tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
+            // Ctrl-C, or SIGTERM as batch schedulers send (scancel, a Kubernetes pod's end).
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            let terminated = async {
+                match term.as_mut() {
+                    Some(t) => t.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let stopped = tokio::select! {
+                r = tokio::signal::ctrl_c() => r.is_ok(),
+                _ = terminated => true,
+            };
+            if stopped {
                 eprintln!("council-match: interrupted; finishing writes (resume with --resume)");
                 on_signal.cancel();
             }

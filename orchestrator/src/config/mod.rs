@@ -107,6 +107,9 @@ pub enum PlayerKind {
         fairness: Fairness,
         /// The gap `d` between the best move and the others, cp (ml only).
         ml_d: f64,
+        /// `equal_resources = true`: the player added to the run beside this council, its
+        /// strongest member alone with N times the budget (models.md section 9).
+        equal_resources: Option<String>,
     },
 }
 

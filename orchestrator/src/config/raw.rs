@@ -104,6 +104,7 @@ pub(super) struct RawPlayer {
     pub(super) method: Option<Method>,
     pub(super) fairness: Option<Fairness>,
     pub(super) ml_d: Option<f64>,
+    pub(super) equal_resources: Option<bool>,
 }
 
 // `flatten` and `deny_unknown_fields` do not mix in serde, so the limits are listed here and

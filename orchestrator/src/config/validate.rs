@@ -77,6 +77,7 @@ pub(super) fn validate_players(
 ) -> Result<BTreeMap<String, PlayerConfig>, ConfigError> {
     let err = |key: &str, problem: String| ConfigError::key(path, key, problem);
     let mut players = BTreeMap::new();
+    let mut wants_equal: Vec<String> = Vec::new();
     for (i, p) in raw.into_iter().enumerate() {
         let name = p.name.trim().to_string();
         let key = |k: &str| format!("player[{i}].{k}");
@@ -141,6 +142,14 @@ pub(super) fn validate_players(
         only("method", p.method.is_some() && !is_council, "council")?;
         only("fairness", p.fairness.is_some() && !is_council, "council")?;
         only("ml_d", p.ml_d.is_some() && !is_council, "council")?;
+        only(
+            "equal_resources",
+            p.equal_resources.is_some() && !is_council,
+            "council",
+        )?;
+        if p.equal_resources == Some(true) {
+            wants_equal.push(name.clone());
+        }
         only("noise_cp", p.noise_cp.is_some() && !is_internal, "internal")?;
         only("hash_mb", p.hash_mb.is_some() && !is_internal, "internal")?;
         let kind = match p.kind {
@@ -165,6 +174,7 @@ pub(super) fn validate_players(
                     method: p.method.unwrap_or(Method::Majority),
                     fairness: p.fairness.unwrap_or(Fairness::Full),
                     ml_d: positive("ml_d", p.ml_d, DEFAULT_ML_D)?,
+                    equal_resources: None,
                 }
             }
         };
@@ -213,7 +223,89 @@ pub(super) fn validate_players(
             }
         }
     }
+    for council in wants_equal {
+        let reference = equal_resources_player(&players, &council).map_err(|problem| {
+            err(
+                "player.equal_resources",
+                format!("council `{council}`: {problem}"),
+            )
+        })?;
+        if let Some(PlayerKind::Council {
+            equal_resources, ..
+        }) = players.get_mut(&council).map(|p| &mut p.kind)
+        {
+            *equal_resources = Some(reference.name.clone());
+        }
+        players.insert(reference.name.clone(), reference);
+    }
     Ok(players)
+}
+
+/// The fair reference of a council of `N` members (models.md section 9): its strongest member
+/// (smallest `sigma`, then first listed) alone, with `N` times the budget that member has in
+/// the council (its own limits, else the council's, divided among the members when shared).
+fn equal_resources_player(
+    players: &BTreeMap<String, PlayerConfig>,
+    council: &str,
+) -> Result<PlayerConfig, String> {
+    let c = &players[council];
+    let PlayerKind::Council {
+        members, fairness, ..
+    } = &c.kind
+    else {
+        return Err("not a council".into());
+    };
+    let n = members.len() as u64;
+    let strongest = members
+        .iter()
+        .fold(None::<&PlayerConfig>, |best, m| {
+            let p = &players[m];
+            match best {
+                Some(b) if b.sigma <= p.sigma => Some(b),
+                _ => Some(p),
+            }
+        })
+        .ok_or("a council needs members")?;
+    let base = if !strongest.limits.is_empty() {
+        strongest.limits
+    } else if *fairness == Fairness::Shared {
+        let share = |v: Option<u64>| v.map(|x| x / n);
+        Limits {
+            nodes: share(c.limits.nodes),
+            movetime_ms: share(c.limits.movetime_ms),
+            time_ms: share(c.limits.time_ms),
+            byoyomi_ms: share(c.limits.byoyomi_ms),
+            increment_ms: share(c.limits.increment_ms),
+            ..c.limits
+        }
+    } else {
+        c.limits
+    };
+    if base.depth.is_some() {
+        return Err(format!(
+            "equal_resources multiplies a budget, and `{}` is limited by depth: give it nodes or time",
+            strongest.name
+        ));
+    }
+    let times = |v: Option<u64>| v.map(|x| x.saturating_mul(n));
+    let name = format!("{}-x{n}", strongest.name);
+    if players.contains_key(&name) {
+        return Err(format!(
+            "equal_resources adds a player `{name}`, and a player of that name exists"
+        ));
+    }
+    Ok(PlayerConfig {
+        name,
+        limits: Limits {
+            nodes: times(base.nodes),
+            depth: None,
+            movetime_ms: times(base.movetime_ms),
+            time_ms: times(base.time_ms),
+            byoyomi_ms: times(base.byoyomi_ms),
+            increment_ms: times(base.increment_ms),
+        },
+        ..strongest.clone()
+    })
 }
 
 fn validate_match(
@@ -223,6 +315,31 @@ fn validate_match(
     players: BTreeMap<String, PlayerConfig>,
 ) -> Result<Config, ConfigError> {
     let err = |key: &str, problem: String| ConfigError::key(path, key, problem);
+    // A playing council with equal_resources brings its reference player into the run.
+    let mut m = m;
+    for name in m.players.clone() {
+        if let Some(PlayerConfig {
+            kind:
+                PlayerKind::Council {
+                    equal_resources: Some(reference),
+                    ..
+                },
+            ..
+        }) = players.get(&name)
+        {
+            if m.format == Format::HeadToHead {
+                return Err(err(
+                    "match.format",
+                    format!(
+                        "council `{name}` has equal_resources, which adds `{reference}` to the run: use format = \"gauntlet\" or \"round-robin\""
+                    ),
+                ));
+            }
+            if !m.players.contains(reference) {
+                m.players.push(reference.clone());
+            }
+        }
+    }
     let mut seen = HashSet::new();
     for name in &m.players {
         if !players.contains_key(name) {
@@ -630,5 +747,52 @@ nodes = 1000
         let e = one_line_error(&with_usi("go_nodes = false"));
         assert!(e.contains("go_nodes") && e.contains("`a`"), "{e}");
         parse(&with_usi("go_nodes = false\nbyoyomi_ms = 500")).expect("own time limit");
+    }
+}
+
+#[cfg(test)]
+mod equal_resources_tests {
+    use super::*;
+
+    fn parse(format: &str, council: &str) -> Result<Config, ConfigError> {
+        let text = format!(
+            "[match]\nformat = \"{format}\"\nplayers = [\"council\", \"single\"]\n\n\
+             [[player]]\nname = \"council\"\nkind = \"council\"\nmembers = [\"weak\", \"strong\", \"mid\"]\n\
+             equal_resources = true\n{council}\n\n\
+             [[player]]\nname = \"single\"\nkind = \"internal\"\nnodes = 1000\n\n\
+             [[player]]\nname = \"weak\"\nkind = \"internal\"\nsigma = 200.0\n\n\
+             [[player]]\nname = \"strong\"\nkind = \"internal\"\nsigma = 100.0\n\n\
+             [[player]]\nname = \"mid\"\nkind = \"internal\"\nsigma = 100.0\nnoise_cp = 50\n"
+        );
+        Config::parse(Path::new("t.toml"), &text)
+    }
+
+    #[test]
+    fn the_strongest_member_alone_with_n_times_the_budget_joins_the_run() {
+        let c = parse("round-robin", "nodes = 2000").expect("valid");
+        // strong and mid tie on sigma: the first listed of them is the strongest.
+        let r = &c.players["strong-x3"];
+        assert_eq!(r.limits.nodes, Some(6000));
+        assert!(matches!(r.kind, PlayerKind::Internal { noise_cp: 0, .. }));
+        assert_eq!(c.playing, ["council", "single", "strong-x3"]);
+        let c = parse("gauntlet", "nodes = 3000\nfairness = \"shared\"").expect("valid");
+        assert_eq!(c.players["strong-x3"].limits.nodes, Some(3000));
+        let c = parse("round-robin", "byoyomi_ms = 100").expect("valid");
+        assert_eq!(c.players["strong-x3"].limits.byoyomi_ms, Some(300));
+    }
+
+    #[test]
+    fn what_cannot_be_multiplied_or_added_is_refused() {
+        let e = parse("head-to-head", "nodes = 2000")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("strong-x3") && e.contains("gauntlet"), "{e}");
+        let e = parse("round-robin", "depth = 4").unwrap_err().to_string();
+        assert!(e.contains("limited by depth"), "{e}");
+        let text = "[match]\nplayers = [\"a\", \"b\"]\n[[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 1\nequal_resources = true\n[[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 1\n";
+        let e = Config::parse(Path::new("t.toml"), text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("only meaningful for kind = \"council\""), "{e}");
     }
 }

@@ -41,7 +41,11 @@ pub fn open(dir: &Path) -> Result<Arc<Live>, FollowError> {
     // The config as the run read it. Relative paths inside (an openings file) are the run's:
     // when they cannot be found from here, the page shows the folder's own summary.json only.
     let config = match Config::parse(Path::new(&info.config_file), &info.config_text) {
-        Ok(c) => Some(Arc::new(c)),
+        Ok(mut c) => {
+            // `--games` as the run was started.
+            c.games = info.games;
+            Some(Arc::new(c))
+        }
         Err(e) => {
             tracing::warn!(
                 "{}: its config cannot be read from here ({e}); showing its summary.json only",
@@ -50,7 +54,14 @@ pub fn open(dir: &Path) -> Result<Arc<Live>, FollowError> {
             None
         }
     };
-    let total = config.as_ref().map(|c| schedule(c, info.seed).len());
+    // The games this folder will hold: its shard's, or all of them.
+    let total = config.as_ref().map(|c| {
+        let games = schedule(c, info.seed);
+        match info.shard {
+            Some(shard) => games.iter().filter(|g| shard.holds(g)).count(),
+            None => games.len(),
+        }
+    });
     let live = Live::new(config, Phase::Following);
     live.set_run(info.seed, total);
     Ok(live)

@@ -41,7 +41,16 @@ pub struct UsiPlayer {
     settings: UsiEngineSettings,
     /// `go searchmoves`: set only through [`UsiPlayer::restrict_search`], a test hook.
     searchmoves: Vec<String>,
+    /// The MultiPV option last sent (analysis only).
+    multipv: Option<usize>,
     process: Option<EngineProcess>,
+}
+
+/// One line of a MultiPV analysis: its first move and score (mover's view, `mate_cp` undone).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisLine {
+    pub mv: String,
+    pub score: Score,
 }
 
 impl UsiPlayer {
@@ -55,6 +64,7 @@ impl UsiPlayer {
             name: config.name.clone(),
             settings: settings.clone(),
             searchmoves: Vec::new(),
+            multipv: None,
             process: None,
         }
     }
@@ -136,23 +146,94 @@ impl UsiPlayer {
         r.map_err(|e| self.error(e, "isready"))
     }
 
-    async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+    /// The `position` command for `position` (its root and moves, in the engine's notation).
+    fn position_command(&self, position: &Position) -> GuiCommand {
         let s = &self.settings;
-        let root = req.position.root_sfen();
+        let root = position.root_sfen();
         let start = if s.position_startpos && root == Position::startpos().root_sfen() {
             PositionStart::Startpos
         } else {
             PositionStart::Sfen(root.to_string())
         };
-        let position = GuiCommand::Position {
+        GuiCommand::Position {
             start,
-            moves: req
-                .position
+            moves: position
                 .moves()
                 .iter()
                 .map(|m| to_engine(s.drop_notation, &m.to_usi()))
                 .collect(),
+        }
+    }
+
+    /// Send `position` and `go`, then read until `bestmove`: the last `keep` info lines that
+    /// carry a score (their PVs in our notation), the answer, and the engine's time.
+    async fn search(
+        &mut self,
+        position: GuiCommand,
+        go: Go,
+        deadline: Deadline,
+        keep: usize,
+    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+        let name = self.name.clone();
+        let drop_notation = self.settings.drop_notation;
+        let from_engine = |mv: &str| from_engine(drop_notation, mv);
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
         };
+        p.send(&position.to_string())
+            .await
+            .map_err(|e| process_error(&name, e, "position"))?;
+        p.send(&GuiCommand::Go(go).to_string())
+            .await
+            .map_err(|e| process_error(&name, e, "go"))?;
+        let began = Instant::now();
+        let mut infos: Vec<Info> = Vec::new();
+        loop {
+            let line = p
+                .read_line(deadline)
+                .await
+                .map_err(|e| process_error(&name, e, "waiting for bestmove"))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match parse_engine_message(&line) {
+                Ok(EngineMessage::Info(mut info)) => {
+                    if info.score.is_some() {
+                        info.pv = info.pv.iter().map(|m| from_engine(m)).collect();
+                        infos.push(info);
+                        if infos.len() > keep {
+                            infos.remove(0);
+                        }
+                    }
+                }
+                Ok(EngineMessage::BestMove(best)) => {
+                    let best = match best {
+                        UsiBestMove::Move { mv, ponder } => UsiBestMove::Move {
+                            mv: from_engine(&mv),
+                            ponder,
+                        },
+                        other => other,
+                    };
+                    return Ok((infos, best, began.elapsed()));
+                }
+                Ok(_) => {}
+                Err(e) if line.trim_start().starts_with("bestmove") => {
+                    return Err(PlayerError::Malformed {
+                        player: name,
+                        detail: format!("{e}"),
+                    });
+                }
+                Err(e) => tracing::debug!(player = %name, "ignoring non-USI line: {e}"),
+            }
+        }
+    }
+
+    async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+        let s = &self.settings;
+        let position = self.position_command(&req.position);
         let b = &req.budget;
         let mut go = Go {
             movetime: b.movetime_ms,
@@ -181,80 +262,99 @@ impl UsiPlayer {
             }
         }
         let mate_cp = s.mate_cp;
-        let name = self.name.clone();
-        let drop_notation = s.drop_notation;
-        let from_engine = |mv: &str| from_engine(drop_notation, mv);
         // The whole wait for the answer, from the request on: what a timeout reports.
         let deadline = Deadline::until(req.deadline);
-        let Some(p) = self.process.as_mut() else {
-            return Err(PlayerError::Crash {
-                player: name,
-                detail: "not running".into(),
-            });
+        let (infos, best, engine_time) = self.search(position, go, deadline, 64).await?;
+        let decision = match best {
+            UsiBestMove::Move { mv, .. } => Decision::Move(mv),
+            UsiBestMove::Resign => Decision::Resign,
+            UsiBestMove::Win => Decision::Win,
         };
-        p.send(&position.to_string())
-            .await
-            .map_err(|e| process_error(&name, e, "position"))?;
-        p.send(&GuiCommand::Go(go).to_string())
-            .await
-            .map_err(|e| process_error(&name, e, "go"))?;
-        let began = Instant::now();
-        let mut infos: Vec<Info> = Vec::new();
-        loop {
-            let line = p
-                .read_line(deadline)
+        let info = match &decision {
+            Decision::Move(m) => infos
+                .iter()
+                .rev()
+                .find(|i| i.pv.first() == Some(m))
+                .or(infos.last()),
+            _ => infos.last(),
+        };
+        Ok(Thought {
+            eval: info
+                .and_then(|i| i.score)
+                .map(|s| normalize_score(s.value, mate_cp)),
+            pv: info.map(|i| i.pv.clone()).unwrap_or_default(),
+            depth: info.and_then(|i| i.depth),
+            nodes: info.and_then(|i| i.nodes),
+            decision,
+            engine_time,
+            votes: Vec::new(),
+        })
+    }
+
+    /// Analyse `position` as a reference engine: `multipv` lines at `nodes` (sent as `go nodes`
+    /// whatever `go_nodes` says: an analysis needs a fixed budget), restricted to `searchmoves`
+    /// when given, within `timeout`. Each MultiPV index's last reported line, best first. Start
+    /// the engine with `new_game` first.
+    pub async fn analyse(
+        &mut self,
+        position: &Position,
+        nodes: u64,
+        multipv: usize,
+        searchmoves: &[String],
+        timeout: Duration,
+    ) -> Result<Vec<AnalysisLine>, PlayerError> {
+        let name = self.name.clone();
+        if self.multipv != Some(multipv) {
+            let Some(p) = self.process.as_mut() else {
+                return Err(PlayerError::Crash {
+                    player: name,
+                    detail: "not running".into(),
+                });
+            };
+            let cmd = GuiCommand::SetOption {
+                name: "MultiPV".into(),
+                value: Some(multipv.to_string()),
+            };
+            p.send(&cmd.to_string())
                 .await
-                .map_err(|e| process_error(&name, e, "waiting for bestmove"))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            match parse_engine_message(&line) {
-                Ok(EngineMessage::Info(mut info)) => {
-                    if info.score.is_some() {
-                        info.pv = info.pv.iter().map(|m| from_engine(m)).collect();
-                        infos.push(info);
-                        if infos.len() > 64 {
-                            infos.remove(0);
-                        }
-                    }
-                }
-                Ok(EngineMessage::BestMove(best)) => {
-                    let engine_time = began.elapsed();
-                    let decision = match best {
-                        UsiBestMove::Move { mv, .. } => Decision::Move(from_engine(&mv)),
-                        UsiBestMove::Resign => Decision::Resign,
-                        UsiBestMove::Win => Decision::Win,
-                    };
-                    let info = match &decision {
-                        Decision::Move(m) => infos
-                            .iter()
-                            .rev()
-                            .find(|i| i.pv.first() == Some(m))
-                            .or(infos.last()),
-                        _ => infos.last(),
-                    };
-                    return Ok(Thought {
-                        eval: info
-                            .and_then(|i| i.score)
-                            .map(|s| normalize_score(s.value, mate_cp)),
-                        pv: info.map(|i| i.pv.clone()).unwrap_or_default(),
-                        depth: info.and_then(|i| i.depth),
-                        nodes: info.and_then(|i| i.nodes),
-                        decision,
-                        engine_time,
-                        votes: Vec::new(),
-                    });
-                }
-                Ok(_) => {}
-                Err(e) if line.trim_start().starts_with("bestmove") => {
-                    return Err(PlayerError::Malformed {
-                        player: name,
-                        detail: format!("{e}"),
-                    });
-                }
-                Err(e) => tracing::debug!(player = %name, "ignoring non-USI line: {e}"),
+                .map_err(|e| process_error(&name, e, "setoption MultiPV"))?;
+            self.multipv = Some(multipv);
+        }
+        let notation = self.settings.drop_notation;
+        let go = Go {
+            nodes: Some(nodes),
+            searchmoves: searchmoves.iter().map(|m| to_engine(notation, m)).collect(),
+            ..Go::default()
+        };
+        let position = self.position_command(position);
+        let keep = 4 * multipv + 64;
+        let (infos, best, _) = self
+            .search(position, go, Deadline::after(timeout), keep)
+            .await?;
+        let mate_cp = self.settings.mate_cp;
+        let mut by_index: std::collections::BTreeMap<u32, AnalysisLine> = Default::default();
+        for i in &infos {
+            if let (Some(mv), Some(score)) = (i.pv.first(), i.score) {
+                by_index.insert(
+                    i.multipv.unwrap_or(1),
+                    AnalysisLine {
+                        mv: mv.clone(),
+                        score: normalize_score(score.value, mate_cp),
+                    },
+                );
             }
         }
+        let mut lines: Vec<AnalysisLine> = by_index.into_values().collect();
+        if lines.is_empty()
+            && let UsiBestMove::Move { mv, .. } = best
+        {
+            return Err(PlayerError::Malformed {
+                player: name,
+                detail: format!("answered bestmove {mv} without a scored info line"),
+            });
+        }
+        lines.dedup_by(|a, b| a.mv == b.mv);
+        Ok(lines)
     }
 }
 

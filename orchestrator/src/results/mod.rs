@@ -22,6 +22,17 @@ pub enum Winner {
     Draw,
 }
 
+impl Winner {
+    /// The name as written in `results.jsonl`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Winner::Sente => "sente",
+            Winner::Gote => "gote",
+            Winner::Draw => "draw",
+        }
+    }
+}
+
 /// Why a game ended. Serialized in `snake_case` (`"illegal_move"`, `"perpetual_check"`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

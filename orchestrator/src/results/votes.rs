@@ -98,7 +98,7 @@ pub struct CouncilVote {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Reason;
+    use crate::results::{Reason, Winner};
 
     fn serde_name<T: Serialize>(x: T) -> String {
         serde_json::to_value(x)
@@ -144,6 +144,9 @@ mod tests {
             Reason::Crash,
         ] {
             assert_eq!(r.name(), serde_name(r));
+        }
+        for w in [Winner::Sente, Winner::Gote, Winner::Draw] {
+            assert_eq!(w.name(), serde_name(w));
         }
     }
 }

@@ -10,8 +10,10 @@
 pub mod adjudicate;
 pub mod arbiter;
 pub mod game;
+pub mod merge;
 pub mod records;
 pub mod schedule;
+pub mod shard;
 pub mod sprt_stop;
 pub mod summary;
 
@@ -31,6 +33,7 @@ use crate::feed::{RunFeed, RunStart};
 use crate::player::Player;
 use crate::results::{self, GameResult, ResultsWriter};
 use arbiter::PlayedGame;
+use shard::Shard;
 
 /// A run that cannot go on (bad output folder, unreadable results); engine failures are game
 /// results, never this.
@@ -46,6 +49,12 @@ pub enum RunError {
     Results(#[from] results::ResultsError),
     #[error("{0}")]
     Resume(String),
+    /// An output file that cannot be written (the message names it).
+    #[error("{0}")]
+    Write(String),
+    /// Options that cannot go together (SPRT with a shard).
+    #[error("{0}")]
+    Options(String),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
@@ -63,6 +72,12 @@ pub struct RunOptions {
     /// Master seed; `None` takes the config's (or, on resume, the run's).
     pub seed: Option<u64>,
     pub resume: bool,
+    /// `--games`: games per pairing, overriding the config's; `None` keeps the config's (or, on
+    /// resume, the run's).
+    pub games: Option<u64>,
+    /// Play only this shard of the schedule; `None` plays all of it (or, on resume, the run's
+    /// shard).
+    pub shard: Option<Shard>,
     /// Show a progress bar (on a terminal).
     pub progress: bool,
     /// Who watches the run as it plays (the live page): told of every start, move and end.
@@ -76,6 +91,39 @@ pub struct RunInfo {
     pub config_file: String,
     pub config_text: String,
     pub games: u64,
+    /// The shard of the run this folder plays; absent for a whole (or merged) run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+impl RunInfo {
+    /// Read `DIR/run.json`.
+    pub fn read(dir: &Path) -> Result<RunInfo, String> {
+        let path = dir.join("run.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: not a run folder ({e})", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Write `DIR/run.json`.
+    pub(crate) fn write(&self, dir: &Path) -> Result<(), RunError> {
+        let path = dir.join("run.json");
+        let json = serde_json::to_string_pretty(self).map_err(|e| RunError::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        std::fs::write(&path, json).map_err(io(&path))
+    }
+}
+
+/// What the output folder holds before the run's games are played.
+struct Prepared {
+    seed: u64,
+    shard: Option<Shard>,
+    /// Finished games (a resumed run's).
+    finished: Vec<GameResult>,
+    /// Where the complete lines of `results.jsonl` end (a resumed run's).
+    complete_len: Option<u64>,
 }
 
 /// The end of a run.
@@ -125,26 +173,20 @@ impl IdlePlayers {
     }
 }
 
-/// Prepare the output folder: a fresh run writes `run.json`; a resumed one checks it and returns
-/// the finished games and where the complete lines end.
-fn prepare_out(
-    config: &Config,
-    opts: &RunOptions,
-) -> Result<(u64, Vec<GameResult>, Option<u64>), RunError> {
+/// Prepare the output folder: a fresh run writes `run.json`; a resumed one checks it (config,
+/// seed, games per pairing, shard) and reads the finished games. Either way `config.games` ends
+/// up the run's.
+fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunError> {
     let out = &opts.out;
     std::fs::create_dir_all(out.join("records")).map_err(io(out))?;
-    let run_path = out.join("run.json");
     let results_path = out.join("results.jsonl");
     let config_text = std::fs::read_to_string(&config.file).map_err(io(&config.file))?;
     if opts.resume {
-        let text = std::fs::read_to_string(&run_path).map_err(|e| {
+        let info = RunInfo::read(out).map_err(|e| {
             RunError::Resume(format!(
-                "{}: nothing to resume here ({e}); start the run without --resume",
-                run_path.display()
+                "{e}; nothing to resume here: start the run without --resume"
             ))
         })?;
-        let info: RunInfo = serde_json::from_str(&text)
-            .map_err(|e| RunError::Resume(format!("{}: {e}", run_path.display())))?;
         if info.config_text != config_text {
             return Err(RunError::Resume(format!(
                 "{}: this run was started with a different config (from {}); resume it with the same config",
@@ -152,16 +194,30 @@ fn prepare_out(
                 info.config_file
             )));
         }
+        let differs = |what: &str, was: String, now: String| {
+            RunError::Resume(format!(
+                "{}: this run was started with {what} {was}, not {now}",
+                out.display()
+            ))
+        };
         if let Some(s) = opts.seed
             && s != info.seed
         {
-            return Err(RunError::Resume(format!(
-                "{}: this run was started with --seed {}, not {s}",
-                out.display(),
-                info.seed
-            )));
+            return Err(differs("--seed", info.seed.to_string(), s.to_string()));
         }
-        let (games, len) = if results_path.exists() {
+        if let Some(g) = opts.games
+            && g != info.games
+        {
+            return Err(differs("--games", info.games.to_string(), g.to_string()));
+        }
+        if let Some(s) = opts.shard
+            && Some(s) != info.shard
+        {
+            let was = info.shard.map_or("no --shard".into(), |s| s.to_string());
+            return Err(differs("--shard", was, s.to_string()));
+        }
+        config.games = info.games;
+        let (finished, complete_len) = if results_path.exists() {
             let read = results::read(&results_path)?;
             if read.truncated_tail {
                 tracing::warn!("{}: dropping a cut-off last line", results_path.display());
@@ -170,7 +226,12 @@ fn prepare_out(
         } else {
             (Vec::new(), None)
         };
-        return Ok((info.seed, games, len));
+        return Ok(Prepared {
+            seed: info.seed,
+            shard: info.shard,
+            finished,
+            complete_len,
+        });
     }
     if results_path
         .metadata()
@@ -182,30 +243,49 @@ fn prepare_out(
             out.display()
         )));
     }
+    if let Some(g) = opts.games {
+        config.games = g;
+    }
     let seed = opts.seed.unwrap_or(config.seed);
     let info = RunInfo {
         seed,
         config_file: config.file.display().to_string(),
         config_text,
         games: config.games,
+        shard: opts.shard,
     };
-    let json = serde_json::to_string_pretty(&info).map_err(|e| RunError::Io {
-        path: run_path.display().to_string(),
-        source: std::io::Error::other(e),
-    })?;
-    std::fs::write(&run_path, json).map_err(io(&run_path))?;
-    Ok((seed, Vec::new(), None))
+    info.write(out)?;
+    Ok(Prepared {
+        seed,
+        shard: opts.shard,
+        finished: Vec::new(),
+        complete_len: None,
+    })
 }
 
 /// Play the run `config` describes into `opts.out`.
 pub async fn run(
-    config: Config,
+    mut config: Config,
     opts: &RunOptions,
     cancel: CancellationToken,
 ) -> Result<RunOutcome, RunError> {
-    let (seed, mut finished, complete_len) = prepare_out(&config, opts)?;
+    if config.sprt.is_some() && opts.shard.is_some() {
+        return Err(RunError::Options(format!(
+            "{}: [match.sprt] and --shard cannot go together: a sequential test decides on all games in order, a shard sees only some; run the SPRT on one machine",
+            config.file.display()
+        )));
+    }
+    let Prepared {
+        seed,
+        shard,
+        mut finished,
+        complete_len,
+    } = prepare_out(&mut config, opts)?;
     let started = Instant::now();
-    let schedule = schedule::schedule(&config, seed);
+    let mut schedule = schedule::schedule(&config, seed);
+    if let Some(shard) = shard {
+        schedule.retain(|g| shard.holds(g));
+    }
     let mut done: BTreeSet<u64> = BTreeSet::new();
     finished.retain(|g| done.insert(g.id));
     // An SPRT that decided on the games already played (a resumed run) starts no new game.
@@ -335,13 +415,9 @@ pub async fn run(
     let wall = started.elapsed();
     let interrupted = finished.len() < total && !sprt_decided(&sprt);
     let mut summary = summary::Summary::new(&config, &finished, seed, played_now, wall);
+    summary.shard = shard;
     summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
-    let summary_path = opts.out.join("summary.json");
-    let json = serde_json::to_string_pretty(&summary).map_err(|e| RunError::Io {
-        path: summary_path.display().to_string(),
-        source: std::io::Error::other(e),
-    })?;
-    std::fs::write(&summary_path, json).map_err(io(&summary_path))?;
+    summary.write(&opts.out).map_err(RunError::Write)?;
     if let Some(feed) = &opts.feed
         && let Ok(value) = serde_json::to_value(&summary)
     {

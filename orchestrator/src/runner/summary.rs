@@ -98,6 +98,9 @@ pub struct Summary {
     /// The head-to-head's sequential test, when the config has `[match.sprt]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtSummary>,
+    /// The shard of the run these games are (`--shard`); absent for a whole or merged run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<super::shard::Shard>,
 }
 
 /// Points `player` scored in `g`, if it played in it.
@@ -117,6 +120,13 @@ fn points(g: &GameResult, player: &str) -> Option<f64> {
 }
 
 impl Summary {
+    /// Write `DIR/summary.json`; an error names the file.
+    pub fn write(&self, dir: &std::path::Path) -> Result<(), String> {
+        let path = dir.join("summary.json");
+        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
     pub fn new(
         config: &Config,
         games: &[GameResult],
@@ -148,6 +158,7 @@ impl Summary {
             councils: council_summaries(games),
             reasons,
             sprt: None,
+            shard: None,
         }
     }
 }

@@ -1,0 +1,146 @@
+//! The analysis file of `council-analyze moves`: one JSON line per analysed position, the
+//! reference engine's view of it, read back by `ir` and `calibrate-ir`.
+//!
+//! Invariant: a line is written whole and flushed, so a killed analysis leaves at most a cut-off
+//! last line, which reading ignores and resuming cuts off.
+
+use std::io::Write;
+use std::path::Path;
+
+use engine::types::Score;
+use serde::{Deserialize, Serialize};
+
+/// Centipawns standing for a mate: `±(MATE_CP - plies)`, so any mate lies beyond any score.
+pub const MATE_CP: i32 = 30000;
+
+/// A score as centipawns, mates mapped to the ends of the scale.
+#[must_use]
+pub fn score_cp(score: Score) -> i32 {
+    match score {
+        Score::Cp(cp) => cp.clamp(-(MATE_CP - 1000), MATE_CP - 1000),
+        Score::Mate(n) if n > 0 => MATE_CP - n.min(999),
+        Score::Mate(n) => -(MATE_CP - n.saturating_abs().min(999)),
+    }
+}
+
+/// One candidate move and its score, mover's view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub cp: i32,
+}
+
+/// Which engine analysed, at which budget.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+}
+
+/// One analysed position.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysedPosition {
+    /// The game's `id` in its results file.
+    pub game: u64,
+    /// Moves played before this position, from the game's start.
+    pub ply: u32,
+    /// The player to move (its name in the results).
+    pub player: String,
+    /// The position (SFEN).
+    pub sfen: String,
+    /// The move the player chose (USI).
+    pub played: String,
+    /// The reference's candidates, best first, mover's view; the played move always present.
+    pub candidates: Vec<Candidate>,
+    pub reference: Reference,
+}
+
+impl AnalysedPosition {
+    /// Index of the played move among the candidates.
+    #[must_use]
+    pub fn played_index(&self) -> Option<usize> {
+        self.candidates.iter().position(|c| c.mv == self.played)
+    }
+}
+
+/// What reading an analysis file found.
+#[derive(Debug, Default)]
+pub struct AnalysisRead {
+    pub positions: Vec<AnalysedPosition>,
+    /// Bytes of complete lines (a cut-off last line is not counted).
+    pub complete_len: u64,
+}
+
+/// Read an analysis file; a malformed complete line is an error naming file and line.
+pub fn read(path: &Path) -> Result<AnalysisRead, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = AnalysisRead::default();
+    let mut offset = 0usize;
+    for (i, chunk) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        if !chunk.ends_with(b"\n") {
+            break;
+        }
+        offset += chunk.len();
+        let line = String::from_utf8_lossy(chunk);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let p: AnalysedPosition = serde_json::from_str(&line).map_err(|e| {
+            format!(
+                "{}:{}: not an analysed position: {e}",
+                path.display(),
+                i + 1
+            )
+        })?;
+        out.positions.push(p);
+    }
+    out.complete_len = offset as u64;
+    Ok(out)
+}
+
+/// Appends analysed positions, one flushed line each.
+pub struct AnalysisWriter {
+    file: std::fs::File,
+}
+
+impl AnalysisWriter {
+    /// Open for appending, cutting a cut-off last line (`complete_len` from [`read`]).
+    pub fn open(path: &Path, complete_len: Option<u64>) -> Result<Self, String> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(len) = complete_len {
+            file.set_len(len)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(Self { file })
+    }
+
+    pub fn append(&mut self, p: &AnalysedPosition) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(p).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.file.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mates_lie_beyond_every_score_and_shorter_is_better() {
+        assert_eq!(score_cp(Score::Mate(3)), 29997);
+        assert_eq!(score_cp(Score::Mate(-4)), -29996);
+        assert!(score_cp(Score::Mate(5)) < score_cp(Score::Mate(3)));
+        assert!(score_cp(Score::Mate(-2)) < score_cp(Score::Mate(-6)));
+        assert!(score_cp(Score::Cp(100_000)) < score_cp(Score::Mate(999)));
+        assert!(score_cp(Score::Mate(-Score::MATE_UNKNOWN)) < score_cp(Score::Cp(-100_000)));
+    }
+}

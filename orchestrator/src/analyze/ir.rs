@@ -1,0 +1,370 @@
+//! `council-analyze ir` and `calibrate-ir`: per player, what its analysed moves show (match
+//! rate, average scaled error), the move-probability model fitted to them, and with a calibration
+//! the intrinsic rating `IR = a - b AE` with a 95% interval from a bootstrap over games.
+//!
+//! The data rules of models.md section 7 are applied here, once, for both commands: positions
+//! before `skip_plies`, positions the reference already scores at `max_cp` or more either way,
+//! and positions repeated within a game are left out. The numbers come from `sim::intrinsic`.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sim::intrinsic::{self, Decision};
+
+use super::analysis::{AnalysedPosition, Reference};
+
+/// The data rules and the scale.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rules {
+    /// The scaled error's unit, cp.
+    pub u: f64,
+    /// Positions with `|V0| >= max_cp` are left out.
+    pub max_cp: f64,
+    pub skip_plies: u32,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            u: 100.0,
+            max_cp: 300.0,
+            skip_plies: 16,
+        }
+    }
+}
+
+/// A player's decisions, each with the game it was made in.
+pub type Decisions = Vec<(u64, Decision)>;
+
+/// The decisions of every player, by name, after the data rules.
+#[must_use]
+pub fn decisions_by_player(
+    positions: &[AnalysedPosition],
+    rules: &Rules,
+) -> BTreeMap<String, Decisions> {
+    let mut by: BTreeMap<String, Decisions> = BTreeMap::new();
+    let mut seen: HashSet<(u64, String)> = HashSet::new();
+    let mut sorted: Vec<&AnalysedPosition> = positions.iter().collect();
+    sorted.sort_by_key(|p| (p.game, p.ply));
+    for p in sorted {
+        // The position without its move number: a repetition has the same text.
+        let board = p.sfen.rsplit_once(' ').map_or(p.sfen.as_str(), |(b, _)| b);
+        let repeated = !seen.insert((p.game, board.to_string()));
+        let Some(played) = p.played_index() else {
+            continue;
+        };
+        let Some(best) = p.candidates.first() else {
+            continue;
+        };
+        if repeated || p.ply < rules.skip_plies || f64::from(best.cp.abs()) >= rules.max_cp {
+            continue;
+        }
+        let scores: Vec<f64> = p.candidates.iter().map(|c| f64::from(c.cp)).collect();
+        by.entry(p.player.clone())
+            .or_default()
+            .push((p.game, Decision::from_scores(&scores, played, rules.u)));
+    }
+    by
+}
+
+/// The calibration file of `calibrate-ir`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationFile {
+    pub u: f64,
+    pub max_cp: f64,
+    pub skip_plies: u32,
+    pub reference: Option<Reference>,
+    pub a: f64,
+    pub b: f64,
+    pub r2: f64,
+    pub rungs: Vec<Rung>,
+}
+
+/// One player of the calibration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rung {
+    pub name: String,
+    pub elo: f64,
+    pub ae: f64,
+    pub positions: usize,
+    /// Its IR from the line fitted without it.
+    pub loo_ir: f64,
+}
+
+impl CalibrationFile {
+    pub fn rules(&self) -> Rules {
+        Rules {
+            u: self.u,
+            max_cp: self.max_cp,
+            skip_plies: self.skip_plies,
+        }
+    }
+}
+
+/// One player's line of `ir`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlayerIr {
+    pub name: String,
+    pub positions: usize,
+    pub games: usize,
+    pub mm: f64,
+    pub ae: f64,
+    pub s: f64,
+    pub c: f64,
+    pub s_percentile: f64,
+    pub c_percentile: f64,
+    /// The model's match rate and average error at the maximum-likelihood `(s, c)`.
+    pub mm_e: f64,
+    pub ae_e: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ir: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ir_lower: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ir_upper: Option<f64>,
+}
+
+/// Bootstrap resamples of the games for the IR interval.
+pub const BOOTSTRAP: usize = 2000;
+
+/// The 95% bootstrap interval of `IR = a - b AE` over `decisions`' games.
+fn ir_interval(decisions: &Decisions, a: f64, b: f64, seed: u64) -> (f64, f64) {
+    // Per game: (sum of errors, positions).
+    let mut per_game: BTreeMap<u64, (f64, usize)> = BTreeMap::new();
+    for (g, d) in decisions {
+        let e = per_game.entry(*g).or_default();
+        e.0 += d.errors[d.played];
+        e.1 += 1;
+    }
+    let games: Vec<(f64, usize)> = per_game.into_values().collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut irs: Vec<f64> = (0..BOOTSTRAP)
+        .map(|_| {
+            let (mut sum, mut n) = (0.0, 0usize);
+            for _ in 0..games.len() {
+                let (s, k) = games[rng.random_range(0..games.len())];
+                sum += s;
+                n += k;
+            }
+            a - b * sum / n.max(1) as f64
+        })
+        .collect();
+    irs.sort_by(f64::total_cmp);
+    let at = |q: f64| irs[((q * (BOOTSTRAP - 1) as f64).round() as usize).min(BOOTSTRAP - 1)];
+    (at(0.025), at(0.975))
+}
+
+/// Every player's report.
+#[must_use]
+pub fn report(
+    by_player: &BTreeMap<String, Decisions>,
+    calibration: Option<&CalibrationFile>,
+    seed: u64,
+) -> Vec<PlayerIr> {
+    by_player
+        .iter()
+        .filter(|(_, d)| !d.is_empty())
+        .map(|(name, decisions)| {
+            let plain: Vec<Decision> = decisions.iter().map(|(_, d)| d.clone()).collect();
+            let o = intrinsic::observed(&plain);
+            let ml = intrinsic::fit_max_likelihood(&plain);
+            let pc = intrinsic::fit_percentile(&plain);
+            let (mm_e, ae_e) = intrinsic::expected(&plain, ml.s, ml.c);
+            let games: HashSet<u64> = decisions.iter().map(|(g, _)| *g).collect();
+            let (ir, lower, upper) = match calibration {
+                Some(cal) => {
+                    let (lo, hi) = ir_interval(decisions, cal.a, cal.b, seed);
+                    (Some(cal.a - cal.b * o.ae), Some(lo), Some(hi))
+                }
+                None => (None, None, None),
+            };
+            PlayerIr {
+                name: name.clone(),
+                positions: o.positions,
+                games: games.len(),
+                mm: o.mm,
+                ae: o.ae,
+                s: ml.s,
+                c: ml.c,
+                s_percentile: pc.s,
+                c_percentile: pc.c,
+                mm_e,
+                ae_e,
+                ir,
+                ir_lower: lower,
+                ir_upper: upper,
+            }
+        })
+        .collect()
+}
+
+/// `calibrate-ir`: the line `Elo = a - b AE` through the players that have both.
+pub fn calibrate(
+    by_player: &BTreeMap<String, Decisions>,
+    elo: &BTreeMap<String, f64>,
+    rules: &Rules,
+    reference: Option<Reference>,
+) -> Result<CalibrationFile, String> {
+    let mut rungs: Vec<(String, f64, f64, usize)> = Vec::new();
+    for (name, decisions) in by_player {
+        let Some(&e) = elo.get(name) else { continue };
+        if decisions.is_empty() {
+            continue;
+        }
+        let plain: Vec<Decision> = decisions.iter().map(|(_, d)| d.clone()).collect();
+        let o = intrinsic::observed(&plain);
+        rungs.push((name.clone(), e, o.ae, o.positions));
+    }
+    if rungs.len() < 3 {
+        return Err(format!(
+            "calibration needs at least 3 players with both an analysis and an Elo; found {} ({})",
+            rungs.len(),
+            rungs
+                .iter()
+                .map(|r| r.0.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let x: Vec<f64> = rungs.iter().map(|r| r.2).collect();
+    let y: Vec<f64> = rungs.iter().map(|r| r.1).collect();
+    let fit = intrinsic::calibrate(&x, &y)
+        .ok_or("the players' average errors are all equal: nothing to calibrate on")?;
+    Ok(CalibrationFile {
+        u: rules.u,
+        max_cp: rules.max_cp,
+        skip_plies: rules.skip_plies,
+        reference,
+        a: fit.a,
+        b: fit.b,
+        r2: fit.r2,
+        rungs: rungs
+            .into_iter()
+            .zip(fit.loo)
+            .map(|((name, elo, ae, positions), loo_ir)| Rung {
+                name,
+                elo,
+                ae,
+                positions,
+                loo_ir,
+            })
+            .collect(),
+    })
+}
+
+/// The `ir` table.
+#[must_use]
+pub fn table(players: &[PlayerIr]) -> String {
+    use std::fmt::Write as _;
+    let width = players
+        .iter()
+        .map(|p| p.name.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let mut out = format!(
+        "{:width$}  positions  games     MM      AE       s       c   s_pct   c_pct    MM_e    AE_e  IR (95%)\n",
+        "player"
+    );
+    for p in players {
+        let ir = match (p.ir, p.ir_lower, p.ir_upper) {
+            (Some(ir), Some(lo), Some(hi)) => format!("{ir:.0} [{lo:.0}, {hi:.0}]"),
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            out,
+            "{:width$}  {:>9}  {:>5}  {:>5.3}  {:>6.4}  {:>6.4}  {:>6.3}  {:>6.4}  {:>6.3}  {:>6.3}  {:>6.4}  {ir}",
+            p.name,
+            p.positions,
+            p.games,
+            p.mm,
+            p.ae,
+            p.s,
+            p.c,
+            p.s_percentile,
+            p.c_percentile,
+            p.mm_e,
+            p.ae_e
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::analysis::Candidate;
+
+    fn position(
+        game: u64,
+        ply: u32,
+        sfen: &str,
+        scores: &[i32],
+        played: usize,
+    ) -> AnalysedPosition {
+        AnalysedPosition {
+            game,
+            ply,
+            player: "p".into(),
+            sfen: sfen.into(),
+            played: format!("m{played}"),
+            candidates: scores
+                .iter()
+                .enumerate()
+                .map(|(i, &cp)| Candidate {
+                    mv: format!("m{i}"),
+                    cp,
+                })
+                .collect(),
+            reference: Reference {
+                name: "r".into(),
+                nodes: Some(1),
+                depth: None,
+            },
+        }
+    }
+
+    #[test]
+    fn data_rules_drop_the_opening_lopsided_and_repeated_positions() {
+        let rules = Rules::default();
+        let ps = vec![
+            position(1, 3, "a b - 4", &[10, 0], 1),        // opening
+            position(1, 20, "x b - 21", &[50, 0], 1),      // kept
+            position(1, 21, "y w - 22", &[400, 0], 0),     // lopsided
+            position(1, 24, "x b - 25", &[50, 0], 0),      // repeated
+            position(2, 24, "x b - 25", &[-290, -400], 0), // another game: kept
+        ];
+        let by = decisions_by_player(&ps, &rules);
+        let d = &by["p"];
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].0, 1);
+        assert!(d[0].1.errors[1] > 0.0 && d[0].1.played == 1);
+        assert_eq!(d[1].0, 2);
+    }
+
+    #[test]
+    fn ir_interval_holds_the_estimate_and_narrows_with_more_games() {
+        let mut few: Decisions = Vec::new();
+        let mut many: Decisions = Vec::new();
+        for g in 0..400u64 {
+            let err = if g % 2 == 0 { 0.0 } else { 0.2 };
+            let d = Decision {
+                errors: vec![0.0, 0.2],
+                played: usize::from(err > 0.0),
+            };
+            if g < 20 {
+                few.push((g, d.clone()));
+            }
+            many.push((g, d));
+        }
+        let (a, b) = (3000.0, 5000.0);
+        let (lo, hi) = ir_interval(&few, a, b, 1);
+        let (lo2, hi2) = ir_interval(&many, a, b, 1);
+        let ir = a - b * 0.1;
+        assert!(lo < ir && ir < hi && lo2 < ir && ir < hi2);
+        assert!(hi2 - lo2 < 0.5 * (hi - lo), "{lo2}..{hi2} vs {lo}..{hi}");
+        assert_eq!(ir_interval(&few, a, b, 1), (lo, hi), "seeded");
+    }
+}

@@ -1,0 +1,492 @@
+//! `council-analyze moves`: forward analysis of recorded games by a reference engine (the
+//! built-in engine in process, or any USI engine of a config), at a node budget: the data
+//! intrinsic ratings are made of.
+//!
+//! Invariants: the built-in reference analyses every position from scratch (hash and history
+//! cleared, one search thread), so its line does not depend on the order, the number of workers
+//! or a resume (a USI reference is as deterministic as the engine is); the played move is always
+//! scored (when the MultiPV search leaves it out: the built-in engine searches the position
+//! after it at the same budget and negates the score, a USI engine searches the position with
+//! `go searchmoves <played>`); lines are appended whole and flushed as positions finish, so a
+//! killed analysis resumes with `--resume` and analyses every position exactly once.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use engine::position::Position;
+use engine::search::{BestMove, Engine, EngineSettings, Limits, SearchInfo, StopFlag};
+use engine::types::{Color, Move, Score};
+
+use super::analysis::{self, AnalysedPosition, AnalysisWriter, Candidate, Reference, score_cp};
+use crate::config::{PlayerConfig, PlayerKind};
+use crate::player::Player;
+use crate::player::usi::UsiPlayer;
+use crate::results::{self, GameResult};
+
+/// Which engine analyses.
+#[derive(Debug, Clone)]
+pub enum ReferenceEngine {
+    /// The built-in engine, in process.
+    Builtin,
+    /// A USI engine as a config defines it (its command, options and quirks).
+    Usi(Box<PlayerConfig>),
+}
+
+/// What to analyse and how.
+#[derive(Debug, Clone)]
+pub struct MovesOptions {
+    /// Run folders or results files.
+    pub inputs: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub reference: ReferenceEngine,
+    /// The reference's node budget per position.
+    pub nodes: u64,
+    /// Candidates per position (MultiPV).
+    pub multipv: usize,
+    /// Positions before this ply are not analysed (the opening).
+    pub skip_plies: u32,
+    pub concurrency: usize,
+    pub resume: bool,
+    pub progress: bool,
+}
+
+/// What an analysis did.
+#[derive(Debug, Clone)]
+pub struct MovesReport {
+    pub games: usize,
+    pub positions: usize,
+    pub analysed_now: usize,
+    pub wall: Duration,
+}
+
+/// The games of the inputs (a run folder's `results.jsonl`, or results files), ids unique.
+pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, String> {
+    let mut games: Vec<GameResult> = Vec::new();
+    let mut seen = HashSet::new();
+    for input in inputs {
+        let path = if input.is_dir() {
+            input.join("results.jsonl")
+        } else {
+            input.clone()
+        };
+        let read = results::read(&path).map_err(|e| e.to_string())?;
+        for g in read.games {
+            if !seen.insert(g.id) {
+                return Err(format!(
+                    "{}: game id {} appears twice in the inputs: analyse one run (or a merged one) at a time",
+                    path.display(),
+                    g.id
+                ));
+            }
+            games.push(g);
+        }
+    }
+    games.sort_by_key(|g| g.id);
+    Ok(games)
+}
+
+/// A game's position before move `ply` (history included, for repetitions), and that move.
+fn position_before(game: &GameResult, ply: usize) -> Result<(Position, Move), String> {
+    let at = |e: &dyn std::fmt::Display| format!("game {}: {e}", game.id);
+    let mut pos = Position::from_sfen(&game.start).map_err(|e| at(&e))?;
+    for (i, text) in game.moves.iter().enumerate() {
+        let mv = pos
+            .parse_usi_move(text)
+            .map_err(|e| at(&format!("move {} `{text}`: {e}", i + 1)))?;
+        if i == ply {
+            return Ok((pos, mv));
+        }
+        pos.play(mv);
+    }
+    Err(at(&format!("has no move {}", ply + 1)))
+}
+
+/// The score of a move from the mover's view, given the search of the position after it.
+fn negate_child(score: Score) -> Score {
+    match score {
+        Score::Cp(cp) => Score::Cp(-cp),
+        Score::Mate(n) if n > 0 => Score::Mate(-(n.saturating_add(1))),
+        Score::Mate(n) => Score::Mate(n.saturating_abs().saturating_add(1)),
+    }
+}
+
+/// MultiPV lines: each line's first move and score, best first.
+type Lines = Vec<(Move, Score)>;
+
+/// One worker's built-in reference engine.
+struct Analyst {
+    engine: Engine,
+    nodes: u64,
+    multipv: usize,
+}
+
+impl Analyst {
+    fn new(nodes: u64, multipv: usize) -> Self {
+        let settings = EngineSettings {
+            hash_mb: 16,
+            multipv,
+            ..EngineSettings::default()
+        };
+        Analyst {
+            engine: Engine::new(settings),
+            nodes,
+            multipv,
+        }
+    }
+
+    fn search(&mut self, pos: &Position, multipv: usize) -> (Lines, BestMove, Score) {
+        let mut settings = self.engine.settings().clone();
+        settings.multipv = multipv;
+        self.engine.set_settings(settings);
+        self.engine.new_game();
+        let want = multipv.min(pos.legal_moves().len()).max(1);
+        let (mut current, mut complete): (Lines, Lines) = (Vec::new(), Vec::new());
+        let mut observer = |info: &SearchInfo| {
+            if info.multipv == 1 {
+                current.clear();
+            }
+            if let Some(&mv) = info.pv.first() {
+                current.push((mv, info.score));
+            }
+            if current.len() == want {
+                complete = current.clone();
+            }
+        };
+        let limits = Limits {
+            nodes: Some(self.nodes),
+            ..Limits::default()
+        };
+        let r = self
+            .engine
+            .search(pos, &limits, &StopFlag::new(), &mut observer);
+        (complete, r.best, r.score)
+    }
+
+    /// The candidates of `pos` (best first, mover's view), `played` among them.
+    fn candidates(&mut self, pos: &Position, played: Move) -> Vec<Candidate> {
+        let (mut lines, best, score) = self.search(pos, self.multipv);
+        if lines.is_empty()
+            && let BestMove::Move(m) = best
+        {
+            lines.push((m, score));
+        }
+        if !lines.iter().any(|(m, _)| *m == played) {
+            let mut child = pos.clone();
+            child.play(played);
+            let (_, _, child_score) = self.search(&child, 1);
+            lines.push((played, negate_child(child_score)));
+        }
+        let mut out: Vec<Candidate> = Vec::new();
+        for (m, s) in lines {
+            let mv = m.to_usi();
+            if !out.iter().any(|c| c.mv == mv) {
+                out.push(Candidate {
+                    mv,
+                    cp: score_cp(s),
+                });
+            }
+        }
+        out.sort_by_key(|c| std::cmp::Reverse(c.cp));
+        out
+    }
+}
+
+/// One worker's USI reference engine, driven on its own single-threaded runtime.
+struct UsiAnalyst {
+    player: UsiPlayer,
+    runtime: tokio::runtime::Runtime,
+    nodes: u64,
+    multipv: usize,
+    timeout: Duration,
+}
+
+impl UsiAnalyst {
+    fn new(config: &PlayerConfig, nodes: u64, multipv: usize) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+        let mut player = UsiPlayer::new(config);
+        runtime
+            .block_on(player.new_game(0))
+            .map_err(|e| format!("reference `{}`: {e}", config.name))?;
+        Ok(UsiAnalyst {
+            player,
+            runtime,
+            nodes,
+            multipv,
+            timeout: Duration::from_millis(config.move_timeout_ms),
+        })
+    }
+
+    fn candidates(&mut self, pos: &Position, played: Move) -> Result<Vec<Candidate>, String> {
+        let played = played.to_usi();
+        let (nodes, multipv, timeout) = (self.nodes, self.multipv, self.timeout);
+        let mut lines = self
+            .runtime
+            .block_on(self.player.analyse(pos, nodes, multipv, &[], timeout))
+            .map_err(|e| e.to_string())?;
+        if !lines.iter().any(|l| l.mv == played) {
+            let only = self
+                .runtime
+                .block_on(self.player.analyse(
+                    pos,
+                    nodes,
+                    1,
+                    std::slice::from_ref(&played),
+                    timeout,
+                ))
+                .map_err(|e| e.to_string())?;
+            let line = only
+                .into_iter()
+                .find(|l| l.mv == played)
+                .ok_or_else(|| format!("the reference did not score the played move {played} when told to search only it"))?;
+            lines.push(line);
+        }
+        let mut out: Vec<Candidate> = Vec::new();
+        for l in lines {
+            if !out.iter().any(|c| c.mv == l.mv) {
+                out.push(Candidate {
+                    mv: l.mv,
+                    cp: score_cp(l.score),
+                });
+            }
+        }
+        out.sort_by_key(|c| std::cmp::Reverse(c.cp));
+        Ok(out)
+    }
+}
+
+impl Drop for UsiAnalyst {
+    fn drop(&mut self) {
+        self.runtime.block_on(self.player.shutdown());
+    }
+}
+
+/// A worker's reference.
+enum Worker {
+    Builtin(Box<Analyst>),
+    Usi(Box<UsiAnalyst>),
+}
+
+impl Worker {
+    fn candidates(&mut self, pos: &Position, played: Move) -> Result<Vec<Candidate>, String> {
+        match self {
+            Worker::Builtin(a) => Ok(a.candidates(pos, played)),
+            Worker::Usi(a) => a.candidates(pos, played),
+        }
+    }
+}
+
+/// Analyse the games of `opts.inputs` into `opts.out`.
+pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
+    check_options(opts)?;
+    let games = read_games(&opts.inputs)?;
+    let reference = Reference {
+        name: match &opts.reference {
+            ReferenceEngine::Builtin => format!("council-engine multipv {}", opts.multipv),
+            ReferenceEngine::Usi(p) => format!("{} multipv {}", p.name, opts.multipv),
+        },
+        nodes: Some(opts.nodes),
+        depth: None,
+    };
+    if let ReferenceEngine::Usi(p) = &opts.reference
+        && !matches!(p.kind, PlayerKind::Usi(_))
+    {
+        return Err(format!(
+            "--reference: `{}` is not a USI engine (for the built-in engine leave --reference out)",
+            p.name
+        ));
+    }
+    // Resume: what is already there must be this analysis's.
+    let mut done: HashSet<(u64, u32)> = HashSet::new();
+    let mut complete_len = None;
+    let existing = opts.out.metadata().map(|m| m.len() > 0).unwrap_or(false);
+    if existing {
+        if !opts.resume {
+            return Err(format!(
+                "{} already holds an analysis: pass --resume to continue it, or choose another --out",
+                opts.out.display()
+            ));
+        }
+        let read = analysis::read(&opts.out)?;
+        for p in &read.positions {
+            if p.reference != reference {
+                return Err(format!(
+                    "{}: analysed by {} at {} nodes, not by {} at {} nodes: resume with the same reference, --nodes and --multipv",
+                    opts.out.display(),
+                    p.reference.name,
+                    p.reference.nodes.unwrap_or(0),
+                    reference.name,
+                    opts.nodes
+                ));
+            }
+            done.insert((p.game, p.ply));
+        }
+        complete_len = Some(read.complete_len);
+    }
+    let mut todo: Vec<(usize, u32)> = Vec::new();
+    let mut positions = 0;
+    for (gi, g) in games.iter().enumerate() {
+        for ply in opts.skip_plies..g.moves.len() as u32 {
+            positions += 1;
+            if !done.contains(&(g.id, ply)) {
+                todo.push((gi, ply));
+            }
+        }
+    }
+    // Every move must replay before any work starts.
+    for g in &games {
+        if !g.moves.is_empty() {
+            position_before(g, g.moves.len() - 1)?;
+        }
+    }
+    let mut writer = AnalysisWriter::open(&opts.out, complete_len)?;
+    let bar = progress_bar(todo.len() as u64, opts.progress);
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<AnalysedPosition, String>>(64);
+    let mut analysed_now = 0;
+    let mut failure = None;
+    std::thread::scope(|scope| {
+        for _ in 0..opts.concurrency.max(1) {
+            let (tx, next, todo, games, reference) = (tx.clone(), &next, &todo, &games, &reference);
+            scope.spawn(move || {
+                let mut worker = match &opts.reference {
+                    ReferenceEngine::Builtin => {
+                        Worker::Builtin(Box::new(Analyst::new(opts.nodes, opts.multipv)))
+                    }
+                    ReferenceEngine::Usi(p) => match UsiAnalyst::new(p, opts.nodes, opts.multipv) {
+                        Ok(a) => Worker::Usi(Box::new(a)),
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    },
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(gi, ply)) = todo.get(i) else { break };
+                    let g = &games[gi];
+                    let line = position_before(g, ply as usize).and_then(|(pos, played)| {
+                        let candidates = worker
+                            .candidates(&pos, played)
+                            .map_err(|e| format!("game {} ply {ply}: {e}", g.id))?;
+                        Ok(AnalysedPosition {
+                            game: g.id,
+                            ply,
+                            player: match pos.side_to_move() {
+                                Color::Sente => g.sente.clone(),
+                                Color::Gote => g.gote.clone(),
+                            },
+                            sfen: pos.to_sfen(),
+                            played: played.to_usi(),
+                            candidates,
+                            reference: reference.clone(),
+                        })
+                    });
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for line in rx {
+            match line.and_then(|p| {
+                writer
+                    .append(&p)
+                    .map_err(|e| format!("{}: {e}", opts.out.display()))
+            }) {
+                Ok(()) => {
+                    analysed_now += 1;
+                    bar.inc(1);
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    // Stop the workers: no more items.
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                    break;
+                }
+            }
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(MovesReport {
+        games: games.len(),
+        positions,
+        analysed_now,
+        wall: started.elapsed(),
+    })
+}
+
+fn check_options(opts: &MovesOptions) -> Result<(), String> {
+    if opts.inputs.is_empty() {
+        return Err("give a run folder or a results file to analyse".into());
+    }
+    if opts.nodes == 0 {
+        return Err("--nodes must be at least 1".into());
+    }
+    if !(1..=600).contains(&opts.multipv) {
+        return Err("--multipv must be between 1 and 600".into());
+    }
+    Ok(())
+}
+
+fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} positions  {per_sec}  {elapsed} elapsed, {eta} left",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Where `moves` writes when the input is one folder and no `--out` is given.
+#[must_use]
+pub fn default_out(input: &Path) -> PathBuf {
+    if input.is_dir() {
+        input.join("analysis.jsonl")
+    } else {
+        input.with_extension("analysis.jsonl")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_move_outside_the_multipv_is_scored_from_the_position_after_it() {
+        let mut analyst = Analyst::new(2000, 1);
+        let pos = Position::startpos();
+        // 1g1f is not the engine's first choice at 2000 nodes with MultiPV 1.
+        let played = pos.parse_usi_move("1g1f").unwrap();
+        let c = analyst.candidates(&pos, played);
+        assert!(c.len() >= 2, "{c:?}");
+        assert!(c.iter().any(|x| x.mv == "1g1f"));
+        assert!(
+            c.windows(2).all(|w| w[0].cp >= w[1].cp),
+            "best first: {c:?}"
+        );
+        // Deterministic: the same position gives the same line.
+        assert_eq!(analyst.candidates(&pos, played), c);
+    }
+
+    #[test]
+    fn child_scores_become_the_movers_scores() {
+        assert_eq!(negate_child(Score::Cp(40)), Score::Cp(-40));
+        assert_eq!(negate_child(Score::Mate(3)), Score::Mate(-4));
+        assert_eq!(negate_child(Score::Mate(-2)), Score::Mate(3));
+        assert_eq!(negate_child(Score::Mate(0)), Score::Mate(1));
+    }
+}

@@ -1,0 +1,383 @@
+//! `council-analyze moves|ir|calibrate-ir|game-length|council`: recorded games held against theory.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use orchestrator::analyze::ir::{self, CalibrationFile, Rules};
+use orchestrator::analyze::{analysis, council, game_length, moves};
+use orchestrator::config::Config;
+use orchestrator::runner::RunInfo;
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Analyse recorded games: intrinsic ratings and game length"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Analyse every position of recorded games with the built-in engine as the reference: one
+    /// JSON line per position (its candidates with scores, the played move always scored).
+    Moves {
+        /// Run folders or results.jsonl files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The analysis file (JSON lines).
+        #[arg(long)]
+        out: PathBuf,
+        /// The reference's node budget per position.
+        #[arg(long, default_value_t = 200_000)]
+        nodes: u64,
+        /// A USI engine of a config as the reference (CONFIG:PLAYER); default: the built-in
+        /// engine, in process.
+        #[arg(long, value_name = "CONFIG:PLAYER")]
+        reference: Option<String>,
+        /// Candidates per position (MultiPV).
+        #[arg(long, default_value_t = 50)]
+        multipv: usize,
+        /// Positions before this ply are not analysed.
+        #[arg(long, default_value_t = 16)]
+        skip_plies: u32,
+        /// Positions analysed at once (default: the number of cores).
+        #[arg(long)]
+        concurrency: Option<usize>,
+        /// Continue an interrupted analysis in --out.
+        #[arg(long)]
+        resume: bool,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Per player: match rate, average error, the move-probability model's s and c (maximum
+    /// likelihood and percentile method), and with a calibration the intrinsic rating.
+    Ir {
+        /// An analysis file of `moves`.
+        file: PathBuf,
+        /// The scaled error's unit, cp (default 100, or the calibration's).
+        #[arg(long)]
+        u: Option<f64>,
+        /// Leave out positions the reference scores at this or beyond (default 300).
+        #[arg(long)]
+        max_cp: Option<f64>,
+        /// Leave out positions before this ply (default 16).
+        #[arg(long)]
+        skip_plies: Option<u32>,
+        /// A calibration file of `calibrate-ir`: adds ir, ir_lower, ir_upper (95%).
+        #[arg(long)]
+        calibration: Option<PathBuf>,
+        /// Seed of the bootstrap over games.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Fit IR = a - b AE to the players of an analysis with known Elo (`council-elo --format json`).
+    CalibrateIr {
+        file: PathBuf,
+        #[arg(long)]
+        elo: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 100.0)]
+        u: f64,
+        #[arg(long, default_value_t = 300.0)]
+        max_cp: f64,
+        #[arg(long, default_value_t = 16)]
+        skip_plies: u32,
+    },
+    /// The random-walk model of game length fitted to a run's decisive games.
+    GameLength {
+        /// Run folders or results.jsonl files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Draw the games' lengths beside the fitted model.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Seed of the model's simulation in the plot.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Per council of a run: members' noise and pairs' sync from the votes (and from a reference
+    /// analysis of the run: best-move rates), the council model's predicted best-move rate of
+    /// every method beside the measured one.
+    Council {
+        /// A council-match run folder.
+        run: PathBuf,
+        /// An analysis of the same run (`council-analyze moves RUN --out FILE`).
+        #[arg(long)]
+        analysis: Option<PathBuf>,
+        /// The model's number of candidate moves.
+        #[arg(long, default_value_t = 2)]
+        candidates: usize,
+        /// Simulated positions for the predictions.
+        #[arg(long, default_value_t = 1_000_000)]
+        trials: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+fn main() -> ExitCode {
+    orchestrator::init_logging(true);
+    match run(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("council-analyze: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Moves {
+            inputs,
+            out,
+            nodes,
+            reference,
+            multipv,
+            skip_plies,
+            concurrency,
+            resume,
+            quiet,
+        } => {
+            let reference = match reference {
+                None => moves::ReferenceEngine::Builtin,
+                Some(text) => {
+                    let (file, player) = text.rsplit_once(':').with_context(|| {
+                        format!("--reference {text}: write CONFIG:PLAYER, e.g. configs/vs-fairy-stockfish.toml:fairy-stockfish")
+                    })?;
+                    let config = Config::load_players(std::path::Path::new(file))?;
+                    let p = config
+                        .players
+                        .get(player)
+                        .with_context(|| format!("--reference: {file} has no player `{player}`"))?;
+                    moves::ReferenceEngine::Usi(Box::new(p.clone()))
+                }
+            };
+            let concurrency = concurrency.unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            });
+            let opts = moves::MovesOptions {
+                inputs,
+                out: out.clone(),
+                reference,
+                nodes,
+                multipv,
+                skip_plies,
+                concurrency,
+                resume,
+                progress: !quiet,
+            };
+            let r = moves::analyse(&opts).map_err(anyhow::Error::msg)?;
+            println!(
+                "{} positions of {} games in {} ({} analysed now, {:.1} s)",
+                r.positions,
+                r.games,
+                out.display(),
+                r.analysed_now,
+                r.wall.as_secs_f64()
+            );
+        }
+        Command::Ir {
+            file,
+            u,
+            max_cp,
+            skip_plies,
+            calibration,
+            seed,
+            format,
+        } => {
+            let cal: Option<CalibrationFile> = match &calibration {
+                Some(p) => {
+                    let text =
+                        std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
+                    Some(
+                        serde_json::from_str(&text)
+                            .with_context(|| format!("{}: not a calibration file", p.display()))?,
+                    )
+                }
+                None => None,
+            };
+            let base = cal
+                .as_ref()
+                .map_or_else(Rules::default, CalibrationFile::rules);
+            let rules = Rules {
+                u: u.unwrap_or(base.u),
+                max_cp: max_cp.unwrap_or(base.max_cp),
+                skip_plies: skip_plies.unwrap_or(base.skip_plies),
+            };
+            if let Some(c) = &cal {
+                anyhow::ensure!(
+                    rules == c.rules(),
+                    "--u/--max-cp/--skip-plies differ from the calibration's ({} / {} / {}): an IR is only meaningful under the rules it was calibrated with",
+                    c.u,
+                    c.max_cp,
+                    c.skip_plies
+                );
+            }
+            let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
+            let by = ir::decisions_by_player(&read.positions, &rules);
+            let players = ir::report(&by, cal.as_ref(), seed);
+            match format {
+                Format::Text => print!("{}", ir::table(&players)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "players": players,
+                        "u": rules.u,
+                        "max_cp": rules.max_cp,
+                        "skip_plies": rules.skip_plies,
+                        "seed": seed,
+                        "bootstrap": ir::BOOTSTRAP,
+                    }))?
+                ),
+            }
+        }
+        Command::CalibrateIr {
+            file,
+            elo,
+            out,
+            u,
+            max_cp,
+            skip_plies,
+        } => {
+            let text =
+                std::fs::read_to_string(&elo).with_context(|| format!("{}", elo.display()))?;
+            let json: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not JSON", elo.display()))?;
+            let mut ratings = BTreeMap::new();
+            for p in json["players"].as_array().with_context(|| {
+                format!(
+                    "{}: no `players` list (write it with council-elo --format json)",
+                    elo.display()
+                )
+            })? {
+                if let (Some(name), Some(e)) = (p["name"].as_str(), p["elo"].as_f64()) {
+                    ratings.insert(name.to_string(), e);
+                }
+            }
+            let rules = Rules {
+                u,
+                max_cp,
+                skip_plies,
+            };
+            let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
+            let reference = read.positions.first().map(|p| p.reference.clone());
+            let by = ir::decisions_by_player(&read.positions, &rules);
+            let cal =
+                ir::calibrate(&by, &ratings, &rules, reference).map_err(anyhow::Error::msg)?;
+            std::fs::write(&out, serde_json::to_string_pretty(&cal)?)
+                .with_context(|| format!("{}", out.display()))?;
+            println!(
+                "IR = {:.1} - {:.1} AE  (R² {:.3}, {} players) -> {}",
+                cal.a,
+                cal.b,
+                cal.r2,
+                cal.rungs.len(),
+                out.display()
+            );
+            println!(
+                "{:<16} {:>8} {:>8} {:>9} {:>8}",
+                "player", "elo", "AE", "positions", "loo IR"
+            );
+            for r in &cal.rungs {
+                println!(
+                    "{:<16} {:>8.1} {:>8.4} {:>9} {:>8.1}",
+                    r.name, r.elo, r.ae, r.positions, r.loo_ir
+                );
+            }
+        }
+        Command::GameLength {
+            inputs,
+            svg,
+            seed,
+            format,
+        } => {
+            let games = moves::read_games(&inputs).map_err(anyhow::Error::msg)?;
+            let report = game_length::analyse(&games).map_err(anyhow::Error::msg)?;
+            if let Some(path) = &svg {
+                game_length::svg(path, &games, &report, seed).map_err(anyhow::Error::msg)?;
+            }
+            match format {
+                Format::Text => print!("{}", game_length::table(&report)),
+                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+            }
+        }
+        Command::Council {
+            run,
+            analysis: analysis_file,
+            candidates,
+            trials,
+            seed,
+            format,
+        } => {
+            anyhow::ensure!(candidates >= 2, "--candidates must be at least 2");
+            let info = RunInfo::read(&run).map_err(anyhow::Error::msg)?;
+            let config = Config::parse(std::path::Path::new(&info.config_file), &info.config_text)
+                .with_context(|| {
+                    format!(
+                        "{}: the run's config as recorded",
+                        run.join("run.json").display()
+                    )
+                })?;
+            let games =
+                moves::read_games(std::slice::from_ref(&run)).map_err(anyhow::Error::msg)?;
+            let best = match &analysis_file {
+                Some(f) => {
+                    let read = analysis::read(f).map_err(anyhow::Error::msg)?;
+                    Some(
+                        read.positions
+                            .iter()
+                            .filter_map(|p| {
+                                p.candidates
+                                    .first()
+                                    .map(|c| ((p.game, p.ply), c.mv.clone()))
+                            })
+                            .collect::<BTreeMap<_, _>>(),
+                    )
+                }
+                None => None,
+            };
+            let opts = council::CouncilOptions {
+                candidates,
+                trials,
+                seed,
+            };
+            let reports = council::analyse(&config, &games, best.as_ref(), opts)
+                .map_err(anyhow::Error::msg)?;
+            anyhow::ensure!(
+                !reports.is_empty(),
+                "{}: no council voted in this run",
+                run.display()
+            );
+            match format {
+                Format::Text => print!("{}", council::table(&reports)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({ "councils": reports }))?
+                ),
+            }
+        }
+    }
+    Ok(())
+}

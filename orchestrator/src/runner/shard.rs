@@ -1,0 +1,163 @@
+//! Shards: one run's schedule split over machines (Slurm array tasks, Kubernetes Indexed Job
+//! pods), each shard an ordinary run folder, merged back into one run by `merge`.
+//!
+//! Invariant: the schedule (ids, colours, start positions, seeds) is the unsharded run's; a shard
+//! only chooses which of its games to play. Whole colour-swapped pairs stay together (pair `p`
+//! goes to shard `p mod N`; an unpaired game by its id), so each shard's pentanomial statistics
+//! are whole and a merged run equals the unsharded one game for game.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::schedule::GameSpec;
+
+/// Shard `index` (0-based) of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub fn new(index: u64, count: u64) -> Result<Self, String> {
+        if count == 0 {
+            return Err("the number of shards must be at least 1".into());
+        }
+        if index >= count {
+            return Err(format!(
+                "shard {index} of {count} does not exist (shards are numbered 0 to {})",
+                count - 1
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The shard a game belongs to.
+    pub fn of_game(count: u64, game: &GameSpec) -> u64 {
+        game.pair.unwrap_or(game.id) % count
+    }
+
+    /// Whether this shard plays `game`.
+    pub fn holds(&self, game: &GameSpec) -> bool {
+        Self::of_game(self.count, game) == self.index
+    }
+
+    /// `--shard auto`: the shard from the scheduler's environment. A Slurm array task
+    /// (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT`, less `SLURM_ARRAY_TASK_MIN`), else a
+    /// Kubernetes Indexed Job pod (`JOB_COMPLETION_INDEX` and `COUNCIL_SHARDS`).
+    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let number = |name: &str| -> Result<Option<u64>, String> {
+            match var(name) {
+                None => Ok(None),
+                Some(v) => v
+                    .trim()
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("{name}={v:?} is not a whole number")),
+            }
+        };
+        if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
+            let count = number("SLURM_ARRAY_TASK_COUNT")?.ok_or(
+                "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (submit with sbatch --array)",
+            )?;
+            let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            let index = id.checked_sub(min).ok_or(format!(
+                "SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}"
+            ))?;
+            return Self::new(index, count).map_err(|e| format!("--shard auto (Slurm): {e}"));
+        }
+        if let Some(index) = number("JOB_COMPLETION_INDEX")? {
+            let count = number("COUNCIL_SHARDS")?.ok_or(
+                "JOB_COMPLETION_INDEX is set but COUNCIL_SHARDS is not (set it to the Job's completions)",
+            )?;
+            return Self::new(index, count).map_err(|e| format!("--shard auto (Kubernetes): {e}"));
+        }
+        Err("--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm array task) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set".into())
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    /// `I/N`, e.g. `2/8`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("`{s}` is not a shard: write I/N, e.g. 0/4 (or auto)");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let i = i.trim().parse().map_err(|_| bad())?;
+        let n = n.trim().parse().map_err(|_| bad())?;
+        Self::new(i, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    fn game(id: u64, pair: Option<u64>) -> GameSpec {
+        GameSpec {
+            id,
+            pair,
+            sente: "a".into(),
+            gote: "b".into(),
+            start: super::super::schedule::Start::Position("startpos".into()),
+            seed: 0,
+        }
+    }
+
+    #[test]
+    fn parses_i_of_n_and_refuses_the_rest() {
+        assert_eq!("2/4".parse::<Shard>(), Ok(Shard { index: 2, count: 4 }));
+        for bad in ["4/4", "1/0", "x/2", "3", "-1/2", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        assert_eq!(Shard::new(3, 8).unwrap().to_string(), "3/8");
+    }
+
+    #[test]
+    fn pairs_stay_together_and_unpaired_games_go_by_id() {
+        let s = Shard::new(1, 3).unwrap();
+        assert!(s.holds(&game(0, Some(4))) && s.holds(&game(1, Some(4))));
+        assert!(!s.holds(&game(4, Some(3))));
+        assert!(s.holds(&game(7, None)));
+        assert!(!s.holds(&game(8, None)));
+    }
+
+    #[test]
+    fn auto_reads_slurm_then_kubernetes() {
+        let slurm = env(&[
+            ("SLURM_ARRAY_TASK_ID", "5"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ("SLURM_ARRAY_TASK_MIN", "3"),
+        ]);
+        assert_eq!(Shard::from_env(slurm), Ok(Shard { index: 2, count: 4 }));
+        let k8s = env(&[("JOB_COMPLETION_INDEX", "1"), ("COUNCIL_SHARDS", "2")]);
+        assert_eq!(Shard::from_env(k8s), Ok(Shard { index: 1, count: 2 }));
+        let e = Shard::from_env(env(&[("JOB_COMPLETION_INDEX", "1")])).unwrap_err();
+        assert!(e.contains("COUNCIL_SHARDS"), "{e}");
+        let e = Shard::from_env(env(&[])).unwrap_err();
+        assert!(e.contains("SLURM_ARRAY_TASK_ID"), "{e}");
+        let e = Shard::from_env(env(&[
+            ("SLURM_ARRAY_TASK_ID", "9"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]))
+        .unwrap_err();
+        assert!(e.contains("does not exist"), "{e}");
+    }
+}
