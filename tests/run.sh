@@ -24,7 +24,7 @@ ROOT="$(pwd)"
 say() { printf 'tests/run.sh: %s\n' "$*" >&2; }
 
 # 1. Debian packages.
-PACKAGES=(gpsshogi fairy-stockfish sjaakii python3 python3-venv slurm-wlm munge)
+PACKAGES=(gpsshogi fairy-stockfish sjaakii python3 python3-venv slurm-wlm munge chromium chromium-driver)
 missing=()
 for p in "${PACKAGES[@]}"; do
     status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"

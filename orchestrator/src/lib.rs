@@ -3,6 +3,7 @@
 
 // Shared vocabulary: what every program of the crate speaks.
 pub mod config;
+pub mod feed;
 pub mod results;
 pub mod seed;
 pub mod stats;
@@ -13,11 +14,14 @@ pub mod factory;
 pub mod player;
 
 // The programs' rooms: council-match's runner (arbiter, records, summary), council-usi's USI
-// server, council-elo's report.
+// server, council-elo's report. The runner tells a watcher of its moves through `feed`.
 pub mod analyze;
 pub mod elo_report;
 pub mod runner;
 pub mod usi_server;
+
+// Above the runner: the live page, a view of a run as it plays.
+pub mod live;
 
 /// Diagnostics to stderr for the binaries, `warn` and up unless `RUST_LOG` says otherwise
 /// (stdout is the table, the JSON or the USI channel).

@@ -121,6 +121,7 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
         &spec,
         [&mut fairy, internal.as_mut()],
         &CancellationToken::new(),
+        None,
     )
     .await
     .expect("the game finishes");

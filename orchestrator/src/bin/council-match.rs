@@ -1,7 +1,8 @@
 //! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check]
 //! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
-//! and ends with a standings table. `council-match merge DIR... --out DIR` makes one run folder
-//! of a run's shard folders.
+//! and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
+//! `council-match merge DIR... --out DIR` makes one run folder of a run's shard folders;
+//! `council-match serve RUN_DIR [--addr ADDR]` serves the live page of a run folder.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,10 +10,14 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 use orchestrator::config::Config;
+use orchestrator::live;
 use orchestrator::runner::shard::Shard;
 use orchestrator::runner::summary;
 use orchestrator::runner::{self, RunOptions, merge};
 use tokio_util::sync::CancellationToken;
+
+/// Where the live page listens unless told.
+const DEFAULT_ADDR: &str = "127.0.0.1:8700";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -58,6 +63,10 @@ struct Cli {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Serve the live page while the run plays, on ADDR (default 127.0.0.1:8700); it stays up
+    /// after the run until Ctrl-C.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDR)]
+    serve: Option<String>,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -72,6 +81,13 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Serve the live page of a run folder (finished, running or merged), following its
+    /// results.jsonl as it grows.
+    Serve {
+        run_dir: PathBuf,
+        #[arg(long, default_value = DEFAULT_ADDR)]
+        addr: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -79,6 +95,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Merge { ref dirs, ref out }) => run_merge(dirs, out),
+        Some(Command::Serve {
+            ref run_dir,
+            ref addr,
+        }) => run_serve(run_dir, addr),
         None => run(cli),
     };
     match result {
@@ -112,6 +132,12 @@ fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> anyhow::Result<ExitCode
         report.missing_by_shard()
     );
     Ok(ExitCode::from(3))
+}
+
+fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    rt.block_on(live::serve_folder(dir, addr))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -158,7 +184,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None => default_out(&config_path),
     };
     let resume = cli.resume || (cli.start_or_resume && out.join("run.json").exists());
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         out: out.clone(),
         concurrency,
         seed: cli.seed,
@@ -166,11 +192,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         games: cli.games,
         shard,
         progress: !cli.quiet,
+        feed: None,
     };
     let outcome = rt.block_on(async {
+        let page = match &cli.serve {
+            Some(addr) => {
+                let page = live::LivePage::start(addr, &config).await?;
+                eprintln!("live page: {}", page.url());
+                opts.feed = Some(page.feed());
+                Some(page)
+            }
+            None => None,
+        };
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
-        tokio::spawn(async move {
+        let signals = tokio::spawn(async move {
             // Ctrl-C, or SIGTERM as batch schedulers send (scancel, a Kubernetes pod's end).
             let mut term =
                 tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -189,10 +225,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 on_signal.cancel();
             }
         });
-        runner::run(config, &opts, cancel).await
+        let outcome = runner::run(config, &opts, cancel).await?;
+        signals.abort();
+        print!("{}", summary::standings_table(&outcome.summary));
+        println!("results in {}", out.display());
+        if let Some(page) = page
+            && !outcome.interrupted
+        {
+            eprintln!(
+                "the run is over; its live page stays up at {} until Ctrl-C",
+                page.url()
+            );
+            page.until_ctrl_c().await;
+        }
+        anyhow::Ok(outcome)
     })?;
-    print!("{}", summary::standings_table(&outcome.summary));
-    println!("results in {}", out.display());
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {

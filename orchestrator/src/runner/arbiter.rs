@@ -8,6 +8,7 @@
 //! none, so every rule of a game can be tested on plain data. The rules themselves live in
 //! `adjudicate`; nothing a player says is trusted.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use engine::position::{Handicap, Position};
@@ -21,6 +22,7 @@ use super::adjudicate::{
 };
 use super::schedule::{GameSpec, Start};
 use crate::config::{Config, PlayerConfig};
+use crate::feed::{ClockView, GameStart, MoveEvent, RunFeed};
 use crate::player::{Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
 use crate::results::votes::CouncilVote;
 use crate::results::{GameResult, PlayerCost, Reason, Winner};
@@ -130,6 +132,10 @@ pub(crate) struct Arbiter<'a> {
     sheet: Sheet,
     began: Instant,
     started_unix_ms: Option<u64>,
+    /// Thinking time each side has used, ms (for a watcher's clocks).
+    used_ms: [u64; 2],
+    /// Who hears of each move as it is played (the live page); `None`: nobody.
+    feed: Option<Arc<dyn RunFeed>>,
 }
 
 impl<'a> Arbiter<'a> {
@@ -165,6 +171,28 @@ impl<'a> Arbiter<'a> {
             resign: ResignTracker::new(config.resign),
             began,
             started_unix_ms,
+            used_ms: [0; 2],
+            feed: None,
+        })
+    }
+
+    /// Tell `feed` of the game's start and of every move played.
+    pub(crate) fn with_feed(mut self, feed: Option<Arc<dyn RunFeed>>) -> Self {
+        self.feed = feed;
+        self
+    }
+
+    /// Both clocks as a watcher sees them.
+    fn clock_views(&self) -> [ClockView; 2] {
+        [0, 1].map(|i| {
+            let c = &self.clocks[i];
+            ClockView {
+                enabled: c.enabled,
+                remaining_ms: c.remaining.as_millis() as u64,
+                byoyomi_ms: c.byoyomi.as_millis() as u64,
+                increment_ms: c.increment.as_millis() as u64,
+                used_ms: self.used_ms[i],
+            }
         })
     }
 
@@ -183,6 +211,17 @@ impl<'a> Arbiter<'a> {
             if let Err(e) = ready {
                 return Ok(Judgement::End(failure_verdict(side, &e)));
             }
+        }
+        if let Some(feed) = &self.feed {
+            feed.game_started(GameStart {
+                id: self.spec.id,
+                sente: self.spec.sente.clone(),
+                gote: self.spec.gote.clone(),
+                start: self.start.sfen.clone(),
+                moves: self.sheet.moves.clone(),
+                sfen: self.position.to_sfen(),
+                clocks: self.clock_views(),
+            });
         }
         Ok(self.standing_verdict().into())
     }
@@ -254,6 +293,7 @@ impl<'a> Arbiter<'a> {
                 ),
             ));
         }
+        let votes_before = self.sheet.votes.len();
         self.sheet.votes.extend(votes);
         let verdict = match decision {
             Decision::Resign => Some(Verdict::loss(
@@ -268,6 +308,21 @@ impl<'a> Arbiter<'a> {
                     self.sheet.moves.push(mv.to_usi());
                     self.sheet.times_ms.push(answer.spent.as_millis() as u64);
                     self.sheet.scores.push(eval);
+                    self.used_ms[me] += answer.spent.as_millis() as u64;
+                    if let Some(feed) = &self.feed {
+                        feed.moved(MoveEvent {
+                            id: self.spec.id,
+                            ply: self.sheet.moves.len() as u32,
+                            mv: mv.to_usi(),
+                            mover: if me == 0 { "sente" } else { "gote" }.into(),
+                            sfen: self.position.to_sfen(),
+                            time_ms: answer.spent.as_millis() as u64,
+                            score: eval,
+                            pv: pv.clone(),
+                            clocks: self.clock_views(),
+                            votes: self.sheet.votes[votes_before..].to_vec(),
+                        });
+                    }
                     self.sheet.pvs.push(pv);
                     self.resign.update(mover, eval);
                     self.resign.verdict()

@@ -4,23 +4,27 @@
 //! Invariants: only the side to move is asked; every answer is judged before the next question;
 //! the first rule that applies ends the game, and a failure of a player is a result, not an error.
 
+use std::sync::Arc;
+
 use tokio_util::sync::CancellationToken;
 
 use super::arbiter::{Arbiter, Judgement, PlayedGame};
 use super::schedule::GameSpec;
 use crate::config::Config;
+use crate::feed::RunFeed;
 use crate::player::Player;
 
-/// Play `spec` between `sente` and `gote`. `None` when cancelled (the game is not finished and
-/// must not be recorded).
+/// Play `spec` between `sente` and `gote`, telling `feed` (if any) of its start and every move.
+/// `None` when cancelled (the game is not finished and must not be recorded).
 pub async fn play_game(
     config: &Config,
     spec: &GameSpec,
     players: [&mut dyn Player; 2],
     cancel: &CancellationToken,
+    feed: Option<Arc<dyn RunFeed>>,
 ) -> Option<PlayedGame> {
     let mut arbiter = match Arbiter::new(config, spec) {
-        Ok(a) => a,
+        Ok(a) => a.with_feed(feed),
         Err(e) => {
             // Validated with the config, so this is a bug, not bad input: fail loudly but safely.
             tracing::error!(game = spec.id, "cannot set up the start position: {e}");

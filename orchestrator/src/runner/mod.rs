@@ -29,6 +29,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::factory::build_player;
+use crate::feed::{RunFeed, RunStart};
 use crate::player::Player;
 use crate::results::{self, GameResult, ResultsWriter};
 use arbiter::PlayedGame;
@@ -79,6 +80,8 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// Show a progress bar (on a terminal).
     pub progress: bool,
+    /// Who watches the run as it plays (the live page): told of every start, move and end.
+    pub feed: Option<Arc<dyn RunFeed>>,
 }
 
 /// What the run folder remembers so `--resume` continues the same run.
@@ -300,6 +303,13 @@ pub async fn run(
         .filter(|g| !done.contains(&g.id) && !sprt_decided(&sprt))
         .collect();
     let total = done.len() + todo.len();
+    if let Some(feed) = &opts.feed {
+        feed.run_started(RunStart {
+            seed,
+            total,
+            finished: &finished,
+        });
+    }
     let results_path = opts.out.join("results.jsonl");
     let mut writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
 
@@ -317,13 +327,14 @@ pub async fn run(
     // game starts while results are unwritten and an SPRT decision stops the match promptly.
     let (tx, mut rx) = mpsc::channel::<PlayedGame>(opts.concurrency.max(1));
     for spec in todo {
-        let (config, pool, permits, cancel, tx, stop_new) = (
+        let (config, pool, permits, cancel, tx, stop_new, feed) = (
             config.clone(),
             pool.clone(),
             permits.clone(),
             cancel.clone(),
             tx.clone(),
             stop_new.clone(),
+            opts.feed.clone(),
         );
         tracker.spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
@@ -336,7 +347,13 @@ pub async fn run(
             let mut gote = pool.take(&config, &spec.gote);
             let span = tracing::info_span!("game", id = spec.id);
             let played = tracing::Instrument::instrument(
-                game::play_game(&config, &spec, [sente.as_mut(), gote.as_mut()], &cancel),
+                game::play_game(
+                    &config,
+                    &spec,
+                    [sente.as_mut(), gote.as_mut()],
+                    &cancel,
+                    feed,
+                ),
                 span,
             )
             .await;
@@ -367,6 +384,9 @@ pub async fn run(
             break;
         }
         played_now += 1;
+        if let Some(feed) = &opts.feed {
+            feed.game_ended(&p.result);
+        }
         if let Some(stop) = &mut sprt
             && stop.add(&p.result).is_some()
         {
@@ -398,6 +418,11 @@ pub async fn run(
     summary.shard = shard;
     summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
     summary.write(&opts.out).map_err(RunError::Write)?;
+    if let Some(feed) = &opts.feed
+        && let Ok(value) = serde_json::to_value(&summary)
+    {
+        feed.run_ended(&value);
+    }
     Ok(RunOutcome {
         games: finished,
         played_now,

@@ -1,0 +1,627 @@
+//! The live page of a run (`council-match CONFIG --serve`, `council-match serve RUN_DIR`), as a
+//! user sees it: Debian's headless `chromium` driven over WebDriver (`chromium-driver`) watches
+//! a short node-limited run of built-in engines, the JSON endpoints are held against the run's
+//! own files, and a client that stops reading the event stream is dropped while the run goes on.
+//!
+//! Nothing here is skipped: a missing `chromium` or `chromedriver` fails, naming `bash
+//! tests/run.sh`, which installs them. Waits are bounded (a hang fails with what was awaited),
+//! and no assertion is about time.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use council_tests::workspace_bin;
+use engine::position::Position;
+use engine::types::{Color, PieceKind, Square};
+use serde_json::{Value, json};
+
+/// A name that would run script if the page ever took data for markup.
+const HOSTILE: &str = "<img src=x onerror=alert(1)>";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("live-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch folder");
+    dir
+}
+
+/// A council of three built-in engines against the single engine named [`HOSTILE`].
+fn config(dir: &Path, games: u32, nodes: u32, max_plies: u32) -> PathBuf {
+    let text = format!(
+        "[match]\nplayers = [\"council\", \"{HOSTILE}\"]\ngames = {games}\nmax_plies = {max_plies}\nseed = 7\n\n\
+         [[player]]\nname = \"council\"\nkind = \"council\"\nmembers = [\"strong\", \"medium\", \"weak\"]\n\
+         method = \"majority\"\nnodes = {nodes}\n\n\
+         [[player]]\nname = \"{HOSTILE}\"\nkind = \"internal\"\nnodes = {nodes}\n\n\
+         [[player]]\nname = \"strong\"\nkind = \"internal\"\nsigma = 100.0\n\n\
+         [[player]]\nname = \"medium\"\nkind = \"internal\"\nnoise_cp = 60\nsigma = 150.0\n\n\
+         [[player]]\nname = \"weak\"\nkind = \"internal\"\nnoise_cp = 120\nsigma = 200.0\n"
+    );
+    let path = dir.join("live.toml");
+    std::fs::write(&path, text).expect("write config");
+    path
+}
+
+/// Wait until `f` gives something, for at most `limit` (then fail, naming `what`).
+fn wait_for<T>(what: &str, limit: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let began = Instant::now();
+    loop {
+        if let Some(x) = f() {
+            return x;
+        }
+        assert!(
+            began.elapsed() < limit,
+            "gave up after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A `council-match` process serving a live page; killed when dropped.
+struct Served {
+    child: Child,
+    url: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Served {
+    fn start(args: &[&std::ffi::OsStr], log: &str) -> Self {
+        let mut child = Command::new(workspace_bin("council-match"))
+            .args(args)
+            .env("RUST_LOG", log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start council-match");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let pipe = child.stderr.take().expect("stderr is piped");
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                let mut s = sink.lock().expect("stderr lock");
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        let mut served = Served {
+            child,
+            url: String::new(),
+            stderr,
+        };
+        served.url = wait_for("the live page's address", Duration::from_secs(60), || {
+            let err = served.stderr();
+            if let Ok(Some(status)) = served.child.try_wait() {
+                panic!("council-match exited ({status}) before serving: {err}");
+            }
+            err.lines()
+                .find_map(|l| l.split("http://").nth(1))
+                .map(|rest| format!("http://{}", rest.split_whitespace().next().unwrap_or("")))
+        });
+        served
+    }
+
+    /// A run of `config` into `out`, served on a free loopback port, logging at `log`
+    /// (`RUST_LOG`).
+    fn run(config: &Path, out: &Path, log: &str) -> Self {
+        Self::start(
+            &[
+                config.as_os_str(),
+                "--out".as_ref(),
+                out.as_os_str(),
+                "--quiet".as_ref(),
+                "--concurrency".as_ref(),
+                "2".as_ref(),
+                "--serve".as_ref(),
+                "127.0.0.1:0".as_ref(),
+            ],
+            log,
+        )
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().expect("stderr lock").clone()
+    }
+
+    /// Wait until the run has ended (the page stays up after it).
+    fn wait_run_over(&self, limit: Duration) {
+        wait_for("the end of the run", limit, || {
+            let err = self.stderr();
+            assert!(
+                !err.contains("council-match:"),
+                "council-match failed: {err}"
+            );
+            err.contains("the run is over").then_some(())
+        });
+    }
+
+    fn get(&self, path: &str) -> Value {
+        let url = format!("{}{}", self.url.trim_end_matches('/'), path);
+        let mut response = ureq::get(&url)
+            .call()
+            .unwrap_or_else(|e| panic!("GET {url}: {e}"));
+        let text = response
+            .body_mut()
+            .read_to_string()
+            .unwrap_or_else(|e| panic!("GET {url}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("GET {url}: not JSON ({e}): {text}"))
+    }
+
+    fn addr(&self) -> SocketAddr {
+        self.url
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .parse()
+            .expect("the page's address")
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn results(out: &Path) -> Vec<Value> {
+    std::fs::read_to_string(out.join("results.jsonl"))
+        .expect("results.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a results line is JSON"))
+        .collect()
+}
+
+fn summary_file(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary.json"))
+        .expect("summary.json is JSON")
+}
+
+/// The position after the first `ply` moves of a results line, by the engine's rules.
+fn position_after(game: &Value, ply: usize) -> Position {
+    let mut p = Position::from_start_text(game["start"].as_str().expect("start"))
+        .expect("a start position");
+    for m in game["moves"].as_array().expect("moves").iter().take(ply) {
+        let mv = p
+            .parse_usi_move(m.as_str().expect("a move"))
+            .expect("a legal move");
+        p.play(mv);
+    }
+    p
+}
+
+/// The 81 squares as the page must draw them (rank a to i, file 9 to 1): the kanji, with `v`
+/// before a gote piece, or nothing.
+fn expected_cells(p: &Position) -> Vec<String> {
+    let mut cells = Vec::new();
+    for rank in 'a'..='i' {
+        for file in (1..=9).rev() {
+            let sq = Square::from_usi(&format!("{file}{rank}")).expect("a square");
+            cells.push(match p.piece_at(sq) {
+                None => String::new(),
+                Some(piece) => {
+                    let gote = piece.color == Color::Gote;
+                    let kanji = match piece.kind {
+                        PieceKind::Pawn => "歩",
+                        PieceKind::Lance => "香",
+                        PieceKind::Knight => "桂",
+                        PieceKind::Silver => "銀",
+                        PieceKind::Gold => "金",
+                        PieceKind::Bishop => "角",
+                        PieceKind::Rook => "飛",
+                        PieceKind::King if gote => "王",
+                        PieceKind::King => "玉",
+                        PieceKind::ProPawn => "と",
+                        PieceKind::ProLance => "杏",
+                        PieceKind::ProKnight => "圭",
+                        PieceKind::ProSilver => "全",
+                        PieceKind::Horse => "馬",
+                        PieceKind::Dragon => "龍",
+                    };
+                    format!("{}{kanji}", if gote { "v" } else { "" })
+                }
+            });
+        }
+    }
+    cells
+}
+
+/// What a board on the page shows, read in one script call so it cannot change halfway.
+const READ_BOARD: &str = r#"
+const b = document.querySelector(arguments[0]);
+if (!b) return null;
+return { game: Number(b.dataset.game), ply: Number(b.dataset.ply), sfen: b.dataset.sfen,
+  cells: [...b.querySelectorAll('.sq')].map(c => (c.classList.contains('gote') ? 'v' : '') + c.textContent) };
+"#;
+
+/// The standings table as the page shows it: name, games, W, D, L per row.
+const READ_STANDINGS: &str = r#"
+return [...document.querySelectorAll('#standings tbody tr')].map(tr =>
+  [...tr.cells].map(td => td.textContent));
+"#;
+
+/// A WebDriver session with Debian's headless chromium; the driver is killed when dropped.
+struct Browser {
+    driver: Child,
+    client: Option<fantoccini::Client>,
+}
+
+impl Browser {
+    async fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let driver = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start chromedriver ({e}): install it with `bash tests/run.sh --setup-only`")
+            });
+        assert!(
+            Path::new("/usr/bin/chromium").exists(),
+            "no /usr/bin/chromium: install it with `bash tests/run.sh --setup-only`"
+        );
+        wait_for("chromedriver to listen", Duration::from_secs(30), || {
+            TcpStream::connect(("127.0.0.1", port)).ok()
+        });
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1400,1800"],
+            }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = fantoccini::ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a WebDriver session with chromium");
+        Browser {
+            driver,
+            client: Some(client),
+        }
+    }
+
+    fn client(&self) -> &fantoccini::Client {
+        self.client.as_ref().expect("a session")
+    }
+
+    async fn script(&self, script: &str, args: Vec<Value>) -> Value {
+        self.client()
+            .execute(script, args)
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}"))
+    }
+
+    /// Poll `script` until `done` accepts its value (bounded, like [`wait_for`]).
+    async fn wait_script(
+        &self,
+        what: &str,
+        script: &str,
+        args: Vec<Value>,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let began = Instant::now();
+        loop {
+            let v = self.script(script, args.clone()).await;
+            if done(&v) {
+                return v;
+            }
+            assert!(
+                began.elapsed() < Duration::from_secs(300),
+                "gave up waiting for {what}; last seen {v}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn close(mut self) {
+        if let Some(c) = self.client.take() {
+            let _ = c.close().await;
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+fn games_in(standings: &Value) -> u64 {
+    standings
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter_map(|r| r[2].as_str()?.parse::<u64>().ok())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_the_run_as_it_plays_and_replays_its_games() {
+    let dir = scratch("browser");
+    let out = dir.join("run");
+    // Short games of small searches, so that games end while the page watches; the browser is
+    // up before the run starts.
+    let browser = Browser::start().await;
+    let served = Served::run(&config(&dir, 6, 5000, 80), &out, "warn");
+    browser
+        .client()
+        .goto(&served.url)
+        .await
+        .expect("open the live page");
+
+    // A board of a game in play, as the page draws it.
+    let board = browser
+        .wait_script(
+            "a board of a game in play",
+            READ_BOARD,
+            vec![json!("#boards .board-wrap")],
+            |v| v["ply"].as_u64().is_some_and(|p| p > 0),
+        )
+        .await;
+    // The standings while the run plays, then again once more games have ended.
+    let early = browser.script(READ_STANDINGS, vec![]).await;
+    let early_games = games_in(&early);
+    let later = browser
+        .wait_script("the standings to change", READ_STANDINGS, vec![], |v| {
+            games_in(v) > early_games
+        })
+        .await;
+    assert!(games_in(&later) > early_games);
+
+    served.wait_run_over(Duration::from_secs(600));
+    let games = results(&out);
+    let summary = summary_file(&out);
+    assert_eq!(games.len(), 6, "every game is recorded");
+
+    // The board showed a real position of that game: the one after its `ply` moves.
+    let id = board["game"].as_u64().expect("the board's game");
+    let ply = board["ply"].as_u64().expect("the board's ply") as usize;
+    let game = games
+        .iter()
+        .find(|g| g["id"] == id)
+        .expect("the board's game is recorded");
+    let expected = position_after(game, ply);
+    assert_eq!(board["sfen"], json!(expected.to_sfen()), "board {board}");
+    let cells: Vec<String> = serde_json::from_value(board["cells"].clone()).expect("cells");
+    assert_eq!(cells, expected_cells(&expected), "the squares of {board}");
+
+    // The final standings are summary.json's, and the hostile name is shown as text.
+    let last = browser
+        .wait_script("the final standings", READ_STANDINGS, vec![], |v| {
+            games_in(v) == 12
+        })
+        .await;
+    for p in summary["players"].as_array().expect("players") {
+        let row = last
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r[1] == p["name"]))
+            .unwrap_or_else(|| panic!("no standings row for {} in {last}", p["name"]));
+        let shown: Vec<&str> = (2..6).map(|i| row[i].as_str().unwrap_or("")).collect();
+        let wanted: Vec<String> = ["games", "wins", "draws", "losses"]
+            .iter()
+            .map(|k| p[k].to_string())
+            .collect();
+        assert_eq!(shown, wanted, "{}", p["name"]);
+    }
+    let hostile_rows = browser
+        .script(
+            "return [...document.querySelectorAll('#standings td')].filter(td => td.textContent === arguments[0]).length;",
+            vec![json!(HOSTILE)],
+        )
+        .await;
+    assert_eq!(hostile_rows, json!(1), "the hostile name appears as text");
+    let images = browser
+        .script("return document.querySelectorAll('img').length;", vec![])
+        .await;
+    assert_eq!(images, json!(0), "no data became markup");
+    assert!(
+        browser.client().get_alert_text().await.is_err(),
+        "no script of the hostile name ran"
+    );
+
+    // Replay a finished game to its last position with the arrow keys.
+    let game = games
+        .iter()
+        .max_by_key(|g| g["plies"].as_u64())
+        .expect("a game");
+    let id = game["id"].as_u64().expect("id");
+    let plies = game["moves"].as_array().expect("moves").len();
+    browser
+        .client()
+        .find(fantoccini::Locator::Css(&format!(
+            "#finished tr[data-game=\"{id}\"]"
+        )))
+        .await
+        .expect("the finished game's row")
+        .click()
+        .await
+        .expect("open its replay");
+    browser
+        .wait_script(
+            "the replay's first position",
+            READ_BOARD,
+            vec![json!("#replay-board")],
+            |v| v["game"] == id && v["ply"] == 0,
+        )
+        .await;
+    let body = browser
+        .client()
+        .find(fantoccini::Locator::Css("body"))
+        .await
+        .expect("the page body");
+    let right = "\u{E014}".repeat(plies + 3); // past the end stays at the end
+    body.send_keys(&right).await.expect("arrow keys");
+    let end = browser
+        .wait_script(
+            "the replay's last position",
+            READ_BOARD,
+            vec![json!("#replay-board")],
+            |v| v["ply"].as_u64() == Some(plies as u64),
+        )
+        .await;
+    let last_position = position_after(game, plies);
+    assert_eq!(end["sfen"], json!(last_position.to_sfen()));
+    let cells: Vec<String> = serde_json::from_value(end["cells"].clone()).expect("cells");
+    assert_eq!(cells, expected_cells(&last_position));
+    // One step back with the left arrow.
+    body.send_keys("\u{E012}").await.expect("arrow key");
+    let back = browser
+        .wait_script(
+            "one move back",
+            READ_BOARD,
+            vec![json!("#replay-board")],
+            |v| v["ply"].as_u64() == Some(plies as u64 - 1),
+        )
+        .await;
+    assert_eq!(
+        back["sfen"],
+        json!(position_after(game, plies - 1).to_sfen())
+    );
+    browser.close().await;
+}
+
+#[test]
+fn the_endpoints_serve_what_the_run_folder_holds() {
+    let dir = scratch("endpoints");
+    let out = dir.join("run");
+    let served = Served::run(&config(&dir, 4, 1000, 80), &out, "warn");
+    served.wait_run_over(Duration::from_secs(600));
+    let games = results(&out);
+    assert_eq!(games.len(), 4);
+    let summary = summary_file(&out);
+    let check = |s: &Served| {
+        assert_eq!(
+            s.get("/api/summary"),
+            summary,
+            "/api/summary is summary.json"
+        );
+        // In the order the games finished, as the file has them.
+        let served_games: Vec<Value> =
+            serde_json::from_value(s.get("/api/games")).expect("an array");
+        for (served, line) in served_games.iter().zip(&games) {
+            assert!(
+                served == line,
+                "/api/games differs from results.jsonl for game {}:\n{served}\n{line}",
+                line["id"]
+            );
+        }
+        assert_eq!(served_games.len(), games.len(), "/api/games has every game");
+        assert_eq!(s.get("/api/live"), json!([]), "no game in play");
+        for g in &games {
+            let id = g["id"].as_u64().expect("id");
+            let sfens = s.get(&format!("/api/games/{id}/positions"))["sfens"].clone();
+            let moves = g["moves"].as_array().expect("moves").len();
+            assert_eq!(sfens.as_array().map(Vec::len), Some(moves + 1));
+            assert_eq!(sfens[moves], json!(position_after(g, moves).to_sfen()));
+        }
+    };
+    check(&served);
+    drop(served);
+
+    // The same folder, served on its own.
+    let follower = Served::start(
+        &[
+            "serve".as_ref(),
+            out.as_os_str(),
+            "--addr".as_ref(),
+            "127.0.0.1:0".as_ref(),
+        ],
+        "warn",
+    );
+    wait_for("the folder's games", Duration::from_secs(60), || {
+        (follower.get("/api/summary")["games"] == json!(4)).then_some(())
+    });
+    check(&follower);
+    drop(follower);
+
+    // A folder that holds no run is refused, by name.
+    let empty = scratch("endpoints-empty");
+    let refused = Command::new(workspace_bin("council-match"))
+        .args(["serve".as_ref(), empty.as_os_str()])
+        .output()
+        .expect("run council-match serve");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains(&empty.display().to_string()) && err.contains("no run.json"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_client_that_stops_reading_is_dropped_and_the_run_goes_on() {
+    let dir = scratch("stalled");
+    let out = dir.join("run");
+    // The page says at debug level when a write to a browser starts to wait.
+    let served = Served::run(
+        &config(&dir, 10, 2000, 200),
+        &out,
+        "warn,orchestrator::live=debug",
+    );
+
+    // A client with a tiny receive window asks for the event stream and never reads it.
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket
+        .set_recv_buffer_size(4096)
+        .expect("a small receive buffer");
+    socket
+        .connect(&served.addr().into())
+        .expect("connect to the page");
+    let mut stalled: TcpStream = socket.into();
+    let local = stalled.local_addr().expect("the client's address");
+    stalled
+        .write_all(b"GET /api/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .expect("send the request");
+
+    served.wait_run_over(Duration::from_secs(900));
+    assert_eq!(results(&out).len(), 10, "every game is recorded");
+    assert_eq!(summary_file(&out)["games"], json!(10));
+    // The client's buffers and the server's send buffer filled while the run played: a write
+    // to it had to wait, and the run went on to its end all the same.
+    let err = served.stderr();
+    let waiting = err
+        .find(&format!("live page: {local} is not reading"))
+        .unwrap_or_else(|| panic!("no write to the stalled client ever waited: {err}"));
+    assert!(
+        waiting < err.find("the run is over").expect("the run is over"),
+        "the send buffer was full before the run ended: {err}"
+    );
+    // Then it is dropped (the page stays up after the run, so this may come after its end).
+    wait_for(
+        "the stalled client to be dropped",
+        Duration::from_secs(120),
+        || {
+            served
+                .stderr()
+                .contains(&format!("live page: dropped {local}"))
+                .then_some(())
+        },
+    );
+
+    // The server closed the connection: reading it now ends (it would block if still open).
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("a read timeout");
+    let mut received = Vec::new();
+    match stalled.read_to_end(&mut received) {
+        Ok(_) => assert!(
+            String::from_utf8_lossy(&received).contains("event: snapshot"),
+            "it got the stream's start before it stalled"
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+        Err(e) => panic!("the stalled stream is still open: {e}"),
+    }
+}
