@@ -197,9 +197,13 @@ impl Analyst {
         } else {
             -mover
         };
-        let (ebf, ebf_depth) = match self.engine.measure_ebf(pos, nth) {
-            EbfOutcome::Measured(m) => (Some(m.ebf), Some(m.depth)),
-            EbfOutcome::Dropped { .. } => (None, None),
+        let (ebf, ebf_depth) = if nth == 0 {
+            (None, None) // --ebf-nodes 0: no EBF (the root-leaf series alone)
+        } else {
+            match self.engine.measure_ebf(pos, nth) {
+                EbfOutcome::Measured(m) => (Some(m.ebf), Some(m.depth)),
+                EbfOutcome::Dropped { .. } => (None, None),
+            }
         };
         Complexity {
             root_cp,

@@ -55,7 +55,7 @@ enum Command {
         /// view, leaves and leaf ratio of a normal search, and the EBF.
         #[arg(long)]
         complexity: bool,
-        /// The EBF's frontier-node threshold (with --complexity).
+        /// The EBF's frontier-node threshold (with --complexity); 0: no EBF.
         #[arg(long, default_value_t = 200_000)]
         ebf_nodes: u64,
         /// Positions analysed at once (default: the number of cores).
