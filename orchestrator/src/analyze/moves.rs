@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use engine::position::Position;
 use engine::search::ebf::EbfOutcome;
-use engine::search::{BestMove, Engine, EngineSettings, Limits, SearchInfo, Silent, StopFlag};
+use engine::search::{BestMove, Engine, EngineSettings, LeafCounts, Limits, SearchInfo, StopFlag};
 use engine::types::{Color, Move, Score};
 
 use super::analysis::{self, AnalysedPosition, AnalysisWriter, Candidate, Reference, score_cp};
@@ -133,6 +133,9 @@ struct Analyst {
     engine: Engine,
     nodes: u64,
     multipv: usize,
+    /// With MultiPV 1, the candidates' search of the position is the single-line search that
+    /// `complexity` needs (same settings, cleared tables): its score and leaves, kept for it.
+    single_line: Option<(Score, LeafCounts)>,
 }
 
 impl Analyst {
@@ -146,10 +149,11 @@ impl Analyst {
             engine: Engine::new(settings),
             nodes,
             multipv,
+            single_line: None,
         }
     }
 
-    fn search(&mut self, pos: &Position, multipv: usize) -> (Lines, BestMove, Score) {
+    fn search(&mut self, pos: &Position, multipv: usize) -> (Lines, BestMove, Score, LeafCounts) {
         let mut settings = self.engine.settings().clone();
         settings.multipv = multipv;
         self.engine.set_settings(settings);
@@ -174,24 +178,20 @@ impl Analyst {
         let r = self
             .engine
             .search(pos, &limits, &StopFlag::new(), &mut observer);
-        (complete, r.best, r.score)
+        (complete, r.best, r.score, r.leaves)
     }
 
     /// The position's complexity: root score (sente's view) and leaves of a normal single-line
     /// search at the budget, and its EBF at threshold `nth`.
     fn complexity(&mut self, pos: &Position, nth: u64) -> Complexity {
-        let mut settings = self.engine.settings().clone();
-        settings.multipv = 1;
-        self.engine.set_settings(settings);
-        self.engine.new_game();
-        let limits = Limits {
-            nodes: Some(self.nodes),
-            ..Limits::default()
+        let (score, leaves) = match self.single_line.take() {
+            Some(kept) => kept,
+            None => {
+                let (_, _, score, leaves) = self.search(pos, 1);
+                (score, leaves)
+            }
         };
-        let r = self
-            .engine
-            .search(pos, &limits, &StopFlag::new(), &mut Silent);
-        let mover = score_cp(r.score);
+        let mover = score_cp(score);
         let root_cp = if pos.side_to_move() == Color::Sente {
             mover
         } else {
@@ -207,8 +207,8 @@ impl Analyst {
         };
         Complexity {
             root_cp,
-            leaves: r.leaves.leaves,
-            leaf_ratio: r.leaves.ratio(),
+            leaves: leaves.leaves,
+            leaf_ratio: leaves.ratio(),
             ebf,
             ebf_depth,
         }
@@ -216,7 +216,8 @@ impl Analyst {
 
     /// The candidates of `pos` (best first, mover's view), `played` among them.
     fn candidates(&mut self, pos: &Position, played: Move) -> Vec<Candidate> {
-        let (mut lines, best, score) = self.search(pos, self.multipv);
+        let (mut lines, best, score, leaves) = self.search(pos, self.multipv);
+        self.single_line = (self.multipv == 1).then_some((score, leaves));
         if lines.is_empty()
             && let BestMove::Move(m) = best
         {
@@ -225,7 +226,7 @@ impl Analyst {
         if !lines.iter().any(|(m, _)| *m == played) {
             let mut child = pos.clone();
             child.play(played);
-            let (_, _, child_score) = self.search(&child, 1);
+            let (_, _, child_score, _) = self.search(&child, 1);
             lines.push((played, negate_child(child_score)));
         }
         let mut out: Vec<Candidate> = Vec::new();
