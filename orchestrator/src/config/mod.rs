@@ -139,13 +139,17 @@ pub enum Openings {
     File { path: PathBuf, lines: Vec<String> },
 }
 
-/// Optional resign adjudication: both players' scores beyond `score_cp` against the same side for
-/// `moves` consecutive moves each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResignRule {
-    pub score_cp: i32,
-    pub moves: u32,
+/// Optional resign adjudication (`[match] resign = { ... }`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ResignRule {
+    /// Both players' scores beyond `score_cp` against the same side for `moves` consecutive
+    /// moves each.
+    Scores { score_cp: i32, moves: u32 },
+    /// Seed 004's resignation model, "v only" (models.md section 8): a player resigns when
+    /// `p_r = ½[1 + erf((-v - mu) / (√2 sigma))] >= 0.5` on `moves` consecutive moves of its
+    /// own, `v` its own score (cp) for the move (`model = "shueso"`; `mu`, `sigma` from
+    /// `council-analyze resign --no-ebf`).
+    Model { mu: f64, sigma: f64, moves: u32 },
 }
 
 /// The validated configuration.

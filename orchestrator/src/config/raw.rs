@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use super::usi_engine::OptionValue;
-use super::{Fairness, Format, Method, ResignRule};
+use super::{Fairness, Format, Method};
 
 /// A whole configuration file: `[match]` and the `[[player]]` tables.
 #[derive(Deserialize)]
@@ -45,7 +45,7 @@ pub(super) struct RawMatch {
     pub(super) handicap: Option<String>,
     pub(super) handicap_giver: Option<String>,
     pub(super) openings: Option<PathBuf>,
-    pub(super) resign: Option<ResignRule>,
+    pub(super) resign: Option<RawResign>,
     #[serde(default = "default_margin")]
     pub(super) timeout_margin_ms: u64,
     pub(super) sprt: Option<crate::stats::Sprt>,
@@ -117,4 +117,15 @@ pub(super) struct RawLimits {
     pub(super) time_ms: Option<u64>,
     pub(super) byoyomi_ms: Option<u64>,
     pub(super) increment_ms: Option<u64>,
+}
+
+/// `resign = { score_cp = .., moves = .. }` or `{ model = "shueso", mu = .., sigma = .., moves = .. }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawResign {
+    pub(super) score_cp: Option<i32>,
+    pub(super) model: Option<String>,
+    pub(super) mu: Option<f64>,
+    pub(super) sigma: Option<f64>,
+    pub(super) moves: u32,
 }

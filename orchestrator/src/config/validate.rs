@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use super::raw::{RawConfig, RawKind, RawMatch, RawPlayer};
+use super::raw::{RawConfig, RawKind, RawMatch, RawPlayer, RawResign};
 use super::usi_engine::{DropNotation, UsiEngineSettings, resolve_command};
 use super::{
     Config, ConfigError, DEFAULT_ML_D, DEFAULT_SIGMA, DEFAULT_WIN_RATE_T, Fairness, Format, Limits,
-    Method, Openings, PlayerConfig, PlayerKind,
+    Method, Openings, PlayerConfig, PlayerKind, ResignRule,
 };
 
 /// The whole file: its players, then the match that they play.
@@ -386,14 +386,10 @@ fn validate_match(
     if m.max_plies == 0 {
         return Err(err("match.max_plies", "must be at least 1".into()));
     }
-    if let Some(r) = &m.resign
-        && (r.score_cp <= 0 || r.moves == 0)
-    {
-        return Err(err(
-            "match.resign",
-            "score_cp and moves must be positive".into(),
-        ));
-    }
+    let resign = match &m.resign {
+        None => None,
+        Some(r) => Some(resign_rule(r).map_err(|problem| err("match.resign", problem))?),
+    };
 
     if let Some(sprt) = &m.sprt {
         if m.format != Format::HeadToHead {
@@ -481,10 +477,52 @@ fn validate_match(
         max_plies: m.max_plies,
         seed: m.seed,
         openings,
-        resign: m.resign,
+        resign,
         timeout_margin_ms: m.timeout_margin_ms,
         sprt: m.sprt,
     })
+}
+
+/// The resign rule a `resign = { ... }` table describes.
+fn resign_rule(r: &RawResign) -> Result<ResignRule, String> {
+    if r.moves == 0 {
+        return Err("moves must be at least 1".into());
+    }
+    match (&r.model, r.score_cp) {
+        (Some(_), Some(_)) => Err(
+            "give either score_cp (both players' scores) or model = \"shueso\" (the resignation model), not both"
+                .into(),
+        ),
+        (None, Some(score_cp)) if score_cp > 0 => {
+            if r.mu.is_some() || r.sigma.is_some() {
+                return Err("mu and sigma belong to model = \"shueso\"".into());
+            }
+            Ok(ResignRule::Scores {
+                score_cp,
+                moves: r.moves,
+            })
+        }
+        (None, Some(_)) => Err("score_cp must be positive".into()),
+        (None, None) => Err("give score_cp, or model = \"shueso\" with mu and sigma".into()),
+        (Some(model), None) => {
+            if model != "shueso" {
+                return Err(format!(
+                    "model `{model}`: the only resignation model is \"shueso\" (seed 004)"
+                ));
+            }
+            let (Some(mu), Some(sigma)) = (r.mu, r.sigma) else {
+                return Err("model = \"shueso\" needs mu and sigma (council-analyze resign --no-ebf fits them)".into());
+            };
+            if !mu.is_finite() || !sigma.is_finite() || sigma <= 0.0 {
+                return Err("mu must be a number and sigma a positive number".into());
+            }
+            Ok(ResignRule::Model {
+                mu,
+                sigma,
+                moves: r.moves,
+            })
+        }
+    }
 }
 
 /// A start position the engine accepts: `startpos`, an SFEN (with or without the `sfen ` word),
@@ -794,5 +832,64 @@ mod equal_resources_tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("only meaningful for kind = \"council\""), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod resign_rule_tests {
+    use super::*;
+
+    fn parse(resign: &str) -> Result<Config, ConfigError> {
+        let text = format!(
+            "[match]\nplayers = [\"a\", \"b\"]\nresign = {resign}\n\n\
+             [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\n\
+             [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n"
+        );
+        Config::parse(Path::new("t.toml"), &text)
+    }
+
+    #[test]
+    fn both_resign_rules_and_what_is_wrong_with_a_bad_one() {
+        assert_eq!(
+            parse("{ score_cp = 1500, moves = 5 }").unwrap().resign,
+            Some(ResignRule::Scores {
+                score_cp: 1500,
+                moves: 5
+            })
+        );
+        assert_eq!(
+            parse("{ model = \"shueso\", mu = 900.0, sigma = 250.0, moves = 3 }")
+                .unwrap()
+                .resign,
+            Some(ResignRule::Model {
+                mu: 900.0,
+                sigma: 250.0,
+                moves: 3
+            })
+        );
+        for (bad, says) in [
+            (
+                "{ score_cp = 10, model = \"shueso\", mu = 1.0, sigma = 1.0, moves = 1 }",
+                "not both",
+            ),
+            (
+                "{ model = \"other\", mu = 1.0, sigma = 1.0, moves = 1 }",
+                "only resignation model",
+            ),
+            (
+                "{ model = \"shueso\", mu = 1.0, moves = 1 }",
+                "needs mu and sigma",
+            ),
+            (
+                "{ model = \"shueso\", mu = 1.0, sigma = 0.0, moves = 1 }",
+                "sigma a positive",
+            ),
+            ("{ score_cp = 0, moves = 1 }", "positive"),
+            ("{ score_cp = 100, moves = 0 }", "at least 1"),
+            ("{ score_cp = 100, moves = 2, mu = 3.0 }", "belong to model"),
+        ] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.contains("match.resign") && e.contains(says), "{bad}: {e}");
+        }
     }
 }

@@ -136,10 +136,27 @@ pub(crate) fn failure_verdict(failing: Color, e: &PlayerError) -> Verdict {
 #[derive(Debug, Clone)]
 pub(crate) struct ResignTracker {
     rule: Option<ResignRule>,
-    /// Consecutive plies on which both last scores agreed, and on whom.
+    /// Scores rule: consecutive plies on which both last scores agreed, and on whom.
     streak: u32,
     loser: Option<Color>,
     last: [Option<Score>; 2],
+    /// Model rule: each side's consecutive own moves with `p_r >= 0.5`, and its last `p_r`.
+    own_streak: [u32; 2],
+    last_p: [f64; 2],
+}
+
+/// A score in centipawns with mates at the ends of the scale (`±(30000 - plies)`).
+fn cp_of(score: Score) -> f64 {
+    match score {
+        Score::Cp(cp) => f64::from(cp),
+        Score::Mate(n) if n > 0 => f64::from(30000 - n.min(999)),
+        Score::Mate(n) => -f64::from(30000 - n.saturating_abs().min(999)),
+    }
+}
+
+/// Seed 004's "v only" resignation probability for own score `v` (cp).
+pub(crate) fn resign_probability(v: f64, mu: f64, sigma: f64) -> f64 {
+    0.5 * (1.0 + statrs::function::erf::erf((-v - mu) / (std::f64::consts::SQRT_2 * sigma)))
 }
 
 impl ResignTracker {
@@ -149,20 +166,38 @@ impl ResignTracker {
             streak: 0,
             loser: None,
             last: [None, None],
+            own_streak: [0, 0],
+            last_p: [0.0, 0.0],
         }
     }
 
     /// Record the score `mover` reported for its move (from its own side).
     pub(crate) fn update(&mut self, mover: Color, eval: Option<Score>) {
-        let Some(rule) = self.rule else { return };
+        match self.rule {
+            None => {}
+            Some(ResignRule::Scores { score_cp, .. }) => self.update_scores(mover, eval, score_cp),
+            Some(ResignRule::Model { mu, sigma, .. }) => {
+                let i = mover.index();
+                // No score: no evidence either way, the streak ends.
+                let p = eval.map_or(0.0, |e| resign_probability(cp_of(e), mu, sigma));
+                self.last_p[i] = p;
+                self.own_streak[i] = if p >= 0.5 { self.own_streak[i] + 1 } else { 0 };
+                if p >= 0.5 {
+                    self.loser = Some(mover);
+                }
+            }
+        }
+    }
+
+    fn update_scores(&mut self, mover: Color, eval: Option<Score>, score_cp: i32) {
         self.last[mover.index()] = eval;
         let lost = |e: Option<Score>| match e {
-            Some(Score::Cp(cp)) => cp <= -rule.score_cp,
+            Some(Score::Cp(cp)) => cp <= -score_cp,
             Some(Score::Mate(n)) => n < 0,
             None => false,
         };
         let won = |e: Option<Score>| match e {
-            Some(Score::Cp(cp)) => cp >= rule.score_cp,
+            Some(Score::Cp(cp)) => cp >= score_cp,
             Some(Score::Mate(n)) => n > 0,
             None => false,
         };
@@ -186,18 +221,32 @@ impl ResignTracker {
     }
 
     pub(crate) fn verdict(&self) -> Option<Verdict> {
-        let rule = self.rule?;
-        (self.streak >= 2 * rule.moves).then(|| {
-            let loser = self.loser?;
-            Some(Verdict::loss(
-                loser,
-                Reason::Adjudication,
-                format!(
-                    "both players scored the game at least {} cp against {:?} for {} moves each",
-                    rule.score_cp, loser, rule.moves
-                ),
-            ))
-        })?
+        match self.rule? {
+            ResignRule::Scores { score_cp, moves } => (self.streak >= 2 * moves).then(|| {
+                let loser = self.loser?;
+                Some(Verdict::loss(
+                    loser,
+                    Reason::Adjudication,
+                    format!(
+                        "both players scored the game at least {score_cp} cp against {loser:?} for {moves} moves each"
+                    ),
+                ))
+            })?,
+            ResignRule::Model { mu, sigma, moves } => {
+                let loser = self.loser?;
+                let i = loser.index();
+                (self.own_streak[i] >= moves).then(|| {
+                    Verdict::loss(
+                        loser,
+                        Reason::Adjudication,
+                        format!(
+                            "resignation model shueso (mu {mu}, sigma {sigma}): {loser:?} would resign, p_r >= 0.5 on {moves} consecutive moves of its own (last p_r {:.3})",
+                            self.last_p[i]
+                        ),
+                    )
+                })
+            }
+        }
     }
 }
 
@@ -344,7 +393,7 @@ mod tests {
 
     #[test]
     fn resign_adjudication_needs_both_sides_to_agree_for_long_enough() {
-        let rule = ResignRule {
+        let rule = ResignRule::Scores {
             score_cp: 500,
             moves: 2,
         };
@@ -378,5 +427,38 @@ mod tests {
             t.update(Color::Gote, Some(Score::Cp(5000)));
         }
         assert_eq!(t.verdict(), None);
+    }
+
+    #[test]
+    fn the_resignation_model_adjudicates_on_the_movers_own_consecutive_moves() {
+        // mu = 1000: p_r >= 0.5 once the mover's own score is -1000 cp or worse.
+        let rule = ResignRule::Model {
+            mu: 1000.0,
+            sigma: 300.0,
+            moves: 3,
+        };
+        assert!((resign_probability(-1000.0, 1000.0, 300.0) - 0.5).abs() < 1e-12);
+        assert!(resign_probability(-1600.0, 1000.0, 300.0) > 0.97);
+        let mut t = ResignTracker::new(Some(rule));
+        // Gote's own scores do not matter to sente's streak; a better move breaks it.
+        for (mover, cp) in [
+            (Color::Sente, -1200),
+            (Color::Gote, 300),
+            (Color::Sente, -1300),
+            (Color::Gote, 200),
+            (Color::Sente, -900),
+            (Color::Gote, 900),
+            (Color::Sente, -1100),
+            (Color::Gote, 1000),
+            (Color::Sente, -1500),
+        ] {
+            t.update(mover, Some(Score::Cp(cp)));
+            assert_eq!(t.verdict(), None, "after {mover:?} {cp}");
+        }
+        t.update(Color::Gote, Some(Score::Cp(1200)));
+        t.update(Color::Sente, Some(Score::Mate(-7)));
+        let v = t.verdict().expect("three own moves at p_r >= 0.5");
+        assert_eq!((v.result, v.reason), (Winner::Gote, Reason::Adjudication));
+        assert!(v.detail.contains("shueso"), "{}", v.detail);
     }
 }
