@@ -25,6 +25,21 @@ impl Score {
     /// Plies standing for "a mate of unknown length" (`score mate +` in USI).
     pub const MATE_UNKNOWN: i32 = i32::MAX;
 
+    /// Centipawns standing for a mate on the single scale of [`Score::to_cp_scale`].
+    pub const MATE_CP: i32 = 30000;
+
+    /// The score on one centipawn scale, mates at its ends: `±(MATE_CP - plies)` (plies capped
+    /// at 999), centipawns clamped inside `±(MATE_CP - 1000)`, so the score order is kept and
+    /// any mate lies beyond any centipawn score (analysis files, resignation models).
+    #[must_use]
+    pub fn to_cp_scale(self) -> i32 {
+        match self {
+            Self::Cp(cp) => cp.clamp(-(Self::MATE_CP - 1000), Self::MATE_CP - 1000),
+            Self::Mate(n) if n > 0 => Self::MATE_CP - n.min(999),
+            Self::Mate(n) => -(Self::MATE_CP - n.saturating_abs().min(999)),
+        }
+    }
+
     /// Whether the side to move mates.
     #[must_use]
     pub const fn is_winning_mate(self) -> bool {
@@ -117,5 +132,15 @@ mod tests {
         assert_eq!(Mate(Score::MATE_UNKNOWN).to_string(), "mate +");
         assert_eq!(Mate(-Score::MATE_UNKNOWN).to_string(), "mate -");
         assert!(Mate(3).is_winning_mate() && Mate(0).is_losing_mate() && !Cp(0).is_losing_mate());
+    }
+
+    #[test]
+    fn the_cp_scale_puts_mates_beyond_every_score_in_the_score_order() {
+        assert_eq!(Mate(3).to_cp_scale(), 29997);
+        assert_eq!(Mate(-4).to_cp_scale(), -29996);
+        assert!(Mate(5).to_cp_scale() < Mate(3).to_cp_scale());
+        assert!(Mate(-2).to_cp_scale() < Mate(-6).to_cp_scale());
+        assert!(Cp(100_000).to_cp_scale() < Mate(999).to_cp_scale());
+        assert!(Mate(-Score::MATE_UNKNOWN).to_cp_scale() < Cp(-100_000).to_cp_scale());
     }
 }

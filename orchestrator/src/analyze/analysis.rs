@@ -1,27 +1,16 @@
 //! The analysis file of `council-analyze moves`: one JSON line per analysed position, the
 //! reference engine's view of it, read back by `ir` and `calibrate-ir`.
 //!
+//! Scores are centipawns from the mover's view, mates at the ends of the scale
+//! (`engine::types::Score::to_cp_scale`).
+//!
 //! Invariant: a line is written whole and flushed, so a killed analysis leaves at most a cut-off
 //! last line, which reading ignores and resuming cuts off.
 
 use std::io::Write;
 use std::path::Path;
 
-use engine::types::Score;
 use serde::{Deserialize, Serialize};
-
-/// Centipawns standing for a mate: `±(MATE_CP - plies)`, so any mate lies beyond any score.
-pub const MATE_CP: i32 = 30000;
-
-/// A score as centipawns, mates mapped to the ends of the scale.
-#[must_use]
-pub fn score_cp(score: Score) -> i32 {
-    match score {
-        Score::Cp(cp) => cp.clamp(-(MATE_CP - 1000), MATE_CP - 1000),
-        Score::Mate(n) if n > 0 => MATE_CP - n.min(999),
-        Score::Mate(n) => -(MATE_CP - n.saturating_abs().min(999)),
-    }
-}
 
 /// One candidate move and its score, mover's view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,20 +129,5 @@ impl AnalysisWriter {
         line.push(b'\n');
         self.file.write_all(&line)?;
         self.file.flush()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mates_lie_beyond_every_score_and_shorter_is_better() {
-        assert_eq!(score_cp(Score::Mate(3)), 29997);
-        assert_eq!(score_cp(Score::Mate(-4)), -29996);
-        assert!(score_cp(Score::Mate(5)) < score_cp(Score::Mate(3)));
-        assert!(score_cp(Score::Mate(-2)) < score_cp(Score::Mate(-6)));
-        assert!(score_cp(Score::Cp(100_000)) < score_cp(Score::Mate(999)));
-        assert!(score_cp(Score::Mate(-Score::MATE_UNKNOWN)) < score_cp(Score::Cp(-100_000)));
     }
 }

@@ -20,7 +20,7 @@ use engine::search::ebf::EbfOutcome;
 use engine::search::{BestMove, Engine, EngineSettings, LeafCounts, Limits, SearchInfo, StopFlag};
 use engine::types::{Color, Move, Score};
 
-use super::analysis::{self, AnalysedPosition, AnalysisWriter, Candidate, Reference, score_cp};
+use super::analysis::{self, AnalysedPosition, AnalysisWriter, Candidate, Reference};
 use crate::config::{PlayerConfig, PlayerKind};
 use crate::player::Player;
 use crate::player::usi::UsiPlayer;
@@ -191,7 +191,7 @@ impl Analyst {
                 (score, leaves)
             }
         };
-        let mover = score_cp(score);
+        let mover = score.to_cp_scale();
         let root_cp = if pos.side_to_move() == Color::Sente {
             mover
         } else {
@@ -235,7 +235,7 @@ impl Analyst {
             if !out.iter().any(|c| c.mv == mv) {
                 out.push(Candidate {
                     mv,
-                    cp: score_cp(s),
+                    cp: s.to_cp_scale(),
                 });
             }
         }
@@ -301,7 +301,7 @@ impl UsiAnalyst {
             if !out.iter().any(|c| c.mv == l.mv) {
                 out.push(Candidate {
                     mv: l.mv,
-                    cp: score_cp(l.score),
+                    cp: l.score.to_cp_scale(),
                 });
             }
         }

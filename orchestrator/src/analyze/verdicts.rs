@@ -11,7 +11,8 @@ use std::path::Path;
 
 use serde::Serialize;
 use sim::optimize::nelder_mead;
-use statrs::function::erf::erf;
+
+use crate::stats::resignation::probability as resign_probability;
 
 /// Read a CSV file into rows of fields by header name; `need` are the required columns.
 fn read_csv(path: &Path, need: &[&str]) -> Result<Vec<Vec<String>>, String> {
@@ -202,12 +203,6 @@ pub fn famous(path: &Path) -> Result<FamousReport, String> {
         precision,
         recall,
     })
-}
-
-/// The resignation probability `½[1 + erf((x - μ)/(√2 σ))]` at `x = -v / ln b*` (or `-v`).
-#[must_use]
-pub fn resign_probability(x: f64, mu: f64, sigma: f64) -> f64 {
-    0.5 * (1.0 + erf((x - mu) / (std::f64::consts::SQRT_2 * sigma)))
 }
 
 /// `(μ, σ)` by maximum likelihood on `(x, resigned)`.

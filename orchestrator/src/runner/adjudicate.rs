@@ -16,6 +16,7 @@ use engine::types::Move;
 use crate::config::{Limits, ResignRule};
 use crate::player::{ClockState, PlayerError};
 use crate::results::{Reason, Winner};
+use crate::stats::resignation;
 use engine::types::Score;
 
 /// A finished game's verdict.
@@ -145,20 +146,6 @@ pub(crate) struct ResignTracker {
     last_p: [f64; 2],
 }
 
-/// A score in centipawns with mates at the ends of the scale (`±(30000 - plies)`).
-fn cp_of(score: Score) -> f64 {
-    match score {
-        Score::Cp(cp) => f64::from(cp),
-        Score::Mate(n) if n > 0 => f64::from(30000 - n.min(999)),
-        Score::Mate(n) => -f64::from(30000 - n.saturating_abs().min(999)),
-    }
-}
-
-/// Seed 004's "v only" resignation probability for own score `v` (cp).
-pub(crate) fn resign_probability(v: f64, mu: f64, sigma: f64) -> f64 {
-    0.5 * (1.0 + statrs::function::erf::erf((-v - mu) / (std::f64::consts::SQRT_2 * sigma)))
-}
-
 impl ResignTracker {
     pub(crate) fn new(rule: Option<ResignRule>) -> Self {
         Self {
@@ -179,7 +166,9 @@ impl ResignTracker {
             Some(ResignRule::Model { mu, sigma, .. }) => {
                 let i = mover.index();
                 // No score: no evidence either way, the streak ends.
-                let p = eval.map_or(0.0, |e| resign_probability(cp_of(e), mu, sigma));
+                let p = eval.map_or(0.0, |e| {
+                    resignation::probability(-f64::from(e.to_cp_scale()), mu, sigma)
+                });
                 self.last_p[i] = p;
                 self.own_streak[i] = if p >= 0.5 { self.own_streak[i] + 1 } else { 0 };
                 if p >= 0.5 {
@@ -437,8 +426,6 @@ mod tests {
             sigma: 300.0,
             moves: 3,
         };
-        assert!((resign_probability(-1000.0, 1000.0, 300.0) - 0.5).abs() < 1e-12);
-        assert!(resign_probability(-1600.0, 1000.0, 300.0) > 0.97);
         let mut t = ResignTracker::new(Some(rule));
         // Gote's own scores do not matter to sente's streak; a better move breaks it.
         for (mover, cp) in [

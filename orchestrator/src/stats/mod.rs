@@ -26,6 +26,7 @@
 pub mod elo;
 pub mod head_to_head;
 pub mod rating_fit;
+pub mod resignation;
 pub mod simulate;
 pub mod sprt;
 pub mod table;
