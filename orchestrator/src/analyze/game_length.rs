@@ -12,6 +12,7 @@ use serde::Serialize;
 use sim::game_length::fit::{FitTarget, fit};
 use sim::game_length::simulate::{Layout, simulate};
 use sim::game_length::{GameLengthParams, Preset};
+use sim::moments::PowerSums;
 
 use crate::results::{GameResult, Winner};
 
@@ -32,15 +33,6 @@ pub struct GameLengthReport {
     pub floodgate: GameLengthParams,
 }
 
-/// Sample mean, standard deviation and third central moment.
-fn moments(x: &[f64]) -> (f64, f64, f64) {
-    let n = x.len() as f64;
-    let mean = x.iter().sum::<f64>() / n;
-    let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
-    let m3 = x.iter().map(|v| (v - mean).powi(3)).sum::<f64>() / n;
-    (mean, var.sqrt(), m3)
-}
-
 /// Fit the model to `games`' decisive games.
 pub fn analyse(games: &[GameResult]) -> Result<GameLengthReport, String> {
     let decisive: Vec<f64> = games
@@ -54,7 +46,13 @@ pub fn analyse(games: &[GameResult]) -> Result<GameLengthReport, String> {
             decisive.len()
         ));
     }
-    let (mean, sd, m3) = moments(&decisive);
+    // Power sums about the first length keep the sums small (the simulator's own sample moments).
+    let mut sums = PowerSums::new(decisive[0]);
+    for &x in &decisive {
+        sums.push(x);
+    }
+    let m = sums.moments().ok_or("no decisive games")?;
+    let (mean, sd, m3) = (m.mean, m.sd(), m.m3);
     let target = FitTarget::new(mean, sd, m3).map_err(|e| {
         format!(
             "the games' lengths (mean {mean:.1}, sd {sd:.1}, m3 {m3:.0}) do not fit the model: {e}"
