@@ -595,3 +595,201 @@ fn resign_fits_each_player_and_names_a_bad_row() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("row 2: v `abc` is not a number"));
 }
+
+/// `moves` at a fixed depth: `--sample` picks the same positions on any number of workers and
+/// leaves their lines as a whole analysis has them (and grows on resume), `--player` keeps one
+/// player's moves, `--screen-cp` gives the MultiPV search only to positions scored below the
+/// threshold, and `ir` leaves the screened ones out.
+#[test]
+fn moves_at_a_fixed_depth_samples_and_screens_as_told() {
+    let dir = scratch("sample");
+    let run = played_run(&dir, 2);
+    let moves = |out: &Path, extra: &[&str]| {
+        let mut a: Vec<std::ffi::OsString> = vec![
+            "moves".into(),
+            run.clone().into(),
+            "--out".into(),
+            out.into(),
+            "--depth".into(),
+            "4".into(),
+            "--multipv".into(),
+            "4".into(),
+            "--quiet".into(),
+        ];
+        a.extend(extra.iter().map(std::ffi::OsString::from));
+        analyze(&a.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+        lines(out)
+    };
+    let without_reference = |v: &Value| {
+        let mut v = v.clone();
+        v.as_object_mut().unwrap().remove("reference");
+        v
+    };
+    let whole = moves(&dir.join("whole.jsonl"), &["--concurrency", "2"]);
+    for v in whole.values() {
+        assert_eq!(v["reference"]["depth"], 4, "{v}");
+        assert!(v["reference"].get("nodes").is_none(), "{v}");
+    }
+
+    // A half sample: the same positions on one worker and on two, about half of them, each line
+    // as the whole analysis has it; another seed picks other positions.
+    let one = moves(
+        &dir.join("half-1.jsonl"),
+        &["--sample", "0.5", "--seed", "7", "--concurrency", "1"],
+    );
+    let two = moves(
+        &dir.join("half-2.jsonl"),
+        &["--sample", "0.5", "--seed", "7", "--concurrency", "2"],
+    );
+    assert_eq!(one, two);
+    assert!(
+        one.len() * 4 > whole.len() && one.len() * 4 < whole.len() * 3,
+        "{} of {} positions in a half sample",
+        one.len(),
+        whole.len()
+    );
+    for (key, v) in &one {
+        assert_eq!(v["reference"]["sample"], 0.5);
+        assert_eq!(v["reference"]["seed"], 7);
+        assert_eq!(
+            without_reference(v),
+            without_reference(&whole[key]),
+            "{key:?}"
+        );
+    }
+    let other = moves(
+        &dir.join("half-other.jsonl"),
+        &["--sample", "0.5", "--seed", "8", "--concurrency", "2"],
+    );
+    assert_ne!(
+        one.keys().collect::<Vec<_>>(),
+        other.keys().collect::<Vec<_>>()
+    );
+    // Resuming a sample with another seed is refused, naming both.
+    let o = Command::new(workspace_bin("council-analyze"))
+        .args(["moves".as_ref(), run.as_os_str(), "--out".as_ref()])
+        .arg(dir.join("half-1.jsonl"))
+        .args([
+            "--depth",
+            "4",
+            "--multipv",
+            "4",
+            "--sample",
+            "0.5",
+            "--seed",
+            "9",
+        ])
+        .args(["--resume", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("(seed 7)") && err.contains("(seed 9)"),
+        "{err}"
+    );
+
+    // One player's moves: exactly its positions of the whole analysis; an unknown name is refused.
+    let weak = moves(
+        &dir.join("weak.jsonl"),
+        &["--player", "weak", "--concurrency", "2"],
+    );
+    let weak_whole: Vec<_> = whole.iter().filter(|(_, v)| v["player"] == "weak").collect();
+    assert!(!weak.is_empty());
+    assert_eq!(weak.len(), weak_whole.len());
+    for (key, v) in weak_whole {
+        assert_eq!(without_reference(&weak[key]), without_reference(v), "{key:?}");
+    }
+    let o = Command::new(workspace_bin("council-analyze"))
+        .args(["moves".as_ref(), run.as_os_str(), "--out".as_ref()])
+        .arg(dir.join("nobody.jsonl"))
+        .args(["--depth", "4", "--player", "nobody", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--player nobody"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // Resumed with a larger sample of the same seed, the analysis grows into that sample's.
+    let three_quarters = moves(
+        &dir.join("three-quarters.jsonl"),
+        &["--sample", "0.75", "--seed", "7", "--concurrency", "2"],
+    );
+    let grown = moves(
+        &dir.join("half-1.jsonl"),
+        &["--sample", "0.75", "--seed", "7", "--resume"],
+    );
+    assert_eq!(
+        grown.keys().collect::<Vec<_>>(),
+        three_quarters.keys().collect::<Vec<_>>()
+    );
+    assert!(grown.len() > one.len());
+
+    // The screen: lines at or beyond 150 cp carry the best move alone; the others are the whole
+    // analysis's lines; both kinds occur.
+    let screened = moves(
+        &dir.join("screened.jsonl"),
+        &["--screen-cp", "150", "--concurrency", "2"],
+    );
+    assert_eq!(
+        screened.keys().collect::<Vec<_>>(),
+        whole.keys().collect::<Vec<_>>()
+    );
+    let mut kept_by_player: BTreeMap<String, u64> = BTreeMap::new();
+    let mut dropped = 0;
+    let mut seen = std::collections::HashSet::new();
+    for (key, v) in &screened {
+        // A position repeated within its game counts once (the data rules).
+        let sfen = v["sfen"].as_str().unwrap();
+        let board = sfen.rsplit_once(' ').unwrap().0.to_string();
+        let first = seen.insert((key.0, board));
+        if v["screened"] == true {
+            dropped += 1;
+            let c = v["candidates"].as_array().unwrap();
+            assert_eq!(c.len(), 1, "{v}");
+            assert!(c[0]["cp"].as_i64().unwrap().abs() >= 150, "{v}");
+        } else {
+            assert!(v.get("screened").is_none(), "{v}");
+            assert_eq!(
+                without_reference(v),
+                without_reference(&whole[key]),
+                "{key:?}"
+            );
+            let v0 = v["candidates"][0]["cp"].as_i64().unwrap();
+            if v0.abs() < 150 && first {
+                *kept_by_player
+                    .entry(v["player"].as_str().unwrap().to_string())
+                    .or_default() += 1;
+            }
+        }
+    }
+    assert!(
+        dropped > 0 && dropped < screened.len(),
+        "{dropped} screened"
+    );
+    // ir counts exactly the unscreened positions under its threshold, each once.
+    let o = analyze(&[
+        "ir".as_ref(),
+        dir.join("screened.jsonl").as_os_str(),
+        "--max-cp".as_ref(),
+        "150".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    let ir: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let counted: BTreeMap<String, u64> = ir["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["positions"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(counted, kept_by_player);
+}

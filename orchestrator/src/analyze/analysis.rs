@@ -20,14 +20,45 @@ pub struct Candidate {
     pub cp: i32,
 }
 
-/// Which engine analysed, at which budget.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Which engine analysed, at which budget, and which positions it was given: everything a
+/// resume must repeat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reference {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// With `--screen-cp`: positions a single-line search scores at this or more either way
+    /// were not given the MultiPV search (their lines are `screened`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_cp: Option<i32>,
+    /// With `--sample`: the share of the positions analysed, chosen by `seed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+impl Reference {
+    /// `council-engine multipv 10 at depth 8, screened at 300 cp, a 6% sample (seed 11)`.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let mut out = self.name.clone();
+        if let Some(n) = self.nodes {
+            out += &format!(" at {n} nodes");
+        }
+        if let Some(d) = self.depth {
+            out += &format!(" at depth {d}");
+        }
+        if let Some(cp) = self.screen_cp {
+            out += &format!(", screened at {cp} cp");
+        }
+        if let (Some(f), Some(seed)) = (self.sample, self.seed) {
+            out += &format!(", a {}% sample (seed {seed})", f * 100.0);
+        }
+        out
+    }
 }
 
 /// One analysed position.
@@ -46,6 +77,10 @@ pub struct AnalysedPosition {
     /// The reference's candidates, best first, mover's view; the played move always present.
     pub candidates: Vec<Candidate>,
     pub reference: Reference,
+    /// The single-line search scored the position at the reference's `screen_cp` or more either
+    /// way: `candidates` holds only its best move, and the data rules leave the position out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub screened: bool,
     /// With `--complexity`: the reference's score of the position from sente's view (a normal,
     /// single-line search), its evaluated leaves and the share good for sente, and the position's
     /// effective branching factor with its depth (absent when a mate dropped the position).

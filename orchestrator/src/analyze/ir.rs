@@ -52,6 +52,9 @@ pub fn decisions_by_player(
         // The position without its move number: a repetition has the same text.
         let board = p.sfen.rsplit_once(' ').map_or(p.sfen.as_str(), |(b, _)| b);
         let repeated = !seen.insert((p.game, board.to_string()));
+        if p.screened {
+            continue; // the screen found |V0| at or above its threshold
+        }
         let Some(played) = p.played_index() else {
             continue;
         };
@@ -322,7 +325,11 @@ mod tests {
                 name: "r".into(),
                 nodes: Some(1),
                 depth: None,
+                screen_cp: None,
+                sample: None,
+                seed: None,
             },
+            screened: false,
             root_cp: None,
             leaves: None,
             leaf_ratio: None,

@@ -1,6 +1,9 @@
 //! `council-analyze moves`: forward analysis of recorded games by a reference engine (the
-//! built-in engine in process, or any USI engine of a config), at a node budget: the data
-//! intrinsic ratings are made of.
+//! built-in engine in process, or any USI engine of a config), at a node budget or a fixed depth:
+//! the data intrinsic ratings are made of. Two ways to spend less on positions the data rules
+//! drop anyway: a seeded sample of the positions (`--sample`), and a screen (`--screen-cp`) that
+//! gives the MultiPV search only to positions a single-line search of the same budget scores
+//! below the threshold (models.md section 7 leaves out `|V0| >= 300`).
 //!
 //! Invariants: the built-in reference analyses every position from scratch (hash and history
 //! cleared, one search thread), so its line does not depend on the order, the number of workers
@@ -8,7 +11,8 @@
 //! scored (when the MultiPV search leaves it out: the built-in engine searches the position
 //! after it at the same budget and negates the score, a USI engine searches the position with
 //! `go searchmoves <played>`); lines are appended whole and flushed as positions finish, so a
-//! killed analysis resumes with `--resume` and analyses every position exactly once.
+//! killed analysis resumes with `--resume` and analyses every position exactly once; resumed with
+//! a larger `--sample` of the same seed, it adds the positions the larger sample holds.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -35,6 +39,46 @@ pub enum ReferenceEngine {
     Usi(Box<PlayerConfig>),
 }
 
+/// How far the reference searches each position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    Nodes(u64),
+    /// A fixed nominal depth (seed 001 prefers a fixed depth to a fixed time).
+    Depth(u32),
+}
+
+impl Budget {
+    fn nodes(self) -> Option<u64> {
+        match self {
+            Budget::Nodes(n) => Some(n),
+            Budget::Depth(_) => None,
+        }
+    }
+    fn depth(self) -> Option<u32> {
+        match self {
+            Budget::Nodes(_) => None,
+            Budget::Depth(d) => Some(d),
+        }
+    }
+}
+
+/// A seeded share of the positions: whether a position is in it depends only on the seed, the
+/// game's id and the ply, never on the order, the workers or a resume.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    pub fraction: f64,
+    pub seed: u64,
+}
+
+impl Sample {
+    #[must_use]
+    pub fn contains(&self, game: u64, ply: u32) -> bool {
+        let x = crate::seed::game_seed(crate::seed::game_seed(self.seed, game), u64::from(ply));
+        // The top 53 bits as a uniform number in [0, 1).
+        ((x >> 11) as f64) / ((1u64 << 53) as f64) < self.fraction
+    }
+}
+
 /// What to analyse and how.
 #[derive(Debug, Clone)]
 pub struct MovesOptions {
@@ -42,8 +86,14 @@ pub struct MovesOptions {
     pub inputs: Vec<PathBuf>,
     pub out: PathBuf,
     pub reference: ReferenceEngine,
-    /// The reference's node budget per position.
-    pub nodes: u64,
+    /// How far the reference searches each position.
+    pub budget: Budget,
+    /// Positions a single-line search scores at this or more either way get no MultiPV search.
+    pub screen_cp: Option<i32>,
+    /// Analyse only this seeded share of the positions.
+    pub sample: Option<Sample>,
+    /// Analyse only the moves of these players (all when empty).
+    pub players: Vec<String>,
     /// Candidates per position (MultiPV).
     pub multipv: usize,
     /// Positions before this ply are not analysed (the opening).
@@ -131,7 +181,7 @@ type Lines = Vec<(Move, Score)>;
 /// One worker's built-in reference engine.
 struct Analyst {
     engine: Engine,
-    nodes: u64,
+    budget: Budget,
     multipv: usize,
     /// With MultiPV 1, the candidates' search of the position is the single-line search that
     /// `complexity` needs (same settings, cleared tables): its score and leaves, kept for it.
@@ -139,7 +189,7 @@ struct Analyst {
 }
 
 impl Analyst {
-    fn new(nodes: u64, multipv: usize) -> Self {
+    fn new(budget: Budget, multipv: usize) -> Self {
         let settings = EngineSettings {
             hash_mb: 16,
             multipv,
@@ -147,13 +197,22 @@ impl Analyst {
         };
         Analyst {
             engine: Engine::new(settings),
-            nodes,
+            budget,
             multipv,
             single_line: None,
         }
     }
 
     fn search(&mut self, pos: &Position, multipv: usize) -> (Lines, BestMove, Score, LeafCounts) {
+        self.search_with(pos, multipv, self.budget)
+    }
+
+    fn search_with(
+        &mut self,
+        pos: &Position,
+        multipv: usize,
+        budget: Budget,
+    ) -> (Lines, BestMove, Score, LeafCounts) {
         let mut settings = self.engine.settings().clone();
         settings.multipv = multipv;
         self.engine.set_settings(settings);
@@ -172,7 +231,8 @@ impl Analyst {
             }
         };
         let limits = Limits {
-            nodes: Some(self.nodes),
+            nodes: budget.nodes(),
+            depth: budget.depth(),
             ..Limits::default()
         };
         let r = self
@@ -214,10 +274,27 @@ impl Analyst {
         }
     }
 
-    /// The candidates of `pos` (best first, mover's view), `played` among them.
-    fn candidates(&mut self, pos: &Position, played: Move) -> Vec<Candidate> {
+    /// The candidates of `pos` (best first, mover's view), `played` among them; or, when a
+    /// single-line search scores the position at `screen_cp` or more either way, its best move
+    /// alone (`Screened`).
+    fn candidates(&mut self, pos: &Position, played: Move, screen_cp: Option<i32>) -> Scored {
+        if let Some(cp) = screen_cp {
+            let (_, best, score, leaves) = self.search(pos, 1);
+            self.single_line = Some((score, leaves));
+            let v0 = score.to_cp_scale();
+            if let BestMove::Move(m) = best
+                && v0.abs() >= cp
+            {
+                return Scored::Screened(Candidate {
+                    mv: m.to_usi(),
+                    cp: v0,
+                });
+            }
+        }
         let (mut lines, best, score, leaves) = self.search(pos, self.multipv);
-        self.single_line = (self.multipv == 1).then_some((score, leaves));
+        if self.multipv == 1 || screen_cp.is_none() {
+            self.single_line = (self.multipv == 1).then_some((score, leaves));
+        }
         if lines.is_empty()
             && let BestMove::Move(m) = best
         {
@@ -226,7 +303,12 @@ impl Analyst {
         if !lines.iter().any(|(m, _)| *m == played) {
             let mut child = pos.clone();
             child.play(played);
-            let (_, _, child_score, _) = self.search(&child, 1);
+            // The MultiPV lines search each root move one ply shallower than the root.
+            let budget = match self.budget {
+                Budget::Depth(d) => Budget::Depth(d.saturating_sub(1).max(1)),
+                nodes => nodes,
+            };
+            let (_, _, child_score, _) = self.search_with(&child, 1, budget);
             lines.push((played, negate_child(child_score)));
         }
         let mut out: Vec<Candidate> = Vec::new();
@@ -240,21 +322,30 @@ impl Analyst {
             }
         }
         out.sort_by_key(|c| std::cmp::Reverse(c.cp));
-        out
+        Scored::Candidates(out)
     }
+}
+
+/// What the reference made of a position.
+#[derive(Debug, PartialEq)]
+enum Scored {
+    /// Best first, the played move among them.
+    Candidates(Vec<Candidate>),
+    /// Left out by the screen: the single-line search's best move and score.
+    Screened(Candidate),
 }
 
 /// One worker's USI reference engine, driven on its own single-threaded runtime.
 struct UsiAnalyst {
     player: UsiPlayer,
     runtime: tokio::runtime::Runtime,
-    nodes: u64,
+    budget: Budget,
     multipv: usize,
     timeout: Duration,
 }
 
 impl UsiAnalyst {
-    fn new(config: &PlayerConfig, nodes: u64, multipv: usize) -> Result<Self, String> {
+    fn new(config: &PlayerConfig, budget: Budget, multipv: usize) -> Result<Self, String> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -266,18 +357,41 @@ impl UsiAnalyst {
         Ok(UsiAnalyst {
             player,
             runtime,
-            nodes,
+            budget,
             multipv,
             timeout: Duration::from_millis(config.move_timeout_ms),
         })
     }
 
-    fn candidates(&mut self, pos: &Position, played: Move) -> Result<Vec<Candidate>, String> {
+    fn candidates(
+        &mut self,
+        pos: &Position,
+        played: Move,
+        screen_cp: Option<i32>,
+    ) -> Result<Scored, String> {
         let played = played.to_usi();
-        let (nodes, multipv, timeout) = (self.nodes, self.multipv, self.timeout);
+        let (nodes, depth) = (self.budget.nodes(), self.budget.depth());
+        let (multipv, timeout) = (self.multipv, self.timeout);
+        if let Some(cp) = screen_cp {
+            let single = self
+                .runtime
+                .block_on(self.player.analyse(pos, nodes, depth, 1, &[], timeout))
+                .map_err(|e| e.to_string())?;
+            if let Some(best) = single.first()
+                && best.score.to_cp_scale().abs() >= cp
+            {
+                return Ok(Scored::Screened(Candidate {
+                    mv: best.mv.clone(),
+                    cp: best.score.to_cp_scale(),
+                }));
+            }
+        }
         let mut lines = self
             .runtime
-            .block_on(self.player.analyse(pos, nodes, multipv, &[], timeout))
+            .block_on(
+                self.player
+                    .analyse(pos, nodes, depth, multipv, &[], timeout),
+            )
             .map_err(|e| e.to_string())?;
         if !lines.iter().any(|l| l.mv == played) {
             let only = self
@@ -285,6 +399,7 @@ impl UsiAnalyst {
                 .block_on(self.player.analyse(
                     pos,
                     nodes,
+                    depth,
                     1,
                     std::slice::from_ref(&played),
                     timeout,
@@ -306,7 +421,7 @@ impl UsiAnalyst {
             }
         }
         out.sort_by_key(|c| std::cmp::Reverse(c.cp));
-        Ok(out)
+        Ok(Scored::Candidates(out))
     }
 }
 
@@ -323,10 +438,15 @@ enum Worker {
 }
 
 impl Worker {
-    fn candidates(&mut self, pos: &Position, played: Move) -> Result<Vec<Candidate>, String> {
+    fn candidates(
+        &mut self,
+        pos: &Position,
+        played: Move,
+        screen_cp: Option<i32>,
+    ) -> Result<Scored, String> {
         match self {
-            Worker::Builtin(a) => Ok(a.candidates(pos, played)),
-            Worker::Usi(a) => a.candidates(pos, played),
+            Worker::Builtin(a) => Ok(a.candidates(pos, played, screen_cp)),
+            Worker::Usi(a) => a.candidates(pos, played, screen_cp),
         }
     }
 
@@ -347,8 +467,11 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
             ReferenceEngine::Builtin => format!("council-engine multipv {}", opts.multipv),
             ReferenceEngine::Usi(p) => format!("{} multipv {}", p.name, opts.multipv),
         },
-        nodes: Some(opts.nodes),
-        depth: None,
+        nodes: opts.budget.nodes(),
+        depth: opts.budget.depth(),
+        screen_cp: opts.screen_cp,
+        sample: opts.sample.map(|s| s.fraction),
+        seed: opts.sample.map(|s| s.seed),
     };
     if matches!(opts.reference, ReferenceEngine::Usi(_)) && opts.complexity.is_some() {
         return Err(
@@ -377,14 +500,12 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
         }
         let read = analysis::read(&opts.out)?;
         for p in &read.positions {
-            if p.reference != reference {
+            if p.reference != reference && !sample_grows(&p.reference, &reference) {
                 return Err(format!(
-                    "{}: analysed by {} at {} nodes, not by {} at {} nodes: resume with the same reference, --nodes and --multipv",
+                    "{}: analysed by {}, not by {}: resume with the same reference and options",
                     opts.out.display(),
-                    p.reference.name,
-                    p.reference.nodes.unwrap_or(0),
-                    reference.name,
-                    opts.nodes
+                    p.reference.describe(),
+                    reference.describe(),
                 ));
             }
             if opts.complexity.is_some() && p.root_cp.is_none() {
@@ -397,10 +518,30 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
         }
         complete_len = Some(read.complete_len);
     }
+    for name in &opts.players {
+        if !games.iter().any(|g| g.sente == *name || g.gote == *name) {
+            return Err(format!(
+                "--player {name}: no game of the inputs has a player of that name"
+            ));
+        }
+    }
+    let mover_wanted = |g: &GameResult, ply: u32| {
+        // The start's side to move (its SFEN's second field) moves at the even plies.
+        let sente_starts = g.start.split_whitespace().nth(1) != Some("w");
+        let mover = if sente_starts == ply.is_multiple_of(2) {
+            &g.sente
+        } else {
+            &g.gote
+        };
+        opts.players.is_empty() || opts.players.contains(mover)
+    };
     let mut todo: Vec<(usize, u32)> = Vec::new();
     let mut positions = 0;
     for (gi, g) in games.iter().enumerate() {
         for ply in opts.skip_plies..g.moves.len() as u32 {
+            if opts.sample.is_some_and(|s| !s.contains(g.id, ply)) || !mover_wanted(g, ply) {
+                continue;
+            }
             positions += 1;
             if !done.contains(&(g.id, ply)) {
                 todo.push((gi, ply));
@@ -426,24 +567,30 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
             scope.spawn(move || {
                 let mut worker = match &opts.reference {
                     ReferenceEngine::Builtin => {
-                        Worker::Builtin(Box::new(Analyst::new(opts.nodes, opts.multipv)))
+                        Worker::Builtin(Box::new(Analyst::new(opts.budget, opts.multipv)))
                     }
-                    ReferenceEngine::Usi(p) => match UsiAnalyst::new(p, opts.nodes, opts.multipv) {
-                        Ok(a) => Worker::Usi(Box::new(a)),
-                        Err(e) => {
-                            let _ = tx.send(Err(e));
-                            return;
+                    ReferenceEngine::Usi(p) => {
+                        match UsiAnalyst::new(p, opts.budget, opts.multipv) {
+                            Ok(a) => Worker::Usi(Box::new(a)),
+                            Err(e) => {
+                                let _ = tx.send(Err(e));
+                                return;
+                            }
                         }
-                    },
+                    }
                 };
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(gi, ply)) = todo.get(i) else { break };
                     let g = &games[gi];
                     let line = position_before(g, ply as usize).and_then(|(pos, played)| {
-                        let candidates = worker
-                            .candidates(&pos, played)
+                        let scored = worker
+                            .candidates(&pos, played, opts.screen_cp)
                             .map_err(|e| format!("game {} ply {ply}: {e}", g.id))?;
+                        let (candidates, screened) = match scored {
+                            Scored::Candidates(c) => (c, false),
+                            Scored::Screened(best) => (vec![best], true),
+                        };
                         let c = opts.complexity.and_then(|nth| worker.complexity(&pos, nth));
                         Ok(AnalysedPosition {
                             root_cp: c.as_ref().map(|c| c.root_cp),
@@ -461,6 +608,7 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
                             played: played.to_usi(),
                             candidates,
                             reference: reference.clone(),
+                            screened,
                         })
                     });
                     if tx.send(line).is_err() {
@@ -501,12 +649,39 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
     })
 }
 
+/// Whether `now` is `before` with a larger sample of the same seed: resuming with it adds the
+/// positions the larger sample holds (a position in a sample is in every larger one of its seed).
+fn sample_grows(before: &Reference, now: &Reference) -> bool {
+    let same_but_sample = Reference {
+        sample: now.sample,
+        ..before.clone()
+    };
+    same_but_sample == *now
+        && before.seed.is_some()
+        && before.sample.zip(now.sample).is_some_and(|(b, n)| b <= n)
+}
+
 fn check_options(opts: &MovesOptions) -> Result<(), String> {
     if opts.inputs.is_empty() {
         return Err("give a run folder or a results file to analyse".into());
     }
-    if opts.nodes == 0 {
-        return Err("--nodes must be at least 1".into());
+    match opts.budget {
+        Budget::Nodes(0) => return Err("--nodes must be at least 1".into()),
+        Budget::Depth(d) if !(1..=64).contains(&d) => {
+            return Err("--depth must be between 1 and 64".into());
+        }
+        _ => {}
+    }
+    if opts.screen_cp.is_some_and(|cp| cp <= 0) {
+        return Err("--screen-cp must be above 0".into());
+    }
+    if let Some(s) = opts.sample
+        && !(s.fraction > 0.0 && s.fraction <= 1.0)
+    {
+        return Err(format!(
+            "--sample {}: give the share of positions to analyse, above 0 and at most 1",
+            s.fraction
+        ));
     }
     if !(1..=600).contains(&opts.multipv) {
         return Err("--multipv must be between 1 and 600".into());
@@ -543,11 +718,13 @@ mod tests {
 
     #[test]
     fn a_move_outside_the_multipv_is_scored_from_the_position_after_it() {
-        let mut analyst = Analyst::new(2000, 1);
+        let mut analyst = Analyst::new(Budget::Nodes(2000), 1);
         let pos = Position::startpos();
         // 1g1f is not the engine's first choice at 2000 nodes with MultiPV 1.
         let played = pos.parse_usi_move("1g1f").unwrap();
-        let c = analyst.candidates(&pos, played);
+        let Scored::Candidates(c) = analyst.candidates(&pos, played, None) else {
+            panic!("no screen, yet screened");
+        };
         assert!(c.len() >= 2, "{c:?}");
         assert!(c.iter().any(|x| x.mv == "1g1f"));
         assert!(
@@ -555,7 +732,48 @@ mod tests {
             "best first: {c:?}"
         );
         // Deterministic: the same position gives the same line.
-        assert_eq!(analyst.candidates(&pos, played), c);
+        assert_eq!(
+            analyst.candidates(&pos, played, None),
+            Scored::Candidates(c.clone())
+        );
+        // A screen above the start's score leaves the position to the MultiPV search; one at
+        // 1 cp screens it out unless the engine scores it exactly level.
+        assert_eq!(
+            analyst.candidates(&pos, played, Some(2000)),
+            Scored::Candidates(c.clone())
+        );
+        if c[0].cp != 0 {
+            assert!(matches!(
+                analyst.candidates(&pos, played, Some(1)),
+                Scored::Screened(_)
+            ));
+        }
+    }
+
+    #[test]
+    fn a_sample_is_seeded_and_nested() {
+        let half = Sample {
+            fraction: 0.5,
+            seed: 7,
+        };
+        let more = Sample {
+            fraction: 0.8,
+            ..half
+        };
+        let other = Sample { seed: 8, ..half };
+        let keys: Vec<(u64, u32)> = (0..200)
+            .flat_map(|g| (16..66).map(move |p| (g, p)))
+            .collect();
+        let inside = |s: Sample| keys.iter().filter(|&&(g, p)| s.contains(g, p)).count();
+        // 10000 positions: a half sample holds close to half of them (4.5 sd either side).
+        assert!((4775..=5225).contains(&inside(half)), "{}", inside(half));
+        for &(g, p) in &keys {
+            assert!(!half.contains(g, p) || more.contains(g, p), "nested");
+        }
+        assert!(
+            keys.iter()
+                .any(|&(g, p)| half.contains(g, p) != other.contains(g, p))
+        );
     }
 
     #[test]

@@ -38,9 +38,27 @@ enum Command {
         /// The analysis file (JSON lines).
         #[arg(long)]
         out: PathBuf,
-        /// The reference's node budget per position.
-        #[arg(long, default_value_t = 200_000)]
-        nodes: u64,
+        /// The reference's node budget per position [default: 200000, unless --depth].
+        #[arg(long, conflicts_with = "depth")]
+        nodes: Option<u64>,
+        /// Search every position to this fixed depth instead of a node budget.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Give the MultiPV search only to positions a single-line search of the same budget
+        /// scores below CP either way (the data rules drop |V0| >= 300 anyway); the others are
+        /// written with their best move alone, marked `screened`.
+        #[arg(long, value_name = "CP")]
+        screen_cp: Option<i32>,
+        /// Analyse only this share of the positions (0 < F <= 1), chosen by --seed; resume with
+        /// a larger F and the same seed to add positions.
+        #[arg(long, value_name = "F")]
+        sample: Option<f64>,
+        /// Analyse only this player's moves (repeat for several; default: every player's).
+        #[arg(long = "player", value_name = "NAME")]
+        players: Vec<String>,
+        /// The sample's seed.
+        #[arg(long, default_value_t = 1, requires = "sample")]
+        seed: u64,
         /// A USI engine of a config as the reference (CONFIG:PLAYER); default: the built-in
         /// engine, in process.
         #[arg(long, value_name = "CONFIG:PLAYER")]
@@ -206,6 +224,11 @@ fn run(command: Command) -> anyhow::Result<()> {
             inputs,
             out,
             nodes,
+            depth,
+            screen_cp,
+            sample,
+            seed,
+            players,
             reference,
             multipv,
             skip_plies,
@@ -238,7 +261,13 @@ fn run(command: Command) -> anyhow::Result<()> {
                 inputs,
                 out: out.clone(),
                 reference,
-                nodes,
+                budget: match depth {
+                    Some(d) => moves::Budget::Depth(d),
+                    None => moves::Budget::Nodes(nodes.unwrap_or(200_000)),
+                },
+                screen_cp,
+                sample: sample.map(|fraction| moves::Sample { fraction, seed }),
+                players,
                 multipv,
                 skip_plies,
                 complexity: complexity.then_some(ebf_nodes),

@@ -298,7 +298,8 @@ impl UsiPlayer {
     pub async fn analyse(
         &mut self,
         position: &Position,
-        nodes: u64,
+        nodes: Option<u64>,
+        depth: Option<u32>,
         multipv: usize,
         searchmoves: &[String],
         timeout: Duration,
@@ -322,7 +323,8 @@ impl UsiPlayer {
         }
         let notation = self.settings.drop_notation;
         let go = Go {
-            nodes: Some(nodes),
+            nodes,
+            depth,
             searchmoves: searchmoves.iter().map(|m| to_engine(notation, m)).collect(),
             ..Go::default()
         };
