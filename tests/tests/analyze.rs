@@ -694,11 +694,18 @@ fn moves_at_a_fixed_depth_samples_and_screens_as_told() {
         &dir.join("weak.jsonl"),
         &["--player", "weak", "--concurrency", "2"],
     );
-    let weak_whole: Vec<_> = whole.iter().filter(|(_, v)| v["player"] == "weak").collect();
+    let weak_whole: Vec<_> = whole
+        .iter()
+        .filter(|(_, v)| v["player"] == "weak")
+        .collect();
     assert!(!weak.is_empty());
     assert_eq!(weak.len(), weak_whole.len());
     for (key, v) in weak_whole {
-        assert_eq!(without_reference(&weak[key]), without_reference(v), "{key:?}");
+        assert_eq!(
+            without_reference(&weak[key]),
+            without_reference(v),
+            "{key:?}"
+        );
     }
     let o = Command::new(workspace_bin("council-analyze"))
         .args(["moves".as_ref(), run.as_os_str(), "--out".as_ref()])

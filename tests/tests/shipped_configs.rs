@@ -1,0 +1,86 @@
+//! Every config the project ships (`configs/**/*.toml`) is one `council-match --check` accepts,
+//! and the shipped intrinsic-rating calibration is one `council-analyze ir` reads: a README
+//! command that names them must not fail on the file itself.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use council_tests::{workspace_bin, workspace_root};
+
+fn tomls(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read configs/") {
+        let path = entry.expect("a folder entry").path();
+        if path.is_dir() {
+            tomls(&path, out);
+        } else if path.extension().is_some_and(|e| e == "toml") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_shipped_config_passes_check() {
+    let mut configs = Vec::new();
+    tomls(&workspace_root().join("configs"), &mut configs);
+    configs.sort();
+    assert!(
+        configs
+            .iter()
+            .any(|p| p.ends_with("configs/ir-ladder.toml")),
+        "{configs:?}"
+    );
+    for cfg in &configs {
+        // Files of players only (council-usi's, a reference's) have no [match]: check them as
+        // council-usi does, through a match config elsewhere; here only match configs.
+        let text = std::fs::read_to_string(cfg).unwrap();
+        if !text.lines().any(|l| l.trim() == "[match]") {
+            continue;
+        }
+        let o = Command::new(workspace_bin("council-match"))
+            .arg(cfg)
+            .arg("--check")
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            cfg.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn the_shipped_calibration_rates_an_analysis() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shipped-calibration");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // One position, the played move second best by 50 cp.
+    let line = |ply: u32| {
+        format!(
+            r#"{{"game":0,"ply":{ply},"player":"p","sfen":"lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - {n}","played":"2g2f","candidates":[{{"move":"7g7f","cp":30}},{{"move":"2g2f","cp":-20}}],"reference":{{"name":"r","depth":8}}}}"#,
+            n = ply + 1
+        )
+    };
+    let analysis = dir.join("a.jsonl");
+    std::fs::write(&analysis, format!("{}\n", line(20))).unwrap();
+    let cal = workspace_root().join("configs/ir-calibration.json");
+    let o = Command::new(workspace_bin("council-analyze"))
+        .arg("ir")
+        .arg(&analysis)
+        .arg("--calibration")
+        .arg(&cal)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cal).unwrap()).unwrap();
+    let p = &v["players"][0];
+    // IR = a - b AE with this calibration's a and b, and AE the scaled error of 30 -> -20 cp.
+    let ae = (1.0f64 + 0.3).ln() + (1.0f64 + 0.2).ln();
+    assert!((p["ae"].as_f64().unwrap() - ae).abs() < 1e-9, "{p}");
+    let ir = c["a"].as_f64().unwrap() - c["b"].as_f64().unwrap() * ae;
+    assert!((p["ir"].as_f64().unwrap() - ir).abs() < 1e-6, "{p} {c}");
+}
