@@ -393,28 +393,6 @@ nodes = 3000
 }
 
 #[test]
-fn the_shipped_configs_are_valid() {
-    for name in [
-        "3vs1.toml",
-        "handicap.toml",
-        "gps-fairy-council.toml",
-        "vs-sjaakii.toml",
-    ] {
-        let path = workspace_root().join("configs").join(name);
-        let run = Command::new(workspace_bin("council-match"))
-            .arg(&path)
-            .arg("--check")
-            .output()
-            .expect("run council-match");
-        assert!(
-            run.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-    }
-}
-
-#[test]
 fn a_council_inside_a_council_plays_a_handicap_game_the_giver_moving_first() {
     let dir = scratch("nested");
     let config = dir.join("nested.toml");
