@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use council_tests::{referee_games, workspace_bin, workspace_root};
+use council_tests::{referee_games, workspace_bin};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
