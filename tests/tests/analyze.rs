@@ -203,6 +203,7 @@ fn moves_resumes_after_a_kill_with_every_position_once() {
     )
     .unwrap();
     let cal = dir.join("cal.json");
+    let svg = dir.join("cal.svg");
     analyze(&[
         "calibrate-ir".as_ref(),
         whole.as_os_str(),
@@ -210,7 +211,19 @@ fn moves_resumes_after_a_kill_with_every_position_once() {
         elo.as_os_str(),
         "--out".as_ref(),
         cal.as_os_str(),
+        "--svg".as_ref(),
+        svg.as_os_str(),
     ]);
+    // The picture names every rung.
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        drawn.starts_with("<svg"),
+        "{}",
+        &drawn[..drawn.len().min(80)]
+    );
+    for name in ["strong", "noisy", "weak", "leave-one-out IR"] {
+        assert!(drawn.contains(name), "{name} not drawn");
+    }
     let c: Value = serde_json::from_str(&std::fs::read_to_string(&cal).unwrap()).unwrap();
     for key in [
         "u",

@@ -11,5 +11,6 @@ pub mod complexity;
 pub mod council;
 pub mod game_length;
 pub mod ir;
+pub mod ir_svg;
 pub mod moves;
 pub mod verdicts;

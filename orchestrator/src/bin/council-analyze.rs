@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use orchestrator::analyze::ir::{self, CalibrationFile, Rules};
-use orchestrator::analyze::{analysis, complexity, council, game_length, moves, verdicts};
+use orchestrator::analyze::{analysis, complexity, council, game_length, ir_svg, moves, verdicts};
 use orchestrator::config::Config;
 use orchestrator::runner::RunInfo;
 
@@ -122,6 +122,9 @@ enum Command {
         max_cp: f64,
         #[arg(long, default_value_t = 16)]
         skip_plies: u32,
+        /// Also draw each rung's Elo against its AE, the line and the leave-one-out IRs (SVG).
+        #[arg(long)]
+        svg: Option<PathBuf>,
     },
     /// The random-walk model of game length fitted to a run's decisive games.
     GameLength {
@@ -347,6 +350,7 @@ fn run(command: Command) -> anyhow::Result<()> {
             u,
             max_cp,
             skip_plies,
+            svg,
         } => {
             let text =
                 std::fs::read_to_string(&elo).with_context(|| format!("{}", elo.display()))?;
@@ -375,6 +379,9 @@ fn run(command: Command) -> anyhow::Result<()> {
                 ir::calibrate(&by, &ratings, &rules, reference).map_err(anyhow::Error::msg)?;
             std::fs::write(&out, serde_json::to_string_pretty(&cal)?)
                 .with_context(|| format!("{}", out.display()))?;
+            if let Some(svg) = &svg {
+                ir_svg::write_calibration_svg(&cal, svg).map_err(anyhow::Error::msg)?;
+            }
             println!(
                 "IR = {:.1} - {:.1} AE  (R² {:.3}, {} players) -> {}",
                 cal.a,
