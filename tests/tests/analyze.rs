@@ -238,6 +238,13 @@ fn moves_resumes_after_a_kill_with_every_position_once() {
         assert!(c.get(key).is_some(), "{key} in {c}");
     }
     assert_eq!(c["rungs"].as_array().unwrap().len(), 3);
+    // The regression on AE_e beside it: its line, and each rung's AE_e and leave-one-out IR.
+    assert!(c["on_ae_e"]["r2"].as_f64().is_some(), "{c}");
+    for r in c["rungs"].as_array().unwrap() {
+        let ae_e = r["ae_e"].as_f64().unwrap();
+        assert!(ae_e > 0.0 && ae_e.is_finite(), "{r}");
+        assert!(r["loo_ir_ae_e"].as_f64().is_some(), "{r}");
+    }
     let o = analyze(&[
         "ir".as_ref(),
         whole.as_os_str(),

@@ -82,7 +82,20 @@ pub struct CalibrationFile {
     pub a: f64,
     pub b: f64,
     pub r2: f64,
+    /// The same regression on the model's expected error `AE_e` at each rung's
+    /// maximum-likelihood `(s, c)` (models.md section 7: "regress Elo on AE (and on AE_e)"), for
+    /// comparison; IR uses the line on AE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_ae_e: Option<Line>,
     pub rungs: Vec<Rung>,
+}
+
+/// `Elo = a - b x` with its R².
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub a: f64,
+    pub b: f64,
+    pub r2: f64,
 }
 
 /// One player of the calibration.
@@ -94,6 +107,11 @@ pub struct Rung {
     pub positions: usize,
     /// Its IR from the line fitted without it.
     pub loo_ir: f64,
+    /// Its `AE_e`, and its IR from the `AE_e` line fitted without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ae_e: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loo_ir_ae_e: Option<f64>,
 }
 
 impl CalibrationFile {
@@ -210,7 +228,7 @@ pub fn calibrate(
     rules: &Rules,
     reference: Option<Reference>,
 ) -> Result<CalibrationFile, String> {
-    let mut rungs: Vec<(String, f64, f64, usize)> = Vec::new();
+    let mut rungs: Vec<(String, f64, f64, usize, f64)> = Vec::new();
     for (name, decisions) in by_player {
         let Some(&e) = elo.get(name) else { continue };
         if decisions.is_empty() {
@@ -218,7 +236,9 @@ pub fn calibrate(
         }
         let plain: Vec<Decision> = decisions.iter().map(|(_, d)| d.clone()).collect();
         let o = intrinsic::observed(&plain);
-        rungs.push((name.clone(), e, o.ae, o.positions));
+        let ml = intrinsic::fit_max_likelihood(&plain);
+        let (_, ae_e) = intrinsic::expected(&plain, ml.s, ml.c);
+        rungs.push((name.clone(), e, o.ae, o.positions, ae_e));
     }
     if rungs.len() < 3 {
         return Err(format!(
@@ -235,6 +255,8 @@ pub fn calibrate(
     let y: Vec<f64> = rungs.iter().map(|r| r.1).collect();
     let fit = intrinsic::calibrate(&x, &y)
         .ok_or("the players' average errors are all equal: nothing to calibrate on")?;
+    let x_e: Vec<f64> = rungs.iter().map(|r| r.4).collect();
+    let fit_e = intrinsic::calibrate(&x_e, &y);
     Ok(CalibrationFile {
         u: rules.u,
         max_cp: rules.max_cp,
@@ -243,15 +265,23 @@ pub fn calibrate(
         a: fit.a,
         b: fit.b,
         r2: fit.r2,
+        on_ae_e: fit_e.as_ref().map(|f| Line {
+            a: f.a,
+            b: f.b,
+            r2: f.r2,
+        }),
         rungs: rungs
             .into_iter()
             .zip(fit.loo)
-            .map(|((name, elo, ae, positions), loo_ir)| Rung {
+            .enumerate()
+            .map(|(i, ((name, elo, ae, positions, ae_e), loo_ir))| Rung {
                 name,
                 elo,
                 ae,
                 positions,
                 loo_ir,
+                ae_e: Some(ae_e),
+                loo_ir_ae_e: fit_e.as_ref().map(|f| f.loo[i]),
             })
             .collect(),
     })

@@ -390,14 +390,29 @@ fn run(command: Command) -> anyhow::Result<()> {
                 cal.rungs.len(),
                 out.display()
             );
+            if let Some(l) = &cal.on_ae_e {
+                println!(
+                    "on AE_e instead: IR = {:.1} - {:.1} AE_e  (R² {:.3})",
+                    l.a, l.b, l.r2
+                );
+            }
             println!(
-                "{:<16} {:>8} {:>8} {:>9} {:>8}",
-                "player", "elo", "AE", "positions", "loo IR"
+                "{:<16} {:>8} {:>8} {:>9} {:>8} {:>8} {:>10}",
+                "player", "elo", "AE", "positions", "loo IR", "AE_e", "loo IR(e)"
             );
+            let or_dash = |v: Option<f64>, digits: usize| {
+                v.map_or("-".to_string(), |v| format!("{v:.digits$}"))
+            };
             for r in &cal.rungs {
                 println!(
-                    "{:<16} {:>8.1} {:>8.4} {:>9} {:>8.1}",
-                    r.name, r.elo, r.ae, r.positions, r.loo_ir
+                    "{:<16} {:>8.1} {:>8.4} {:>9} {:>8.1} {:>8} {:>10}",
+                    r.name,
+                    r.elo,
+                    r.ae,
+                    r.positions,
+                    r.loo_ir,
+                    or_dash(r.ae_e, 4),
+                    or_dash(r.loo_ir_ae_e, 1)
                 );
             }
         }
