@@ -120,6 +120,22 @@ pub(crate) struct CoreLimits {
     pub measure: bool,
 }
 
+impl CoreLimits {
+    /// One line to `depth`, no node or time limit (the EBF, a quiescence leaf, tests).
+    pub(crate) fn to_depth(depth: i32, measure: bool) -> Self {
+        CoreLimits {
+            depth,
+            nodes: None,
+            budget: Budget {
+                soft: None,
+                hard: None,
+            },
+            multipv: 1,
+            measure,
+        }
+    }
+}
+
 #[derive(Clone)]
 struct RootMove {
     mv: Move32,

@@ -16,7 +16,6 @@
 //! every run.
 
 use super::alphabeta::{CoreLimits, EbfRaw, Flags, Searcher};
-use super::time::Budget;
 use super::value::{self, Value};
 use super::{Engine, searchable, to_score};
 use crate::eval::noise::Noise;
@@ -95,16 +94,7 @@ impl Engine {
     /// this engine searched before; the settings' evaluation noise is not used.
     pub fn measure_ebf(&mut self, pos: &Position, nth: u64) -> EbfOutcome {
         self.new_game();
-        let limits = CoreLimits {
-            depth: value::MAX_PLY,
-            nodes: None,
-            budget: Budget {
-                soft: None,
-                hard: None,
-            },
-            multipv: 1,
-            measure: true,
-        };
+        let limits = CoreLimits::to_depth(value::MAX_PLY, true);
         let mut searcher = Searcher::new(
             searchable(pos.raw()).into_owned(),
             &mut self.tt,

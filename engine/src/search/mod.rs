@@ -334,16 +334,7 @@ impl Engine {
     #[must_use]
     pub fn quiescence_leaf(&mut self, pos: &Position) -> Option<Position> {
         let noise = Noise::default();
-        let limits = CoreLimits {
-            depth: 1,
-            nodes: None,
-            budget: time::Budget {
-                soft: None,
-                hard: None,
-            },
-            multipv: 1,
-            measure: false,
-        };
+        let limits = CoreLimits::to_depth(1, false);
         let mut searcher = Searcher::new(
             pos.raw().clone(),
             &mut self.tt,

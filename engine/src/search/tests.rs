@@ -259,16 +259,7 @@ fn leaves_are_counted_from_sentes_view_whoever_is_to_move() {
 /// Frontier nodes and check extensions of a fresh depth-`d` search of `p`, measuring or not.
 fn frontier_and_extensions(p: &Position, d: i32, measure: bool) -> (u64, u64) {
     let mut engine = engine_with(EngineSettings::default());
-    let limits = CoreLimits {
-        depth: d,
-        nodes: None,
-        budget: time::Budget {
-            soft: None,
-            hard: None,
-        },
-        multipv: 1,
-        measure,
-    };
+    let limits = CoreLimits::to_depth(d, measure);
     let mut s = Searcher::new(
         p.clone(),
         &mut engine.tt,
@@ -315,16 +306,7 @@ fn the_frontier_counts_entries_into_quiescence_not_the_nodes_inside() {
     let mut legal = rsshogi::board::Move32List::new();
     rsshogi::board::generate_legal_all_move32(&p, &mut legal);
     let mut engine = engine_with(EngineSettings::default());
-    let limits = CoreLimits {
-        depth: 1,
-        nodes: None,
-        budget: time::Budget {
-            soft: None,
-            hard: None,
-        },
-        multipv: 1,
-        measure: true,
-    };
+    let limits = CoreLimits::to_depth(1, true);
     let mut s = Searcher::new(
         p.clone(),
         &mut engine.tt,
