@@ -26,6 +26,11 @@ fn played_run(dir: &Path, games: u32) -> PathBuf {
          [[player]]\nname = \"noisy\"\nkind = \"internal\"\nnodes = 800\nnoise_cp = 150\n\n\
          [[player]]\nname = \"weak\"\nkind = \"internal\"\nnodes = 100\n"
     );
+    play(dir, &text)
+}
+
+/// Plays the match config `text` into `dir/run` (two games at once) and returns that folder.
+fn play(dir: &Path, text: &str) -> PathBuf {
     let cfg = dir.join("run.toml");
     std::fs::write(&cfg, text).unwrap();
     let out = dir.join("run");
@@ -301,17 +306,7 @@ fn council_sets_the_model_beside_the_councils_votes() {
          [[player]]\nname = \"m1\"\nkind = \"internal\"\nsigma = 100.0\n\n\
          [[player]]\nname = \"m2\"\nkind = \"internal\"\nnoise_cp = 80\nsigma = 150.0\n\n\
          [[player]]\nname = \"m3\"\nkind = \"internal\"\nnoise_cp = 160\nsigma = 200.0\n";
-    let cfg = dir.join("council.toml");
-    std::fs::write(&cfg, text).unwrap();
-    let run = dir.join("run");
-    let o = Command::new(workspace_bin("council-match"))
-        .arg(&cfg)
-        .arg("--out")
-        .arg(&run)
-        .args(["--quiet", "--concurrency", "2"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = play(&dir, text);
     let an = dir.join("an.jsonl");
     analyze(&[
         "moves".as_ref(),

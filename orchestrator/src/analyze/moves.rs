@@ -292,8 +292,11 @@ impl Analyst {
             }
         }
         let (mut lines, best, score, leaves) = self.search(pos, self.multipv);
-        if self.multipv == 1 || screen_cp.is_none() {
-            self.single_line = (self.multipv == 1).then_some((score, leaves));
+        // The single-line search `complexity` reuses: this one with MultiPV 1, else the screen's.
+        if self.multipv == 1 {
+            self.single_line = Some((score, leaves));
+        } else if screen_cp.is_none() {
+            self.single_line = None;
         }
         if lines.is_empty()
             && let BestMove::Move(m) = best
