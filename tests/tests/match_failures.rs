@@ -566,3 +566,56 @@ fn an_engine_that_exits_before_usiok_while_its_child_holds_its_output_fails_the_
         panic!("{e}");
     }
 }
+
+/// Each game's moves as sente and as gote of player `a`, by game id.
+fn games_of_a(out: &Path) -> (Vec<Value>, Vec<Value>) {
+    let mut as_sente = Vec::new();
+    let mut as_gote = Vec::new();
+    for g in results(out) {
+        if g["sente"] == "a" {
+            as_sente.push(g["moves"].clone());
+        } else {
+            as_gote.push(g["moves"].clone());
+        }
+    }
+    (as_sente, as_gote)
+}
+
+#[test]
+fn restart_gives_an_engine_that_remembers_a_fresh_process_every_game() {
+    let dir = scratch("restart");
+    // `a` plays its k-th legal move in the k-th game of a process: without restart its games
+    // depend on what its process played before; with `restart = true` every game is its first.
+    let write = |name: &str, restart: &str| {
+        let mut config =
+            String::from("[match]\nplayers = [\"a\", \"b\"]\ngames = 6\nmax_plies = 12\n\n");
+        config.push_str(&mock_player("a", r#""remembers""#, restart));
+        config.push_str(&mock_player("b", r#""normal""#, ""));
+        let path = dir.join(name);
+        std::fs::write(&path, config).expect("write config");
+        path
+    };
+    for (name, restart) in [("reuse.toml", ""), ("restart.toml", "restart = true")] {
+        let out = dir.join(name.trim_end_matches(".toml"));
+        let run = run_match(&write(name, restart), &out, &["--concurrency", "1"]);
+        assert!(
+            run.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let (as_sente, as_gote) = games_of_a(&out);
+        assert_eq!((as_sente.len(), as_gote.len()), (3, 3), "{name}");
+        let all_alike = |games: &[Value]| games.iter().all(|g| *g == games[0]);
+        if restart.is_empty() {
+            assert!(
+                !all_alike(&as_sente) && !all_alike(&as_gote),
+                "{name}: a reused process should carry the mock's memory into later games"
+            );
+        } else {
+            assert!(
+                all_alike(&as_sente) && all_alike(&as_gote),
+                "{name}: every game from a fresh process is the same game: {as_sente:?} {as_gote:?}"
+            );
+        }
+    }
+}

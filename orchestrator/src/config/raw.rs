@@ -99,6 +99,7 @@ pub(super) struct RawPlayer {
     pub(super) drop_notation: Option<String>,
     pub(super) go_byoyomi: Option<bool>,
     pub(super) position_startpos: Option<bool>,
+    pub(super) restart: Option<bool>,
     // council
     pub(super) members: Option<Vec<String>>,
     pub(super) method: Option<Method>,

@@ -89,6 +89,11 @@ pub struct UsiEngineSettings {
     /// Whether the engine understands `position startpos` (sjaakii takes it as the last
     /// SFEN it was given); when not, the start position's SFEN is sent instead.
     pub position_startpos: bool,
+    /// Start a fresh process for every game (cutechess-cli's `restart=on`). Engines that keep
+    /// state across games despite `usinewgame` (Fairy-Stockfish 11.1's transposition table
+    /// ages by a search counter the new game does not reset) otherwise play a game by what
+    /// their process played before it, which depends on how the games were dealt out.
+    pub restart: bool,
 }
 
 impl UsiEngineSettings {

@@ -19,7 +19,7 @@ pub(super) fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Confi
 
 /// Whether `p` sets each engine key (all only meaningful for `kind = "usi"`), in the order they
 /// are checked.
-fn usi_keys_set(p: &RawPlayer) -> [(&'static str, bool); 11] {
+fn usi_keys_set(p: &RawPlayer) -> [(&'static str, bool); 12] {
     [
         ("command", p.command.is_some()),
         ("args", !p.args.is_empty()),
@@ -31,6 +31,7 @@ fn usi_keys_set(p: &RawPlayer) -> [(&'static str, bool); 11] {
         ("drop_notation", p.drop_notation.is_some()),
         ("go_byoyomi", p.go_byoyomi.is_some()),
         ("position_startpos", p.position_startpos.is_some()),
+        ("restart", p.restart.is_some()),
         ("startup_timeout_ms", p.startup_timeout_ms.is_some()),
     ]
 }
@@ -66,6 +67,7 @@ fn usi_engine(base: &Path, p: &RawPlayer) -> Result<UsiEngineSettings, (&'static
         drop_notation,
         go_byoyomi: p.go_byoyomi.unwrap_or(true),
         position_startpos: p.position_startpos.unwrap_or(true),
+        restart: p.restart.unwrap_or(false),
     })
 }
 

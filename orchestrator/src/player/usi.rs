@@ -15,7 +15,8 @@
 //! other engine a `@` stays a malformed move), `go_byoyomi = false`
 //! (sjaakii plays at once on byoyomi: the arbiter's clock goes out as `go movetime X`),
 //! `position_startpos = false` (sjaakii reads `startpos` as the last SFEN it was given: the
-//! start position's SFEN goes out instead).
+//! start position's SFEN goes out instead), `restart = true` (a fresh process every game, for
+//! engines that carry state across games).
 
 use std::time::Duration;
 
@@ -426,6 +427,9 @@ impl Player for UsiPlayer {
 
     fn new_game(&mut self, seed: u64) -> BoxFuture<'_, Result<(), PlayerError>> {
         Box::pin(async move {
+            if self.settings.restart {
+                self.discard().await;
+            }
             let r = self.prepare(seed).await;
             if r.is_err() {
                 self.discard().await;

@@ -9,7 +9,9 @@
 //! `win` (a false impasse declaration), `slow-start` (sleeps D ms before `usiok`),
 //! `banner` (prints a non-USI banner first, then plays normally), `flood` (prints 2 MB of
 //! junk and a 300 kB line before each normal move), `no-usiok` (never finishes the
-//! handshake), `crash-on-usi` (exits at `usi`, before `usiok`). `--exit-status S`: the status
+//! handshake), `crash-on-usi` (exits at `usi`, before `usiok`), `remembers` (well-mannered, but
+//! carries state across games like an engine whose tables survive `usinewgame`: in the k-th
+//! game of its process it plays the k-th legal move, counting from the first). `--exit-status S`: the status
 //! the crashes exit with (default 3). `--delay-ms` also slows every normal move; `--child`
 //! starts a grandchild process (`sleep 600`, which inherits stdin, stdout and stderr) so tests
 //! can check the whole process group is stopped, and, with a crash, that an engine which exits
@@ -123,6 +125,7 @@ fn main() {
     }
     let mut position = Position::startpos();
     let mut moves_this_game = 0usize;
+    let mut games_begun = 0usize;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         let Ok(cmd) = parse_gui_command(&line) else {
@@ -144,7 +147,10 @@ fn main() {
                 say("usiok");
             }
             GuiCommand::IsReady => say("readyok"),
-            GuiCommand::UsiNewGame => moves_this_game = 0,
+            GuiCommand::UsiNewGame => {
+                moves_this_game = 0;
+                games_begun += 1;
+            }
             GuiCommand::Position { start, moves } => {
                 let text = match start {
                     PositionStart::Startpos => "startpos".to_string(),
@@ -165,6 +171,7 @@ fn main() {
                 let misbehave = args.scenario != "normal"
                     && args.scenario != "banner"
                     && args.scenario != "slow-start"
+                    && args.scenario != "remembers"
                     && moves_this_game > args.after;
                 if args.scenario == "flood" && moves_this_game > args.after {
                     // Lots of junk, one endless line among it, then a normal move.
@@ -180,7 +187,13 @@ fn main() {
                     if args.scenario != "slow-start" {
                         std::thread::sleep(args.delay);
                     }
-                    match position.legal_moves().first() {
+                    let legal = position.legal_moves();
+                    let nth = if args.scenario == "remembers" {
+                        games_begun.saturating_sub(1) % legal.len().max(1)
+                    } else {
+                        0
+                    };
+                    match legal.get(nth) {
                         Some(m) => {
                             // Reports the node budget it was given as its node count.
                             say(&format!(
