@@ -90,8 +90,8 @@ pub struct UsiEngineSettings {
     /// SFEN it was given); when not, the start position's SFEN is sent instead.
     pub position_startpos: bool,
     /// Start a fresh process for every game (cutechess-cli's `restart=on`). Engines that keep
-    /// state across games despite `usinewgame` (Fairy-Stockfish 11.1's transposition table
-    /// ages by a search counter the new game does not reset) otherwise play a game by what
+    /// state across games despite `usinewgame` (Fairy-Stockfish 11.1, measured: the same game
+    /// replayed in a process that played others before differs) otherwise play a game by what
     /// their process played before it, which depends on how the games were dealt out.
     pub restart: bool,
 }
