@@ -749,6 +749,28 @@ fn moves_at_a_fixed_depth_samples_and_screens_as_told() {
         three_quarters.keys().collect::<Vec<_>>()
     );
     assert!(grown.len() > one.len());
+    // Its calibration names the sample its lines now make up, not the one it was begun with.
+    let elo = dir.join("elo.json");
+    std::fs::write(
+        &elo,
+        r#"{"players": [{"name": "strong", "elo": 100}, {"name": "noisy", "elo": 0}, {"name": "weak", "elo": -300}]}"#,
+    )
+    .unwrap();
+    let grown_cal = dir.join("grown-cal.json");
+    analyze(&[
+        "calibrate-ir".as_ref(),
+        dir.join("half-1.jsonl").as_os_str(),
+        "--elo".as_ref(),
+        elo.as_os_str(),
+        "--out".as_ref(),
+        grown_cal.as_os_str(),
+        "--skip-plies".as_ref(),
+        "0".as_ref(),
+        "--max-cp".as_ref(),
+        "100000".as_ref(),
+    ]);
+    let c: Value = serde_json::from_str(&std::fs::read_to_string(&grown_cal).unwrap()).unwrap();
+    assert_eq!(c["reference"]["sample"], 0.75, "{}", c["reference"]);
 
     // The screen: lines at or beyond 150 cp carry the best move alone; the others are the whole
     // analysis's lines; both kinds occur.

@@ -373,7 +373,14 @@ fn run(command: Command) -> anyhow::Result<()> {
                 skip_plies,
             };
             let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
-            let reference = read.positions.first().map(|p| p.reference.clone());
+            // One analysis differs from line to line only by a grown sample (`moves` refuses
+            // anything else): a resume with a larger sample completes it, so name the largest.
+            let reference = read
+                .positions
+                .iter()
+                .map(|p| &p.reference)
+                .max_by(|a, b| a.sample.unwrap_or(1.0).total_cmp(&b.sample.unwrap_or(1.0)))
+                .cloned();
             let by = ir::decisions_by_player(&read.positions, &rules);
             let cal =
                 ir::calibrate(&by, &ratings, &rules, reference).map_err(anyhow::Error::msg)?;
