@@ -56,15 +56,25 @@ fn the_shipped_calibration_rates_an_analysis() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     // One position, the played move second best by 50 cp.
-    let line = |ply: u32| {
+    let line = |game: u32, ply: u32| {
         format!(
-            r#"{{"game":0,"ply":{ply},"player":"p","sfen":"lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - {n}","played":"2g2f","candidates":[{{"move":"7g7f","cp":30}},{{"move":"2g2f","cp":-20}}],"reference":{{"name":"r","depth":8}}}}"#,
+            r#"{{"game":{game},"ply":{ply},"player":"p","sfen":"lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - {n}","played":"2g2f","candidates":[{{"move":"7g7f","cp":30}},{{"move":"2g2f","cp":-20}}],"reference":{{"name":"r","depth":8}}}}"#,
             n = ply + 1
         )
     };
-    let analysis = dir.join("a.jsonl");
-    std::fs::write(&analysis, format!("{}\n", line(20))).unwrap();
     let cal = workspace_root().join("configs/ir-calibration.json");
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cal).unwrap()).unwrap();
+    // `ir` takes its data rules from the calibration: the position before its first ply is left
+    // out, the one at it counted (in another game: the same position again in one game would be a
+    // repetition, also left out).
+    let first = u32::try_from(c["skip_plies"].as_u64().unwrap()).unwrap();
+    let analysis = dir.join("a.jsonl");
+    std::fs::write(
+        &analysis,
+        format!("{}\n{}\n", line(0, first - 1), line(1, first)),
+    )
+    .unwrap();
     let o = Command::new(workspace_bin("council-analyze"))
         .arg("ir")
         .arg(&analysis)
@@ -75,9 +85,8 @@ fn the_shipped_calibration_rates_an_analysis() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let c: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&cal).unwrap()).unwrap();
     let p = &v["players"][0];
+    assert_eq!(p["positions"], 1, "{p}");
     // IR = a - b AE with this calibration's a and b, and AE the scaled error of 30 -> -20 cp.
     let ae = (1.0f64 + 0.3).ln() + (1.0f64 + 0.2).ln();
     assert!((p["ae"].as_f64().unwrap() - ae).abs() < 1e-9, "{p}");
