@@ -29,6 +29,18 @@ fn played_run(dir: &Path, games: u32) -> PathBuf {
     play(dir, &text)
 }
 
+/// An Elo file (as `council-elo --format json` writes it) for the three players of
+/// [`played_run`], in `dir`.
+fn played_run_elo(dir: &Path) -> PathBuf {
+    let elo = dir.join("elo.json");
+    std::fs::write(
+        &elo,
+        r#"{"players": [{"name": "strong", "elo": 100}, {"name": "noisy", "elo": 0}, {"name": "weak", "elo": -300}]}"#,
+    )
+    .unwrap();
+    elo
+}
+
 /// Plays the match config `text` into `dir/run` (two games at once) and returns that folder.
 fn play(dir: &Path, text: &str) -> PathBuf {
     let cfg = dir.join("run.toml");
@@ -201,12 +213,7 @@ fn moves_resumes_after_a_kill_with_every_position_once() {
     }
 
     // calibrate-ir with Elo for the three, then ir with the calibration: IR and its interval.
-    let elo = dir.join("elo.json");
-    std::fs::write(
-        &elo,
-        r#"{"players": [{"name": "strong", "elo": 100}, {"name": "noisy", "elo": 0}, {"name": "weak", "elo": -300}]}"#,
-    )
-    .unwrap();
+    let elo = played_run_elo(&dir);
     let cal = dir.join("cal.json");
     let svg = dir.join("cal.svg");
     analyze(&[
@@ -750,12 +757,7 @@ fn moves_at_a_fixed_depth_samples_and_screens_as_told() {
     );
     assert!(grown.len() > one.len());
     // Its calibration names the sample its lines now make up, not the one it was begun with.
-    let elo = dir.join("elo.json");
-    std::fs::write(
-        &elo,
-        r#"{"players": [{"name": "strong", "elo": 100}, {"name": "noisy", "elo": 0}, {"name": "weak", "elo": -300}]}"#,
-    )
-    .unwrap();
+    let elo = played_run_elo(&dir);
     let grown_cal = dir.join("grown-cal.json");
     analyze(&[
         "calibrate-ir".as_ref(),
