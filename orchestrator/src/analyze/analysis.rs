@@ -41,6 +41,13 @@ pub struct Reference {
 }
 
 impl Reference {
+    /// Whether `other` searched positions the same way (engine, MultiPV, budget): what an IR needs
+    /// of an analysis and its calibration. The screen and the sample only choose positions.
+    #[must_use]
+    pub fn same_search(&self, other: &Reference) -> bool {
+        self.name == other.name && self.nodes == other.nodes && self.depth == other.depth
+    }
+
     /// `council-engine multipv 10 at depth 8, screened at 300 cp, a 6% sample (seed 11)`.
     #[must_use]
     pub fn describe(&self) -> String {

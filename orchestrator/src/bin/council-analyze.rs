@@ -326,6 +326,27 @@ fn run(command: Command) -> anyhow::Result<()> {
                 );
             }
             let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
+            // The reference's lines depend on its settings (at depth 8, MultiPV 10 and 50 name
+            // different best moves in a third to a half of the ladder's positions): rate only by its own.
+            if let Some(wanted) = cal.as_ref().and_then(|c| c.reference.as_ref())
+                && let Some(p) = read
+                    .positions
+                    .iter()
+                    .find(|p| !p.reference.same_search(wanted))
+            {
+                anyhow::bail!(
+                    "{}: game {} ply {} was analysed by {}, the calibration {} by {}: analyse with the calibration's reference (engine, MultiPV, nodes or depth)",
+                    file.display(),
+                    p.game,
+                    p.ply,
+                    p.reference.describe(),
+                    calibration
+                        .as_ref()
+                        .map(|c| c.display().to_string())
+                        .unwrap_or_default(),
+                    wanted.describe(),
+                );
+            }
             let by = ir::decisions_by_player(&read.positions, &rules);
             let players = ir::report(&by, cal.as_ref(), seed);
             match format {
