@@ -327,7 +327,8 @@ fn run(command: Command) -> anyhow::Result<()> {
             }
             let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
             // The reference's lines depend on its settings (at depth 8, MultiPV 10 and 50 name
-            // different best moves in a third to a half of the ladder's positions): rate only by its own.
+            // different best moves in a third to a half of the ladder's positions): rate only
+            // by the calibration's own.
             if let Some(wanted) = cal.as_ref().and_then(|c| c.reference.as_ref())
                 && let Some(p) = read
                     .positions
