@@ -529,14 +529,7 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
         }
     }
     let mover_wanted = |g: &GameResult, ply: u32| {
-        // The start's side to move (its SFEN's second field) moves at the even plies.
-        let sente_starts = g.start.split_whitespace().nth(1) != Some("w");
-        let mover = if sente_starts == ply.is_multiple_of(2) {
-            &g.sente
-        } else {
-            &g.gote
-        };
-        opts.players.is_empty() || opts.players.contains(mover)
+        opts.players.is_empty() || opts.players.iter().any(|p| p == g.mover_at(ply as usize))
     };
     let mut todo: Vec<(usize, u32)> = Vec::new();
     let mut positions = 0;
@@ -603,10 +596,7 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
                             ebf_depth: c.as_ref().and_then(|c| c.ebf_depth),
                             game: g.id,
                             ply,
-                            player: match pos.side_to_move() {
-                                Color::Sente => g.sente.clone(),
-                                Color::Gote => g.gote.clone(),
-                            },
+                            player: g.mover_at(ply as usize).to_string(),
                             sfen: pos.to_sfen(),
                             played: played.to_usi(),
                             candidates,

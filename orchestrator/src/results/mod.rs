@@ -135,6 +135,20 @@ pub struct GameResult {
     pub wall_ms: Option<u64>,
 }
 
+impl GameResult {
+    /// The player who makes move `ply` (0-based, counted from `start`): sente at the even plies
+    /// when the start has sente to move (its SFEN's second field), gote at them otherwise.
+    #[must_use]
+    pub fn mover_at(&self, ply: usize) -> &str {
+        let sente_starts = self.start.split_whitespace().nth(1) != Some("w");
+        if sente_starts == ply.is_multiple_of(2) {
+            &self.sente
+        } else {
+            &self.gote
+        }
+    }
+}
+
 /// One side's cost in one game.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlayerCost {
@@ -247,5 +261,33 @@ impl ResultsWriter {
 
     pub fn path(&self) -> &std::path::Path {
         &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mover_follows_the_start_side_to_move() {
+        let game = |start: &str| -> GameResult {
+            serde_json::from_value(serde_json::json!({
+                "id": 0, "sente": "s", "gote": "g", "start": start, "moves": [],
+                "result": "draw", "reason": "max_plies", "plies": 0,
+            }))
+            .expect("a results line")
+        };
+        let even = game("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+        assert_eq!((even.mover_at(0), even.mover_at(1)), ("s", "g"));
+        // A handicap start: gote (the giver) moves first.
+        let handicap = game("lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1");
+        assert_eq!(
+            (
+                handicap.mover_at(0),
+                handicap.mover_at(7),
+                handicap.mover_at(8)
+            ),
+            ("g", "s", "g")
+        );
     }
 }

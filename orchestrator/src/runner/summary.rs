@@ -581,13 +581,10 @@ fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
     let mut out = Vec::new();
     for g in games {
         let Some(y) = points(g, player) else { continue };
-        let sente_starts = g.start.split_whitespace().nth(1) != Some("w");
         // `scores` covers the played moves, after any opening moves.
         let opening = g.moves.len().saturating_sub(g.scores.len());
         for (k, score) in g.scores.iter().enumerate() {
-            let sente_moves = ((opening + k) % 2 == 0) == sente_starts;
-            let mover = if sente_moves { &g.sente } else { &g.gote };
-            if mover == player
+            if g.mover_at(opening + k) == player
                 && let Some(engine::types::Score::Cp(cp)) = score
             {
                 out.push((f64::from(*cp), y));
