@@ -9,6 +9,7 @@
 //! Nothing here exposes an rsshogi type publicly. Search code inside the engine crate may reach
 //! the rsshogi position through `raw()` / `raw_mut()`.
 
+pub mod attacks;
 mod handicap;
 mod impasse;
 mod legality;
