@@ -2,6 +2,7 @@
 //! workspace never sees rsshogi types), records, search, evaluation and the USI front end.
 
 pub mod eval;
+pub mod intuition;
 pub mod notation;
 pub mod perft;
 pub mod position;

@@ -122,7 +122,9 @@ impl FromIterator<Square> for SquareSet {
 
 impl fmt::Debug for SquareSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter().map(|s| s.to_string())).finish()
+        f.debug_set()
+            .entries(self.iter().map(|s| s.to_string()))
+            .finish()
     }
 }
 
@@ -214,7 +216,9 @@ impl AttackMap {
     /// The occupied squares (every square holding a piece).
     #[must_use]
     pub fn occupied(&self) -> SquareSet {
-        Square::all().filter(|&s| self.piece_at(s).is_some()).collect()
+        Square::all()
+            .filter(|&s| self.piece_at(s).is_some())
+            .collect()
     }
 }
 
@@ -258,13 +262,124 @@ fn piece_attacks(
     }
 }
 
+/// Helpers for tests of the modules that read attack maps: random games and colour flips.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+    use crate::types::Move;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Plays `plies` random legal moves from the start (stopping at a mate).
+    pub(crate) fn random_game(seed: u64, plies: usize) -> Position {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut pos = Position::startpos();
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play(moves[rng.random_range(0..moves.len())]);
+        }
+        pos
+    }
+
+    /// The square seen from the other side: (file, rank) -> (10 - file, 10 - rank).
+    pub(crate) fn rotate(sq: Square) -> Square {
+        Square::new(10 - sq.file(), 10 - sq.rank()).expect("rotated square")
+    }
+
+    /// The colour-flipped position: the board turned round, every piece and hand given to the
+    /// other side, the other side to move (same move number).
+    pub(crate) fn flipped(pos: &Position) -> Position {
+        let sfen = pos.to_sfen();
+        let fields: Vec<&str> = sfen.split(' ').collect();
+        let board: String = fields[0]
+            .split('/')
+            .rev()
+            .map(|rank| {
+                // Reverse the rank token by token (a `+` belongs to the letter after it).
+                let mut tokens: Vec<String> = Vec::new();
+                let mut pending = String::new();
+                for c in rank.chars() {
+                    pending.push(if c.is_ascii_alphabetic() {
+                        if c.is_ascii_uppercase() {
+                            c.to_ascii_lowercase()
+                        } else {
+                            c.to_ascii_uppercase()
+                        }
+                    } else {
+                        c
+                    });
+                    if c != '+' {
+                        tokens.push(std::mem::take(&mut pending));
+                    }
+                }
+                tokens.reverse();
+                tokens.concat()
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        let side = if fields[1] == "b" { "w" } else { "b" };
+        let hands: String = if fields[2] == "-" {
+            "-".into()
+        } else {
+            fields[2]
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        c.to_ascii_uppercase()
+                    }
+                })
+                .collect()
+        };
+        // SFEN lists sente's hand first: reorder after the swap.
+        let hands = if hands == "-" {
+            hands
+        } else {
+            let (upper, rest): (Vec<char>, Vec<char>) = {
+                let mut upper = Vec::new();
+                let mut lower = Vec::new();
+                let mut count = String::new();
+                for c in hands.chars() {
+                    if c.is_ascii_digit() {
+                        count.push(c);
+                        continue;
+                    }
+                    let target = if c.is_ascii_uppercase() {
+                        &mut upper
+                    } else {
+                        &mut lower
+                    };
+                    target.extend(count.drain(..));
+                    target.push(c);
+                }
+                (upper, lower)
+            };
+            upper.into_iter().chain(rest).collect()
+        };
+        Position::from_sfen(&format!("{board} {side} {hands} {}", fields[3]))
+            .unwrap_or_else(|e| panic!("flipped {sfen}: {e}"))
+    }
+
+    /// `mv` seen from the other side (for the flipped position).
+    pub(crate) fn flip_move(mv: Move) -> Move {
+        match (mv.from(), mv.dropped_kind()) {
+            (Some(from), _) => Move::normal(rotate(from), rotate(mv.to()), mv.is_promotion()),
+            (None, Some(kind)) => Move::drop(kind, rotate(mv.to())),
+            (None, None) => unreachable!("a move is a board move or a drop"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_support::{flipped, random_game, rotate};
     use super::*;
     use crate::types::PieceKind;
     use proptest::prelude::*;
-    use rand::{RngExt, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
 
     fn sq(text: &str) -> Square {
         Square::from_usi(text).expect("test square")
@@ -322,18 +437,12 @@ mod tests {
         assert_eq!(map.occupied().len(), 40);
     }
 
-    /// Plays `plies` random legal moves from the start (stopping at a mate).
-    fn random_game(seed: u64, plies: usize) -> Position {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut pos = Position::startpos();
-        for _ in 0..plies {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            pos.play(moves[rng.random_range(0..moves.len())]);
-        }
-        pos
+    #[test]
+    fn flipping_twice_is_the_identity() {
+        let pos = Position::from_sfen("8k/9/6pg1/6S2/9/5N3/9/9/K8 b 2Pr 1").expect("sfen");
+        let once = flipped(&pos);
+        assert_eq!(once.to_sfen(), "8k/9/9/3n5/9/2s6/1GP6/9/K8 w R2p 1");
+        assert_eq!(flipped(&once), pos);
     }
 
     proptest! {
@@ -356,6 +465,12 @@ mod tests {
                     prop_assert!(map.attackers_of(t).contains(s));
                 }
                 prop_assert_eq!(map.piece_at(s), pos.piece_at(s));
+            }
+            // The colour-flipped position's map is this one turned round.
+            let flip = AttackMap::new(&flipped(&pos));
+            for s in Square::all() {
+                let turned: SquareSet = map.attacks_from(s).iter().map(rotate).collect();
+                prop_assert_eq!(flip.attacks_from(rotate(s)), turned);
             }
         }
     }
