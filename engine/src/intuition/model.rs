@@ -153,6 +153,9 @@ impl FromStr for Setting {
     }
 }
 
+/// One pair of codes `(a, b)` and its count.
+pub type Pair = (Code, Code, u32);
+
 /// Counts of code pairs `(a, b)` with their row sums `Σ_k c(a, k)`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PairTable {
@@ -209,7 +212,7 @@ impl PairTable {
 
     /// Every pair with its count, sorted by `(a, b)`.
     #[must_use]
-    pub fn sorted(&self) -> Vec<(Code, Code, u32)> {
+    pub fn sorted(&self) -> Vec<Pair> {
         let mut v: Vec<_> = self.counts.iter().map(|(&(a, b), &c)| (a, b, c)).collect();
         v.sort_unstable();
         v
@@ -377,7 +380,7 @@ impl Model {
     /// The model file's bytes (see the module doc).
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let tables: Vec<(&str, Vec<(Code, Code, u32)>)> = TABLE_NAMES
+        let tables: Vec<(&str, Vec<Pair>)> = TABLE_NAMES
             .iter()
             .zip(self.full.parts().into_iter().chain(self.f.parts()))
             .map(|(&name, t)| (name, t.sorted()))

@@ -191,6 +191,8 @@ pub(crate) struct Searcher<'a> {
     stack: Vec<Frame>,
     pv: Vec<Vec<Move>>,
     root_moves: Vec<RootMove>,
+    /// The root moves to search (`go searchmoves`), `None` for all.
+    root_filter: Option<Vec<Move>>,
     /// Move pickers by ply, reused from node to node (taken while a node runs).
     pickers: Vec<Option<Box<MovePicker>>>,
     /// Quiet moves searched at each ply's node (history malus), reused likewise.
@@ -229,6 +231,7 @@ impl<'a> Searcher<'a> {
             stack: vec![Frame::default(); MAX_PLY as usize + 8],
             pv: vec![Vec::new(); MAX_PLY as usize + 8],
             root_moves: Vec::new(),
+            root_filter: None,
             pickers: (0..MAX_PLY as usize + 8).map(|_| None).collect(),
             quiets: vec![Vec::new(); MAX_PLY as usize + 8],
         }
@@ -523,12 +526,24 @@ impl<'a> Searcher<'a> {
         value
     }
 
-    /// The root moves: every legal move, the hash move first.
+    /// Searches only the root moves of `moves` that are legal (all legal moves when none is).
+    pub(crate) fn restrict_root(&mut self, moves: Vec<Move>) {
+        self.root_filter = Some(moves);
+    }
+
+    /// The root moves: every legal move (or those of the root filter), the hash move first.
     fn init_root_moves(&mut self) {
         let mut legal = Move32List::new();
         generate_legal_all_move32(&self.pos, &mut legal);
+        let allowed = |mv: &Move32| {
+            self.root_filter
+                .as_ref()
+                .is_none_or(|only| only.contains(&mv.to_move()))
+        };
+        let restrict = legal.iter().any(allowed) && self.root_filter.is_some();
         self.root_moves = legal
             .iter()
+            .filter(|mv| !restrict || allowed(mv))
             .map(|&mv| RootMove {
                 mv,
                 value: -INFINITE,

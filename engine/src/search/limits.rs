@@ -1,6 +1,7 @@
 //! What one `go` allows the search: nodes, depth, a fixed time, or a clock. Its own module so
 //! the time manager ([`super::time`]) reads it without depending on the search facade.
 
+use crate::types::Move;
 use std::time::Duration;
 
 /// The clock part of `go`: remaining times, byoyomi and Fischer increments.
@@ -15,7 +16,7 @@ pub struct Clock {
 
 /// What one `go` allows. Empty limits (no field set) mean: search to the depth limit of the
 /// settings, or forever until stopped when there is none.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     pub nodes: Option<u64>,
     pub depth: Option<u32>,
@@ -23,4 +24,8 @@ pub struct Limits {
     pub clock: Option<Clock>,
     /// Search until stopped (`go infinite`, and `go ponder` until `ponderhit`).
     pub infinite: bool,
+    /// Search only these root moves (`go searchmoves`; the candidate-restricted search). Moves
+    /// that are not legal in the position are left out; when none is legal, or with `None`,
+    /// every legal move is searched.
+    pub searchmoves: Option<Vec<Move>>,
 }

@@ -266,7 +266,7 @@ impl Engine {
     /// The limits the core search runs under: the `go` limits combined with the settings.
     fn core_limits(&self, limits: &Limits, sente: bool) -> CoreLimits {
         let s = &self.settings;
-        let mut limits = *limits;
+        let mut limits = limits.clone();
         if let Some(mt) = s.move_time {
             limits.movetime = Some(limits.movetime.map_or(mt, |m| m.min(mt)));
         }
@@ -379,6 +379,9 @@ impl Engine {
             stop.flags.clone(),
             core_limits,
         );
+        if let Some(moves) = &limits.searchmoves {
+            searcher.restrict_root(moves.iter().map(|m| m.to_rs()).collect());
+        }
         searcher.run(on_line)
     }
 }

@@ -131,7 +131,7 @@ fn same_settings_and_seed_replay_exactly() {
         nodes: Some(20_000),
         ..Limits::default()
     };
-    let a = search(&mut engine_with(settings.clone()), &start, limits);
+    let a = search(&mut engine_with(settings.clone()), &start, limits.clone());
     let b = search(&mut engine_with(settings), &start, limits);
     assert_eq!(a.best, b.best);
     assert_eq!(a.nodes, b.nodes);
@@ -156,13 +156,13 @@ fn noise_seeds_change_choices() {
             noise_seed: seed,
             ..EngineSettings::default()
         };
-        noisy.insert(search(&mut engine_with(s), &start, limits).best);
+        noisy.insert(search(&mut engine_with(s), &start, limits.clone()).best);
         let s = EngineSettings {
             noise_sd_cp: 0.0,
             noise_seed: seed,
             ..EngineSettings::default()
         };
-        quiet.insert(search(&mut engine_with(s), &start, limits).best);
+        quiet.insert(search(&mut engine_with(s), &start, limits.clone()).best);
     }
     assert!(
         noisy.len() >= 3,
@@ -338,4 +338,101 @@ fn the_frontier_counts_entries_into_quiescence_not_the_nodes_inside() {
     let _ = s.quiescence();
     assert_eq!(s.frontier, 1);
     assert!(s.nodes > 1, "{} nodes", s.nodes);
+}
+
+mod restricted_root {
+    use super::*;
+    use crate::position::Position as Game;
+    use crate::position::attacks::test_support::random_game;
+    use proptest::prelude::*;
+
+    fn moves(p: &Game, texts: &[&str]) -> Vec<Move> {
+        texts
+            .iter()
+            .map(|t| p.parse_usi_move(t).expect("legal"))
+            .collect()
+    }
+
+    /// Searches `p` with `searchmoves`, returning the result and the first move of every line
+    /// of every iteration.
+    fn restricted(
+        p: &Game,
+        only: Option<Vec<Move>>,
+        multipv: usize,
+        limits: Limits,
+    ) -> (SearchResult, Vec<Move>) {
+        let mut engine = engine_with(EngineSettings {
+            multipv,
+            ..EngineSettings::default()
+        });
+        let mut firsts = Vec::new();
+        let r = engine.search(
+            p,
+            &Limits {
+                searchmoves: only,
+                ..limits
+            },
+            &StopFlag::new(),
+            &mut |info: &SearchInfo| firsts.push(info.pv[0]),
+        );
+        (r, firsts)
+    }
+
+    #[test]
+    fn searchmoves_keep_the_search_inside_the_list_even_when_the_best_move_is_outside() {
+        // Unrestricted, sente takes the hanging rook (5h5e); told to search two king moves
+        // only, it plays one of them, and MultiPV 4 reports just those two lines.
+        let p = Game::from_sfen("4k4/9/9/9/4r4/9/9/4R4/4K4 b 2b4g4s4n4l18p 1").expect("sfen");
+        let (free, _) = restricted(&p, None, 1, depth(4));
+        assert_eq!(free.best, BestMove::Move(moves(&p, &["5h5e"])[0]));
+        let only = moves(&p, &["5i4i", "5i6i"]);
+        let (r, firsts) = restricted(&p, Some(only.clone()), 4, depth(4));
+        let BestMove::Move(best) = r.best else {
+            panic!("{:?}", r.best)
+        };
+        assert!(only.contains(&best), "{best}");
+        assert!(firsts.iter().all(|m| only.contains(m)), "{firsts:?}");
+        let at_depth_4: Vec<&Move> = firsts.iter().rev().take(2).collect();
+        assert_eq!(at_depth_4.len(), 2);
+        assert_ne!(at_depth_4[0], at_depth_4[1]);
+    }
+
+    #[test]
+    fn searchmoves_without_a_legal_move_search_every_move() {
+        let p = Game::from_sfen("4k4/9/9/9/4r4/9/9/4R4/4K4 b 2b4g4s4n4l18p 1").expect("sfen");
+        // 7g7f is a move of another position: not legal here, so nothing restricts.
+        let elsewhere = Game::startpos().parse_usi_move("7g7f").expect("legal");
+        let (r, _) = restricted(&p, Some(vec![elsewhere]), 1, depth(4));
+        assert_eq!(r.best, BestMove::Move(moves(&p, &["5h5e"])[0]));
+        // An empty list likewise.
+        let (r, _) = restricted(&p, Some(Vec::new()), 1, depth(4));
+        assert_eq!(r.best, BestMove::Move(moves(&p, &["5h5e"])[0]));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// On positions of random games and random subsets of their legal moves, the best move
+        /// and every reported line (MultiPV 3) start with a listed move.
+        #[test]
+        fn a_restricted_search_never_leaves_the_list(
+            seed in any::<u64>(),
+            plies in 0usize..80,
+            pick in proptest::collection::vec(any::<prop::sample::Index>(), 1..4),
+        ) {
+            let p = random_game(seed, plies);
+            let legal = p.legal_moves();
+            prop_assume!(!legal.is_empty());
+            let only: Vec<Move> = pick.iter().map(|i| legal[i.index(legal.len())]).collect();
+            let limits = Limits { nodes: Some(3_000), ..Limits::default() };
+            let (r, firsts) = restricted(&p, Some(only.clone()), 3, limits);
+            match r.best {
+                BestMove::Move(m) => prop_assert!(only.contains(&m), "{} not in {:?}", m, only),
+                BestMove::Win => {}
+                BestMove::Resign => prop_assert!(false, "resigned with legal moves"),
+            }
+            for m in firsts {
+                prop_assert!(only.contains(&m), "line starting {} not in {:?}", m, only);
+            }
+        }
+    }
 }

@@ -107,7 +107,9 @@ fn apply_option(s: &mut EngineSettings, name: &str, value: Option<&str>) -> Resu
     Ok(())
 }
 
-fn limits_from_go(go: &Go) -> Limits {
+/// The search limits of `go` in `position` (whose legal moves its `searchmoves` name; the
+/// session has left out any that are not).
+fn limits_from_go(go: &Go, position: &Position) -> Limits {
     let ms = Duration::from_millis;
     let has_clock = go.btime.is_some()
         || go.wtime.is_some()
@@ -126,6 +128,12 @@ fn limits_from_go(go: &Go) -> Limits {
             winc: ms(go.winc.unwrap_or(0)),
         }),
         infinite: go.infinite,
+        searchmoves: (!go.searchmoves.is_empty()).then(|| {
+            go.searchmoves
+                .iter()
+                .filter_map(|m| position.parse_usi_move(m).ok())
+                .collect()
+        }),
     }
 }
 
@@ -274,7 +282,7 @@ impl FrontEnd {
     /// `bestmove` when the session says so.
     fn start(&mut self, position: Position, go: &Go) {
         self.join();
-        let limits = limits_from_go(go);
+        let limits = limits_from_go(go, &position);
         self.stop.reset();
         self.stop.set_pondering(go.ponder);
         let stop = self.stop.clone();
@@ -360,10 +368,8 @@ mod tests {
         assert!(apply_option(&mut s, "Nonsense", Some("1")).is_err());
     }
 
-    /// The leaf counts go out before `bestmove`, in the documented form.
-    #[test]
-    fn a_search_reports_its_leaves_before_bestmove() {
-        let input = "usi\nisready\nposition startpos\ngo depth 4\nquit\n";
+    /// Runs the USI loop on `input` and returns everything it wrote.
+    fn run_text(input: &str) -> String {
         let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
         struct Shared(Arc<Mutex<Vec<u8>>>);
         impl Write for Shared {
@@ -376,7 +382,42 @@ mod tests {
             }
         }
         run(input.as_bytes(), Shared(Arc::clone(&buf))).expect("run");
-        let text = String::from_utf8(lock(&buf).clone()).expect("utf-8");
+        String::from_utf8(lock(&buf).clone()).expect("utf-8")
+    }
+
+    /// `go searchmoves` restricts the search: with MultiPV 3 and two listed moves (one more
+    /// that is not legal), every `info ... pv` line and the `bestmove` use the listed ones.
+    #[test]
+    fn go_searchmoves_restricts_the_search_to_the_listed_moves() {
+        let input = "usi\nsetoption name MultiPV value 3\nisready\nposition startpos\n\
+                     go depth 3 searchmoves 1g1f 9g9f 5a4b\nquit\n";
+        let text = run_text(input);
+        assert!(
+            text.contains("info string searchmoves: `5a4b` is not a legal move here; left out"),
+            "{text}"
+        );
+        let mut pvs = 0;
+        for l in text.lines() {
+            if let Some(at) = l.find(" pv ") {
+                let first = l[at + 4..].split_whitespace().next().unwrap_or("");
+                assert!(first == "1g1f" || first == "9g9f", "{l}");
+                assert!(!l.contains("multipv 3"), "only two lines: {l}");
+                pvs += 1;
+            }
+        }
+        assert!(pvs >= 2, "{text}");
+        let best = text
+            .lines()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .unwrap_or_else(|| panic!("no bestmove in {text}"));
+        let best = best.split_whitespace().next().unwrap_or("");
+        assert!(best == "1g1f" || best == "9g9f", "{best}");
+    }
+
+    /// The leaf counts go out before `bestmove`, in the documented form.
+    #[test]
+    fn a_search_reports_its_leaves_before_bestmove() {
+        let text = run_text("usi\nisready\nposition startpos\ngo depth 4\nquit\n");
         let lines: Vec<&str> = text.lines().collect();
         let best = lines
             .iter()

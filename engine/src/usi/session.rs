@@ -12,8 +12,11 @@
 //!   without a valid position ...` and `bestmove resign` instead of moving from a wrong position.
 //! - While a search runs (or its answer waits, or a `go ponder` waits), `position` and `go` are
 //!   ignored with an `info string` that says so.
-//! - Every `go` is answered by exactly one `bestmove` (`go mate` by `checkmate notimplemented`);
-//!   `searchmoves` is refused with an `info string` and all moves are searched.
+//! - Every `go` is answered by exactly one `bestmove` (`go mate` by `checkmate notimplemented`).
+//! - `go searchmoves`: where the loop restricts its search ([`Rules`]), a listed move that is not
+//!   legal in the position is left out with an `info string`, and when none is legal all moves
+//!   are searched (said likewise); elsewhere it is refused with an `info string` and all moves
+//!   are searched.
 //! - After `go infinite` the answer waits for `stop`; after `go ponder` it waits for `ponderhit`
 //!   or `stop`, even when the search ends sooner. `stop` answers at once with a waiting answer,
 //!   or ends the running search, whose answer then goes out.
@@ -47,6 +50,9 @@ pub struct Rules {
     /// `isready` and `go` start a game when none is started (true): a player that must be told
     /// of a new game gets one even from a GUI that never sends `usinewgame`.
     pub(crate) implicit_new_game: bool,
+    /// `go searchmoves` restricts the search to the listed legal moves (true), or is refused
+    /// with an `info string` (false).
+    pub(crate) searchmoves: bool,
 }
 
 impl Rules {
@@ -57,6 +63,7 @@ impl Rules {
         options_while_searching: false,
         malformed_position_clears: false,
         implicit_new_game: false,
+        searchmoves: true,
     };
 
     /// `council-usi`: a player tree that only thinks on the clock.
@@ -66,6 +73,7 @@ impl Rules {
         options_while_searching: true,
         malformed_position_clears: true,
         implicit_new_game: true,
+        searchmoves: false,
     };
 }
 
@@ -302,10 +310,29 @@ impl<A> Session<A> {
             ];
         };
         let mut actions = Vec::new();
+        let mut go = go;
         if !go.searchmoves.is_empty() {
-            actions.push(say(
-                "searchmoves is not supported; searching all moves".into()
-            ));
+            if self.rules.searchmoves {
+                let (legal, illegal): (Vec<String>, Vec<String>) = go
+                    .searchmoves
+                    .drain(..)
+                    .partition(|m| position.parse_usi_move(m).is_ok());
+                for m in &illegal {
+                    actions.push(say(format!(
+                        "searchmoves: `{m}` is not a legal move here; left out"
+                    )));
+                }
+                if legal.is_empty() {
+                    actions.push(say(
+                        "searchmoves: no legal move listed; searching all moves".into(),
+                    ));
+                }
+                go.searchmoves = legal;
+            } else {
+                actions.push(say(
+                    "searchmoves is not supported; searching all moves".into()
+                ));
+            }
         }
         actions.extend(self.start_game_if_needed());
         if go.ponder && !self.rules.search_while_pondering {

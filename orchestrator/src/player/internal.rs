@@ -73,6 +73,7 @@ impl InternalPlayer {
                 winc: Duration::from_millis(c.winc_ms),
             }),
             infinite: false,
+            searchmoves: None,
         };
         let position = req.position.clone();
         let stop = StopFlag::new();

@@ -17,10 +17,15 @@ fn show(actions: Vec<Action<u32>>) -> Vec<String> {
             Action::NewGame => "new game".into(),
             Action::GameOver(o) => format!("game over {o:?}"),
             Action::Search { position, go } => format!(
-                "search {} ponder={} infinite={}",
+                "search {} ponder={} infinite={}{}",
                 position.to_sfen(),
                 go.ponder,
-                go.infinite
+                go.infinite,
+                if go.searchmoves.is_empty() {
+                    String::new()
+                } else {
+                    format!(" searchmoves {}", go.searchmoves.join(" "))
+                }
             ),
             Action::PonderHit => "ponderhit".into(),
             Action::Stop => "stop".into(),
@@ -246,12 +251,36 @@ fn go_mate_and_searchmoves_are_answered_without_pretending() {
     let mut s = Session::new(ENGINE);
     assert_eq!(line(&mut s, "go mate 1000"), ["checkmate notimplemented"]);
     assert!(!s.busy());
+    // council-engine searches the listed legal moves and says which it leaves out.
     assert_eq!(
-        line(&mut s, "go depth 2 searchmoves 7g7f"),
+        line(&mut s, "go depth 2 searchmoves 7g7f 5a4b 2g2f"),
         [
-            "info string searchmoves is not supported; searching all moves".to_string(),
+            "info string searchmoves: `5a4b` is not a legal move here; left out".to_string(),
+            format!(
+                "search {} ponder=false infinite=false searchmoves 7g7f 2g2f",
+                start()
+            ),
+        ]
+    );
+    finished(&mut s, 1);
+    assert_eq!(
+        line(&mut s, "go depth 2 searchmoves 5a4b"),
+        [
+            "info string searchmoves: `5a4b` is not a legal move here; left out".to_string(),
+            "info string searchmoves: no legal move listed; searching all moves".to_string(),
             format!("search {} ponder=false infinite=false", start()),
         ]
+    );
+    // council-usi does not restrict its player tree: it says so and searches everything.
+    let mut s = Session::new(USI);
+    let actions = line(&mut s, "go depth 2 searchmoves 7g7f");
+    assert_eq!(
+        actions[0],
+        "info string searchmoves is not supported; searching all moves"
+    );
+    assert!(
+        actions.iter().any(|a| a.starts_with("search ")),
+        "{actions:?}"
     );
 }
 
