@@ -8,5 +8,6 @@ pub mod perft;
 pub mod position;
 pub mod record;
 pub mod search;
+pub mod similarity;
 pub mod types;
 pub mod usi;
