@@ -9,5 +9,6 @@ pub mod position;
 pub mod record;
 pub mod search;
 pub mod similarity;
+pub mod strategy;
 pub mod types;
 pub mod usi;
