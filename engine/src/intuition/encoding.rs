@@ -41,7 +41,7 @@
 //! each list as its length byte followed by its sorted infos, a balance as one byte (0 mover
 //! more, 1 opponent more, 2 equal), the promotion flag as 0/1, the dropped id as its piece id or
 //! 255 for a board move. Changing any of this changes every code: it needs a new model-file
-//! version ([`super::model::MODEL_VERSION`]).
+//! version ([`super::file::MODEL_VERSION`]).
 
 use crate::position::Position;
 use crate::position::attacks::AttackMap;
