@@ -1,5 +1,7 @@
 //! The council's own shogi engine: rules (a small facade over rsshogi, so the rest of the
-//! workspace never sees rsshogi types), records, search, evaluation and the USI front end.
+//! workspace never sees rsshogi types), records, search, evaluation and the USI front end; and
+//! the position knowledge learned or read from records: candidate moves (`intuition`, seed
+//! 003), position similarity (`similarity`, seed 002) and strategy labels (`strategy`).
 
 pub mod eval;
 pub mod intuition;
