@@ -13,6 +13,7 @@ mod handicap;
 mod impasse;
 mod legality;
 mod repetition;
+mod replay;
 mod sfen;
 mod usi_position;
 
@@ -20,6 +21,7 @@ pub use handicap::{Handicap, UnknownHandicap};
 pub use impasse::ImpasseError;
 pub use legality::{IllegalReason, MoveError};
 pub use repetition::Repetition;
+pub use replay::{Replay, ReplayError, replay};
 pub use sfen::{MAX_SFEN_MOVE_NUMBER, PositionRule, SfenError, SfenField};
 pub use usi_position::UsiPositionError;
 
@@ -72,21 +74,17 @@ impl Position {
     /// [`UsiPositionError`] says whether the SFEN or which move (by number) was bad, and why.
     pub fn from_usi_position(line: &str) -> Result<Self, UsiPositionError> {
         let (setup, moves) = usi_position::split(line)?;
-        let mut pos = match setup {
+        let pos = match setup {
             usi_position::Setup::Startpos => Position::startpos(),
             usi_position::Setup::Sfen(sfen) => Position::from_sfen(&sfen)?,
         };
-        for (i, text) in moves.iter().enumerate() {
-            let mv = pos
-                .parse_usi_move(text)
-                .map_err(|error| UsiPositionError::Move {
-                    number: i + 1,
-                    text: (*text).to_string(),
-                    error,
-                })?;
-            pos.play(mv);
-        }
-        Ok(pos)
+        Replay::new(pos, &moves)
+            .finish()
+            .map_err(|e| UsiPositionError::Move {
+                number: e.number(),
+                text: e.text,
+                error: e.error,
+            })
     }
 
     /// Parses a start as configs and openings files write it: what [`Self::from_usi_position`]
