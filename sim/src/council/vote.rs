@@ -30,9 +30,8 @@
 //! Invariant: no method looks at candidate indices except to tell moves apart; every tie is
 //! broken by the members' strength and order, never by candidate index.
 
-use statrs::function::erf::erfc;
-
 use super::CouncilParams;
+use crate::normal::ln_cdf_ratio;
 
 /// What one member tells the council.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,34 +50,6 @@ pub struct Choices {
     pub pessimistic: usize,
     pub ml: usize,
     pub ml_predicted: usize,
-}
-
-/// `ln Phi(z)` for the standard normal cdf, accurate in both tails.
-pub fn ln_normal_cdf(z: f64) -> f64 {
-    const FRAC_1_SQRT_2: f64 = std::f64::consts::FRAC_1_SQRT_2;
-    if z > 0.0 {
-        (-0.5 * erfc(z * FRAC_1_SQRT_2)).ln_1p()
-    } else if z > -30.0 {
-        (0.5 * erfc(-z * FRAC_1_SQRT_2)).ln()
-    } else {
-        // Mills ratio series (Abramowitz & Stegun 26.2.12); the first omitted term is
-        // 105 / z^8 < 2e-10 relative here.
-        let r = 1.0 / (z * z);
-        -0.5 * z * z - (-z).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
-            + (1.0 - r + 3.0 * r * r - 15.0 * r * r * r).ln()
-    }
-}
-
-/// `ln(Phi(y) / Phi(x))` for `y > x`: one logarithm of a ratio of two `erfc`s (relative accuracy
-/// of `erfc` holds for all arguments above -30), the series of [`ln_normal_cdf`] further out.
-#[inline]
-pub fn ln_normal_cdf_ratio(y: f64, x: f64) -> f64 {
-    const FRAC_1_SQRT_2: f64 = std::f64::consts::FRAC_1_SQRT_2;
-    if x > -30.0 {
-        (erfc(-y * FRAC_1_SQRT_2) / erfc(-x * FRAC_1_SQRT_2)).ln()
-    } else {
-        ln_normal_cdf(y) - ln_normal_cdf(x)
-    }
 }
 
 /// A council's fixed parameters and scratch space for deciding positions.
@@ -166,7 +137,7 @@ impl Voting {
         for (i, r) in reports.iter().enumerate() {
             let g = self.gap_over_sigma[i];
             let x = (r.value - a) / self.sigma[i];
-            self.score[r.best] += g * (x + 0.5 * g) + ln_normal_cdf_ratio(x + g, x);
+            self.score[r.best] += g * (x + 0.5 * g) + ln_cdf_ratio(x + g, x);
         }
         let mut best = self.voted[0];
         for &c in &self.voted[1..] {
@@ -509,30 +480,14 @@ mod tests {
         }
     }
 
-    #[test]
-    fn ln_normal_cdf_matches_known_values_and_is_continuous() {
-        // Phi(0) = 1/2, Phi(-1.959963984540054) = 0.025, Phi(1) = 0.8413447460685429.
-        assert!((ln_normal_cdf(0.0) - 0.5f64.ln()).abs() < 1e-15);
-        assert!((ln_normal_cdf(-1.959963984540054) - 0.025f64.ln()).abs() < 1e-9);
-        assert!((ln_normal_cdf(1.0) - 0.841_344_746_068_542_9f64.ln()).abs() < 1e-10);
-        // Both sides of the switch to the asymptotic series agree.
-        let (a, b) = (ln_normal_cdf(-30.0 + 1e-9), ln_normal_cdf(-30.0 - 1e-9));
-        assert!((a - b).abs() < 1e-6 * a.abs(), "{a} {b}");
-        assert!(ln_normal_cdf(-200.0).is_finite());
-        for (y, x) in [(1.0, -0.5), (-29.0, -31.0), (5.0, 4.0), (-40.0, -41.0)] {
-            let direct = ln_normal_cdf(y) - ln_normal_cdf(x);
-            assert!((ln_normal_cdf_ratio(y, x) - direct).abs() < 1e-9 * direct.abs().max(1.0));
-        }
-    }
-
     /// The source's likelihood of "`b` is the true best" as written: a product of `g` and `e` in
     /// linear space.
     fn literal_product(reports: &[Report], sigma: &[f64], gap: f64, a: f64, b: usize) -> f64 {
         let g = |z: f64| (-z * z / 2.0).exp();
-        // e(z) = erf(z / sqrt 2) + 1, computed as erfc(-z / sqrt 2): the same number without
-        // the cancellation that makes `erf(..) + 1` exactly 0 below z = -6 or so (a proptest
-        // case: a member reporting 9 noise widths below A).
-        let e = |z: f64| statrs::function::erf::erfc(-z / std::f64::consts::SQRT_2);
+        // e(z) = erf(z / sqrt 2) + 1, computed as 2 Phi(z): the same number without the
+        // cancellation that makes `erf(..) + 1` exactly 0 below z = -6 or so (a proptest case: a
+        // member reporting 9 noise widths below A).
+        let e = |z: f64| 2.0 * crate::normal::cdf(z);
         reports
             .iter()
             .zip(sigma)
