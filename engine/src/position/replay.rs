@@ -5,10 +5,15 @@
 //! One place for what analysis, game records, the live page, the USI front ends and `position`
 //! commands all do with a recorded game, so a broken game is found and described the same way
 //! everywhere; each caller words the error for its own readers from [`ReplayError`]'s fields.
-//! Invariant: [`Replay::position`] is always the start with exactly [`Replay::played`] moves
-//! played, all of them legal.
+//! A USI `position` command is such a game too (a start and moves), so
+//! [`Position::from_usi_position`] is built here. Invariant: [`Replay::position`] is always the
+//! start with exactly [`Replay::played`] moves played, all of them legal.
 
-use super::{Handicap, MoveError, Position, SfenError};
+use super::handicap::Handicap;
+use super::legality::MoveError;
+use super::rules::Position;
+use super::sfen::SfenError;
+use super::usi_position::{self, UsiPositionError};
 use crate::types::Move;
 use thiserror::Error;
 
@@ -135,5 +140,37 @@ impl<'m, S: AsRef<str>> Replay<'m, S> {
     #[must_use]
     pub fn into_position(self) -> Position {
         self.position
+    }
+}
+
+impl Position {
+    /// Parses the arguments of a USI `position` command, with or without the leading word:
+    /// `startpos [moves ...]` or `sfen <board> <side> <hands> [<ply>] [moves ...]`.
+    ///
+    /// # Errors
+    /// [`UsiPositionError`] says whether the SFEN or which move (by number) was bad, and why.
+    pub fn from_usi_position(line: &str) -> Result<Self, UsiPositionError> {
+        let (setup, moves) = usi_position::split(line)?;
+        let pos = match setup {
+            usi_position::Setup::Startpos => Position::startpos(),
+            usi_position::Setup::Sfen(sfen) => Position::from_sfen(&sfen)?,
+        };
+        Replay::new(pos, &moves)
+            .finish()
+            .map_err(|e| UsiPositionError::Move {
+                number: e.number(),
+                text: e.text,
+                error: e.error,
+            })
+    }
+
+    /// Parses a start as configs and openings files write it: what [`Self::from_usi_position`]
+    /// takes, or a bare SFEN (`<board> <side> <hands> [<ply>] [moves ...]`), with or without a
+    /// leading `position`.
+    ///
+    /// # Errors
+    /// As [`Self::from_usi_position`].
+    pub fn from_start_text(text: &str) -> Result<Self, UsiPositionError> {
+        Self::from_usi_position(&usi_position::usi_arguments(text))
     }
 }

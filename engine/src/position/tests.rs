@@ -1,7 +1,7 @@
 //! Unit tests of the facade: each rule of rules.md on a small hand-made position.
 
 use super::*;
-use crate::types::{Color, PieceKind, Square};
+use crate::types::{Color, Move, Piece, PieceKind, Square};
 
 fn pos(sfen: &str) -> Position {
     Position::from_sfen(sfen).unwrap_or_else(|e| panic!("{e}"))

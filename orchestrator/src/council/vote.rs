@@ -258,7 +258,7 @@ mod tests {
     fn ml_predicts_a_and_maximises_the_likelihood() {
         // Hand-computed: values 100, 100, 400, s = 200, d = 100, k = 2:
         // A = 50 + 200 = 250. The likelihoods of X (two votes) and Y (one vote) straight from
-        // the formula, in linear space with e(z) = erf(z / sqrt 2) + 1.
+        // the formula, in linear space with e(z) = erf(z / sqrt 2) + 1 = 2 Phi(z).
         let v = [
             b("X", Score::Cp(100), 200.0),
             b("X", Score::Cp(100), 200.0),
@@ -269,7 +269,7 @@ mod tests {
             let x = (v - a) / 200.0;
             let y = x + 0.5;
             let g = |z: f64| (-z * z / 2.0).exp();
-            let e = |z: f64| statrs::function::erf::erf(z / 2f64.sqrt()) + 1.0;
+            let e = |z: f64| 2.0 * sim::normal::cdf(z);
             if voted { g(x) * e(y) } else { g(y) * e(x) }
         };
         let lx = f(true, 100.0) * f(true, 100.0) * f(false, 400.0);
