@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use engine::position::Position;
+use engine::position::{Position, replay};
 use engine::search::ebf::EbfOutcome;
 use engine::search::{BestMove, Engine, EngineSettings, LeafCounts, Limits, SearchInfo, StopFlag};
 use engine::types::{Color, Move, Score};
@@ -144,17 +144,19 @@ pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, String> {
 /// A game's position before move `ply` (history included, for repetitions), and that move.
 fn position_before(game: &GameResult, ply: usize) -> Result<(Position, Move), String> {
     let at = |e: &dyn std::fmt::Display| format!("game {}: {e}", game.id);
-    let mut pos = Position::from_sfen(&game.start).map_err(|e| at(&e))?;
-    for (i, text) in game.moves.iter().enumerate() {
-        let mv = pos
-            .parse_usi_move(text)
-            .map_err(|e| at(&format!("move {} `{text}`: {e}", i + 1)))?;
-        if i == ply {
-            return Ok((pos, mv));
-        }
-        pos.play(mv);
+    let missing = || at(&format!("has no move {}", ply + 1));
+    let mut game_replay = replay(&game.start, &game.moves).map_err(|e| at(&e))?;
+    while game_replay.played() < ply {
+        game_replay
+            .step()
+            .ok_or_else(missing)?
+            .map_err(|e| at(&e))?;
     }
-    Err(at(&format!("has no move {}", ply + 1)))
+    let mv = game_replay
+        .peek()
+        .ok_or_else(missing)?
+        .map_err(|e| at(&e))?;
+    Ok((game_replay.into_position(), mv))
 }
 
 /// The score of a move from the mover's view, given the search of the position after it.

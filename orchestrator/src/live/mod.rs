@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use engine::position::Position;
+use engine::position::replay;
 use engine::types::Score;
 use serde::Serialize;
 use tokio::sync::{Notify, broadcast};
@@ -428,17 +428,13 @@ pub async fn serve_folder(dir: &std::path::Path, addr: &str) -> Result<(), Serve
 /// moves), computed by the engine's own rules so the page needs none. Stops at a move the rules
 /// reject (a line from a broken file).
 pub fn positions(game: &GameResult) -> Vec<String> {
-    let Ok(mut position) = Position::from_start_text(&game.start) else {
+    let Ok(mut replayed) = replay(&game.start, &game.moves) else {
         return Vec::new();
     };
     let mut out = Vec::with_capacity(game.moves.len() + 1);
-    out.push(position.to_sfen());
-    for text in &game.moves {
-        match position.parse_usi_move(text) {
-            Ok(mv) if position.is_legal(mv) => position.play(mv),
-            _ => break,
-        }
-        out.push(position.to_sfen());
+    out.push(replayed.position().to_sfen());
+    while let Some(Ok(_)) = replayed.step() {
+        out.push(replayed.position().to_sfen());
     }
     out
 }
@@ -446,6 +442,7 @@ pub fn positions(game: &GameResult) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::position::Position;
 
     fn after(moves: &[&str]) -> Position {
         let mut p = Position::startpos();

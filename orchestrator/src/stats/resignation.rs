@@ -3,12 +3,11 @@
 //! `v` the player's own score. One definition for the adjudication in council-match and the fit
 //! of `council-analyze resign`.
 
-use statrs::function::erf::erf;
-
-/// The resignation probability at `x` for parameters `mu`, `sigma`.
+/// The resignation probability at `x` for parameters `mu`, `sigma`: `Phi((x - mu) / sigma)`
+/// (the workspace's one normal distribution function, [`sim::normal::cdf`]).
 #[must_use]
 pub fn probability(x: f64, mu: f64, sigma: f64) -> f64 {
-    0.5 * (1.0 + erf((x - mu) / (std::f64::consts::SQRT_2 * sigma)))
+    sim::normal::cdf((x - mu) / sigma)
 }
 
 #[cfg(test)]
