@@ -1,15 +1,19 @@
-//! `council-analyze moves|ir|calibrate-ir|game-length|council`: recorded games held against theory.
+//! `council-analyze moves|ir|calibrate-ir|game-length|complexity|famous|resign|council`:
+//! recorded games held against theory. Each subcommand is `orchestrator::analyze::<name>::run`;
+//! this only parses the flags, calls it, and prints its report (exit 2 on any error).
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
-use orchestrator::analyze::ir::{self, CalibrationFile, Rules};
-use orchestrator::analyze::{analysis, complexity, council, game_length, ir_svg, moves, verdicts};
-use orchestrator::config::Config;
-use orchestrator::runner::RunInfo;
+use orchestrator::analyze::calibrate_ir::{self, CalibrateOptions};
+use orchestrator::analyze::complexity::{self, ComplexityOptions};
+use orchestrator::analyze::council::{self, CouncilOptions, ModelSettings};
+use orchestrator::analyze::game_length::{self, GameLengthOptions};
+use orchestrator::analyze::ir::{self, IrOptions, Rules};
+use orchestrator::analyze::moves::{self, MovesOptions, ReferenceEngine, ReferenceLimit, Sample};
+use orchestrator::analyze::{Output, famous, resign};
+use orchestrator::stats::kalman::KalmanSettings;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -221,6 +225,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// Print a report as `format` asks.
+fn print(report: &impl Output, format: Format) -> anyhow::Result<()> {
+    match format {
+        Format::Text => print!("{}", report.table()),
+        Format::Json => println!("{}", report.json()?),
+    }
+    Ok(())
+}
+
 fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Moves {
@@ -241,52 +254,28 @@ fn run(command: Command) -> anyhow::Result<()> {
             resume,
             quiet,
         } => {
-            let reference = match reference {
-                None => moves::ReferenceEngine::Builtin,
-                Some(text) => {
-                    let (file, player) = text.rsplit_once(':').with_context(|| {
-                        format!("--reference {text}: write CONFIG:PLAYER, e.g. configs/vs-fairy-stockfish.toml:fairy-stockfish")
-                    })?;
-                    let config = Config::load_players(std::path::Path::new(file))?;
-                    let p = config
-                        .players
-                        .get(player)
-                        .with_context(|| format!("--reference: {file} has no player `{player}`"))?;
-                    moves::ReferenceEngine::Usi(Box::new(p.clone()))
-                }
-            };
-            let concurrency = concurrency.unwrap_or_else(|| {
-                std::thread::available_parallelism()
-                    .map(|n| n.get())
-                    .unwrap_or(1)
-            });
-            let opts = moves::MovesOptions {
+            let report = moves::run(&MovesOptions {
                 inputs,
-                out: out.clone(),
-                reference,
-                budget: match depth {
-                    Some(d) => moves::Budget::Depth(d),
-                    None => moves::Budget::Nodes(nodes.unwrap_or(200_000)),
+                out,
+                reference: match reference {
+                    None => ReferenceEngine::Builtin,
+                    Some(text) => ReferenceEngine::from_spec(&text)?,
+                },
+                limit: match depth {
+                    Some(d) => ReferenceLimit::Depth(d),
+                    None => ReferenceLimit::Nodes(nodes.unwrap_or(200_000)),
                 },
                 screen_cp,
-                sample: sample.map(|fraction| moves::Sample { fraction, seed }),
+                sample: sample.map(|fraction| Sample { fraction, seed }),
                 players,
                 multipv,
                 skip_plies,
                 complexity: complexity.then_some(ebf_nodes),
-                concurrency,
+                concurrency: concurrency.unwrap_or_else(cores),
                 resume,
                 progress: !quiet,
-            };
-            let r = moves::analyse(&opts).map_err(anyhow::Error::msg)?;
-            println!(
-                "{} positions of {} games in {} ({} analysed now, {:.1} s)",
-                r.positions,
-                r.games,
-                out.display(),
-                r.analysed_now,
-                r.wall.as_secs_f64()
-            );
+            })?;
+            print!("{}", report.table());
         }
         Command::Ir {
             file,
@@ -297,73 +286,15 @@ fn run(command: Command) -> anyhow::Result<()> {
             seed,
             format,
         } => {
-            let cal: Option<CalibrationFile> = match &calibration {
-                Some(p) => {
-                    let text =
-                        std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
-                    Some(
-                        serde_json::from_str(&text)
-                            .with_context(|| format!("{}: not a calibration file", p.display()))?,
-                    )
-                }
-                None => None,
+            let options = IrOptions {
+                file,
+                u,
+                max_cp,
+                skip_plies,
+                calibration,
+                seed,
             };
-            let base = cal
-                .as_ref()
-                .map_or_else(Rules::default, CalibrationFile::rules);
-            let rules = Rules {
-                u: u.unwrap_or(base.u),
-                max_cp: max_cp.unwrap_or(base.max_cp),
-                skip_plies: skip_plies.unwrap_or(base.skip_plies),
-            };
-            if let Some(c) = &cal {
-                anyhow::ensure!(
-                    rules == c.rules(),
-                    "--u/--max-cp/--skip-plies differ from the calibration's ({} / {} / {}): an IR is only meaningful under the rules it was calibrated with",
-                    c.u,
-                    c.max_cp,
-                    c.skip_plies
-                );
-            }
-            let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
-            // The reference's lines depend on its settings (at depth 8, MultiPV 10 and 50 name
-            // different best moves in a third to a half of the ladder's positions): rate only
-            // by the calibration's own.
-            if let Some(wanted) = cal.as_ref().and_then(|c| c.reference.as_ref())
-                && let Some(p) = read
-                    .positions
-                    .iter()
-                    .find(|p| !p.reference.same_search(wanted))
-            {
-                anyhow::bail!(
-                    "{}: game {} ply {} was analysed by {}, the calibration {} by {}: analyse with the calibration's reference (engine, MultiPV, nodes or depth)",
-                    file.display(),
-                    p.game,
-                    p.ply,
-                    p.reference.describe(),
-                    calibration
-                        .as_ref()
-                        .map(|c| c.display().to_string())
-                        .unwrap_or_default(),
-                    wanted.describe(),
-                );
-            }
-            let by = ir::decisions_by_player(&read.positions, &rules);
-            let players = ir::report(&by, cal.as_ref(), seed);
-            match format {
-                Format::Text => print!("{}", ir::table(&players)),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({
-                        "players": players,
-                        "u": rules.u,
-                        "max_cp": rules.max_cp,
-                        "skip_plies": rules.skip_plies,
-                        "seed": seed,
-                        "bootstrap": ir::BOOTSTRAP,
-                    }))?
-                ),
-            }
+            print(&ir::run(&options)?, format)?;
         }
         Command::CalibrateIr {
             file,
@@ -374,76 +305,19 @@ fn run(command: Command) -> anyhow::Result<()> {
             skip_plies,
             svg,
         } => {
-            let text =
-                std::fs::read_to_string(&elo).with_context(|| format!("{}", elo.display()))?;
-            let json: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("{}: not JSON", elo.display()))?;
-            let mut ratings = BTreeMap::new();
-            for p in json["players"].as_array().with_context(|| {
-                format!(
-                    "{}: no `players` list (write it with council-elo --format json)",
-                    elo.display()
-                )
-            })? {
-                if let (Some(name), Some(e)) = (p["name"].as_str(), p["elo"].as_f64()) {
-                    ratings.insert(name.to_string(), e);
-                }
-            }
             let rules = Rules {
                 u,
                 max_cp,
                 skip_plies,
             };
-            let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
-            // One analysis differs from line to line only by a grown sample (`moves` refuses
-            // anything else): a resume with a larger sample completes it, so name the largest.
-            let reference = read
-                .positions
-                .iter()
-                .map(|p| &p.reference)
-                .max_by(|a, b| a.sample.unwrap_or(1.0).total_cmp(&b.sample.unwrap_or(1.0)))
-                .cloned();
-            let by = ir::decisions_by_player(&read.positions, &rules);
-            let cal =
-                ir::calibrate(&by, &ratings, &rules, reference).map_err(anyhow::Error::msg)?;
-            std::fs::write(&out, serde_json::to_string_pretty(&cal)?)
-                .with_context(|| format!("{}", out.display()))?;
-            if let Some(svg) = &svg {
-                ir_svg::write_calibration_svg(&cal, svg).map_err(anyhow::Error::msg)?;
-            }
-            println!(
-                "IR = {:.1} - {:.1} AE  (R² {:.3}, {} players) -> {}",
-                cal.a,
-                cal.b,
-                cal.r2,
-                cal.rungs.len(),
-                out.display()
-            );
-            if let Some(l) = &cal.on_ae_e {
-                println!(
-                    "on AE_e instead: IR = {:.1} - {:.1} AE_e  (R² {:.3})",
-                    l.a, l.b, l.r2
-                );
-            }
-            println!(
-                "{:<16} {:>8} {:>8} {:>9} {:>8} {:>8} {:>10}",
-                "player", "elo", "AE", "positions", "loo IR", "AE_e", "loo IR(e)"
-            );
-            let or_dash = |v: Option<f64>, digits: usize| {
-                v.map_or("-".to_string(), |v| format!("{v:.digits$}"))
+            let options = CalibrateOptions {
+                file,
+                elo,
+                out,
+                rules,
+                svg,
             };
-            for r in &cal.rungs {
-                println!(
-                    "{:<16} {:>8.1} {:>8.4} {:>9} {:>8.1} {:>8} {:>10}",
-                    r.name,
-                    r.elo,
-                    r.ae,
-                    r.positions,
-                    r.loo_ir,
-                    or_dash(r.ae_e, 4),
-                    or_dash(r.loo_ir_ae_e, 1)
-                );
-            }
+            print!("{}", calibrate_ir::run(&options)?.table());
         }
         Command::GameLength {
             inputs,
@@ -451,15 +325,8 @@ fn run(command: Command) -> anyhow::Result<()> {
             seed,
             format,
         } => {
-            let games = moves::read_games(&inputs).map_err(anyhow::Error::msg)?;
-            let report = game_length::analyse(&games).map_err(anyhow::Error::msg)?;
-            if let Some(path) = &svg {
-                game_length::svg(path, &games, &report, seed).map_err(anyhow::Error::msg)?;
-            }
-            match format {
-                Format::Text => print!("{}", game_length::table(&report)),
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-            }
+            let options = GameLengthOptions { inputs, svg, seed };
+            print(&game_length::run(&options)?, format)?;
         }
         Command::Complexity {
             file,
@@ -471,150 +338,53 @@ fn run(command: Command) -> anyhow::Result<()> {
             svg,
             format,
         } => {
-            anyhow::ensure!(
-                kalman_q > 0.0 && kalman_r > 0.0 && kalman_p0.is_none_or(|p| p > 0.0),
-                "--kalman-q, --kalman-r and --kalman-p0 are variances: give positive numbers"
-            );
-            let k = complexity::KalmanSettings {
+            let kalman = KalmanSettings {
                 q: kalman_q,
                 r: kalman_r,
                 p0: kalman_p0,
             };
-            let read = analysis::read(&file).map_err(anyhow::Error::msg)?;
-            let games = complexity::analyse(&read.positions, &k, win_rate_t, clamp_cp)
-                .map_err(anyhow::Error::msg)?;
-            if let Some(dir) = &svg {
-                complexity::svgs(dir, &games).map_err(anyhow::Error::msg)?;
-            }
-            match format {
-                Format::Text => print!("{}", complexity::table(&games)),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({
-                        "games": games,
-                        "kalman": k,
-                        "win_rate_t": win_rate_t,
-                        "clamp_cp": clamp_cp,
-                    }))?
-                ),
-            }
+            let options = ComplexityOptions {
+                file,
+                kalman,
+                win_rate_t,
+                clamp_cp,
+                svg,
+            };
+            print(&complexity::run(&options)?, format)?;
         }
-        Command::Famous { csv, format } => {
-            let r = verdicts::famous(&csv).map_err(anyhow::Error::msg)?;
-            match format {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&r)?),
-                Format::Text => {
-                    println!("p = 1 / (1 + exp(-({:.3} + {:.3} rho)))", r.m0, r.m1);
-                    for g in &r.games {
-                        println!(
-                            "{:>6.1}%  {}  rho {:.3}{}{}",
-                            100.0 * g.loo_p,
-                            if g.label { "chosen    " } else { "not chosen" },
-                            g.rho,
-                            if g.excluded {
-                                " (excluded from fits)"
-                            } else {
-                                ""
-                            },
-                            format_args!("  {}", g.game)
-                        );
-                    }
-                    println!(
-                        "precision {:.1}%, recall {:.1}% (leave-one-out, at 50%)",
-                        100.0 * r.precision,
-                        100.0 * r.recall
-                    );
-                }
-            }
-        }
+        Command::Famous { csv, format } => print(&famous::run(&csv)?, format)?,
         Command::Resign {
             csv,
             no_ebf,
             format,
-        } => {
-            let players = verdicts::resign(&csv, !no_ebf).map_err(anyhow::Error::msg)?;
-            match format {
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(
-                        &serde_json::json!({ "players": players, "ebf": !no_ebf })
-                    )?
-                ),
-                Format::Text => {
-                    println!(
-                        "{:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
-                        "player", "positions", "mu", "sigma", "precision", "recall", "F"
-                    );
-                    for p in &players {
-                        println!(
-                            "{:<16} {:>9} {:>9.4} {:>9.4} {:>8.1}% {:>8.1}% {:>6.1}%",
-                            p.name,
-                            p.positions,
-                            p.mu,
-                            p.sigma,
-                            100.0 * p.precision,
-                            100.0 * p.recall,
-                            100.0 * p.f
-                        );
-                    }
-                }
-            }
-        }
+        } => print(&resign::run(&csv, !no_ebf)?, format)?,
         Command::Council {
             run,
-            analysis: analysis_file,
+            analysis,
             candidates,
             trials,
             seed,
             format,
         } => {
-            anyhow::ensure!(candidates >= 2, "--candidates must be at least 2");
-            let info = RunInfo::read(&run).map_err(anyhow::Error::msg)?;
-            let config = Config::parse(std::path::Path::new(&info.config_file), &info.config_text)
-                .with_context(|| {
-                    format!(
-                        "{}: the run's config as recorded",
-                        run.join("run.json").display()
-                    )
-                })?;
-            let games =
-                moves::read_games(std::slice::from_ref(&run)).map_err(anyhow::Error::msg)?;
-            let best = match &analysis_file {
-                Some(f) => {
-                    let read = analysis::read(f).map_err(anyhow::Error::msg)?;
-                    Some(
-                        read.positions
-                            .iter()
-                            .filter_map(|p| {
-                                p.candidates
-                                    .first()
-                                    .map(|c| ((p.game, p.ply), c.mv.clone()))
-                            })
-                            .collect::<BTreeMap<_, _>>(),
-                    )
-                }
-                None => None,
-            };
-            let opts = council::CouncilOptions {
+            let model = ModelSettings {
                 candidates,
                 trials,
                 seed,
             };
-            let reports = council::analyse(&config, &games, best.as_ref(), opts)
-                .map_err(anyhow::Error::msg)?;
-            anyhow::ensure!(
-                !reports.is_empty(),
-                "{}: no council voted in this run",
-                run.display()
-            );
-            match format {
-                Format::Text => print!("{}", council::table(&reports)),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({ "councils": reports }))?
-                ),
-            }
+            let options = CouncilOptions {
+                run,
+                analysis,
+                model,
+            };
+            print(&council::run(&options)?, format)?;
         }
     }
     Ok(())
+}
+
+/// The default number of workers: the machine's cores.
+fn cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
