@@ -364,11 +364,13 @@ pub fn analyse(
         }
         let tally = Tally::count(members, &decisions, best, config, MlSettings { d: *ml_d });
         let rates = member_rates(name, &tally, best.is_some(), opts.candidates)?;
-        let mut report = estimate(members, &tally, &rates, best.is_some(), opts)?;
-        report.name = name.clone();
-        report.method = method.name().into();
-        report.decisions = decisions.len();
-        out.push(report);
+        let council = Council {
+            name,
+            method: method.name(),
+            members,
+            decisions: decisions.len(),
+        };
+        out.push(estimate(&council, &tally, &rates, best.is_some(), opts)?);
     }
     Ok(out)
 }
@@ -409,16 +411,23 @@ fn member_rates(
     Ok(rates_from_agreement(&tally.agreement_rates(), n))
 }
 
-/// The members' noise, the pairs' sync, and the model's predictions beside the measured rates
-/// (the report's name, method and decision count are left for the caller).
+/// A council of the run's config, and how many decisions it recorded.
+struct Council<'a> {
+    name: &'a str,
+    method: &'a str,
+    members: &'a [String],
+    decisions: usize,
+}
+
+/// The members' noise, the pairs' sync, and the model's predictions beside the measured rates.
 fn estimate(
-    members: &[String],
+    council: &Council<'_>,
     tally: &Tally,
     rates: &[f64],
     with_reference: bool,
     opts: ModelSettings,
 ) -> Result<CouncilReport, CouncilError> {
-    let n = opts.candidates;
+    let (n, members) = (opts.candidates, council.members);
     let noise: Vec<f64> = rates
         .iter()
         .map(|&p| noise_for_rate(if p.is_finite() { p } else { 0.5 }, n))
@@ -436,9 +445,9 @@ fn estimate(
         }
     };
     Ok(CouncilReport {
-        name: String::new(),
-        method: String::new(),
-        decisions: 0,
+        name: council.name.to_string(),
+        method: council.method.to_string(),
+        decisions: council.decisions,
         analysed: tally.analysed,
         candidates: n,
         members: members
