@@ -14,6 +14,7 @@ pub mod merge;
 pub mod records;
 pub mod schedule;
 pub mod shard;
+pub mod signals;
 pub mod sprt_stop;
 pub mod summary;
 
