@@ -136,6 +136,36 @@ fn malformed_line_is_reported_with_file_and_line() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// A line that is not UTF-8 is a malformed line like any other: named by its number, and
+/// skipped with `--skip-malformed` (it used to stop the whole read as "cannot read FILE").
+#[test]
+fn a_line_that_is_not_utf8_is_a_malformed_line() {
+    let dir = temp_dir("utf8");
+    let file = two_player_file(&dir);
+    let mut bytes = std::fs::read(&file).expect("read");
+    bytes.extend_from_slice(b"{\"id\": 99, \"sente\": \"A\xe9\"}\n");
+    std::fs::write(&file, bytes).expect("write");
+    let out = run(&[file.to_str().expect("utf8")]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}:25: malformed results line", file.display())),
+        "{stderr}"
+    );
+    let skipped = run(&[
+        file.to_str().expect("utf8"),
+        "--skip-malformed",
+        "--format",
+        "json",
+    ]);
+    let stderr = String::from_utf8_lossy(&skipped.stderr);
+    assert!(stderr.contains(":25:"), "{stderr}");
+    let v = json(&skipped);
+    assert_eq!(v["input"]["games"], 24);
+    assert_eq!(v["input"]["malformed_skipped"], 1);
+    std::fs::remove_dir_all(dir).ok();
+}
+
 #[test]
 fn text_csv_and_svg_outputs() {
     let dir = temp_dir("formats");

@@ -52,10 +52,26 @@ fn end_reason(r: Reason) -> EndReason {
     }
 }
 
+/// A played game whose record cannot be built (its line does not replay: a bug).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameRecordError {
+    #[error("start position: {problem}")]
+    Start { problem: String },
+    /// Move `number` (from 1) of the game.
+    #[error("move {number}: {problem}")]
+    Move { number: usize, problem: String },
+}
+
 /// Build the record of a played game.
-pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameRecord, String> {
+pub(crate) fn game_record(
+    config: &Config,
+    game: &PlayedGame,
+) -> Result<GameRecord, GameRecordError> {
     let g = &game.result;
-    let start = Position::from_sfen(&g.start).map_err(|e| format!("start position: {e}"))?;
+    let start = Position::from_sfen(&g.start).map_err(|e| GameRecordError::Start {
+        problem: e.to_string(),
+    })?;
     let mut record = GameRecord::new(&start);
     record.sente = Some(g.sente.clone());
     record.gote = Some(g.gote.clone());
@@ -67,9 +83,13 @@ pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameReco
     ));
     let mut position = start;
     for (i, text) in g.moves.iter().enumerate() {
+        let at_move = |problem: String| GameRecordError::Move {
+            number: i + 1,
+            problem,
+        };
         let mv = position
             .parse_usi_move(text)
-            .map_err(|e| format!("move {}: {e}", i + 1))?;
+            .map_err(|e| at_move(e.to_string()))?;
         let mut recorded = RecordedMove::new(mv);
         // Moves after the opening were played by the players: they have times and scores.
         if let Some(played) = i.checked_sub(game.opening_plies) {
@@ -95,9 +115,7 @@ pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameReco
                 recorded.engine = Some(EngineComment { score: *eval, pv });
             }
         }
-        record
-            .push(recorded)
-            .map_err(|e| format!("move {}: {e}", i + 1))?;
+        record.push(recorded).map_err(|e| at_move(e.to_string()))?;
         position.play(mv);
     }
     record.end = Some(GameEnd {
