@@ -64,6 +64,7 @@ pub enum MergeError {
         id: u64,
         why: Box<Mismatch>,
     },
+    /// Two different games under one id (in one shard's file).
     #[error("game {id} differs between {} and {}", first.display(), second.display())]
     Differs {
         id: u64,
@@ -297,54 +298,46 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, MergeError> {
     let by_id: HashMap<u64, &GameSpec> = specs.iter().map(|g| (g.id, g)).collect();
     let start_sfen = |spec: &GameSpec| start_position(&spec.start).map(|s| s.sfen);
 
-    // Every game once, with the folder it came from. A shard that has not finished a game yet
-    // has no results file.
-    let (paths, holders): (Vec<PathBuf>, Vec<&ShardFolder>) = folders
-        .iter()
-        .map(|f| (f.dir.join("results.jsonl"), f))
-        .filter(|(path, _)| path.exists())
-        .unzip();
-    // One run's games: a torn last line is a game its shard has not finished (the shard
-    // resumes it); a game found in two folders must be the same game.
-    let mut reader = results::read::ResultsReader::new(
-        &paths,
-        results::read::Policy {
-            torn_tail: results::read::TornTail::Skip,
-            malformed: results::read::Malformed::Fail,
-            repeats: results::read::Repeats::MergeIdenticalIds,
-        },
-    );
+    // Every game once, with the folder it came from. Each game belongs to one shard, so a
+    // game line in another shard's folder is refused by `check_game`, and a game id can repeat
+    // only within one folder's file.
     let mut games: BTreeMap<u64, (GameResult, &Path)> = BTreeMap::new();
-    for read in reader.by_ref() {
-        let read = read.map_err(|e| match e {
-            results::read::ReadError::Differs {
+    for f in &folders {
+        let path = f.dir.join("results.jsonl");
+        if !path.exists() {
+            continue; // a shard that has not finished a game yet
+        }
+        // One shard's games: a torn last line is a game it has not finished (it resumes it);
+        // a game written twice must be the same game.
+        let read = results::read::read(
+            std::slice::from_ref(&path),
+            results::read::Policy {
+                torn_tail: results::read::TornTail::Skip,
+                malformed: results::read::Malformed::Fail,
+                repeats: results::read::Repeats::MergeIdenticalIds,
+            },
+        )
+        .map_err(|e| match e {
+            results::read::ReadError::Differs { id, .. } => MergeError::Differs {
                 id,
-                file,
-                first_file,
-                ..
-            } => {
-                let folder = |p: &Path| p.parent().unwrap_or(p).to_path_buf();
-                MergeError::Differs {
-                    id,
-                    first: folder(&first_file),
-                    second: folder(&file),
-                }
-            }
+                first: f.dir.clone(),
+                second: f.dir.clone(),
+            },
             e => MergeError::Read(e),
         })?;
-        let f = holders[read.file];
-        let g = read.game;
-        check_game(&g, by_id.get(&g.id).copied(), f.shard, start_sfen).map_err(|why| {
-            MergeError::NotTheRunsGame {
-                file: paths[read.file].clone(),
-                id: g.id,
-                why: Box::new(why),
-            }
-        })?;
-        games.insert(g.id, (g, &f.dir));
-    }
-    for file in reader.finish().0.iter().filter(|f| f.torn_tail) {
-        tracing::warn!("{}: ignoring a cut-off last line", file.path.display());
+        if read.files[0].torn_tail {
+            tracing::warn!("{}: ignoring a cut-off last line", path.display());
+        }
+        for g in read.games {
+            check_game(&g, by_id.get(&g.id).copied(), f.shard, start_sfen).map_err(|why| {
+                MergeError::NotTheRunsGame {
+                    file: path.clone(),
+                    id: g.id,
+                    why: Box::new(why),
+                }
+            })?;
+            games.insert(g.id, (g, &f.dir));
+        }
     }
 
     write_folder(out, first, &config, seed, &games)?;
