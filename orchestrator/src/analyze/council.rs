@@ -41,6 +41,8 @@ pub enum CouncilError {
     /// The run folder or its games could not be read (the message names the file).
     #[error("{0}")]
     Run(String),
+    #[error(transparent)]
+    RunInfo(#[from] crate::runner::RunInfoError),
     #[error("{}: the run's config as recorded", .path.display())]
     Config {
         path: PathBuf,
@@ -168,7 +170,7 @@ pub fn run(opts: &CouncilOptions) -> Result<CouncilsReport, CouncilError> {
     if opts.model.candidates < 2 {
         return Err(CouncilError::Candidates);
     }
-    let info = RunInfo::read(&opts.run).map_err(CouncilError::Run)?;
+    let info = RunInfo::read(&opts.run)?;
     let config = Config::parse(std::path::Path::new(&info.config_file), &info.config_text)
         .map_err(|source| CouncilError::Config {
             path: opts.run.join("run.json"),

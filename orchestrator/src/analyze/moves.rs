@@ -249,26 +249,37 @@ impl MovesReport {
 
 /// The games of the inputs (a run folder's `results.jsonl`, or results files), ids unique.
 pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, String> {
-    let mut games: Vec<GameResult> = Vec::new();
-    let mut seen = HashSet::new();
-    for input in inputs {
-        let path = if input.is_dir() {
-            input.join("results.jsonl")
-        } else {
-            input.clone()
-        };
-        let read = results::read(&path).map_err(|e| e.to_string())?;
-        for g in read.games {
-            if !seen.insert(g.id) {
-                return Err(format!(
-                    "{}: game id {} appears twice in the inputs: analyse one run (or a merged one) at a time",
-                    path.display(),
-                    g.id
-                ));
+    let paths: Vec<PathBuf> = inputs
+        .iter()
+        .map(|input| {
+            if input.is_dir() {
+                input.join("results.jsonl")
+            } else {
+                input.clone()
             }
-            games.push(g);
-        }
+        })
+        .collect();
+    // One run's games: a line still being written is left for later, and a game id read twice
+    // means two runs (or one given twice).
+    let read = results::read::read(
+        &paths,
+        results::read::Policy {
+            torn_tail: results::read::TornTail::Skip,
+            malformed: results::read::Malformed::Fail,
+            repeats: results::read::Repeats::RefuseIds,
+        },
+    )
+    .map_err(|e| match e {
+        results::read::ReadError::RepeatedId { id, file, .. } => format!(
+            "{}: game id {id} appears twice in the inputs: analyse one run (or a merged one) at a time",
+            file.display()
+        ),
+        e => e.to_string(),
+    })?;
+    for file in read.files.iter().filter(|f| f.torn_tail) {
+        tracing::warn!("{}: ignoring a cut-off last line", file.path.display());
     }
+    let mut games = read.games;
     games.sort_by_key(|g| g.id);
     Ok(games)
 }

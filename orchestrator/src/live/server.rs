@@ -28,7 +28,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
-use super::{Live, Message, positions};
+use super::positions::positions;
+use super::state::{Live, Message};
 
 /// How long a write to a browser may wait for it to read before it is dropped.
 pub const STALL_LIMIT: Duration = Duration::from_secs(10);

@@ -52,10 +52,26 @@ fn end_reason(r: Reason) -> EndReason {
     }
 }
 
+/// A played game whose record cannot be built (its line does not replay: a bug).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameRecordError {
+    #[error("start position: {problem}")]
+    Start { problem: String },
+    /// Move `number` (from 1) of the game.
+    #[error("move {number}: {problem}")]
+    Move { number: usize, problem: String },
+}
+
 /// Build the record of a played game.
-pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameRecord, String> {
+pub(crate) fn game_record(
+    config: &Config,
+    game: &PlayedGame,
+) -> Result<GameRecord, GameRecordError> {
     let g = &game.result;
-    let mut replayed = replay(&g.start, &g.moves).map_err(|e| format!("start position: {e}"))?;
+    let mut replayed = replay(&g.start, &g.moves).map_err(|e| GameRecordError::Start {
+        problem: e.to_string(),
+    })?;
     let mut record = GameRecord::new(replayed.position());
     record.sente = Some(g.sente.clone());
     record.gote = Some(g.gote.clone());
@@ -66,9 +82,16 @@ pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameReco
         g.seed
     ));
     while let Some(step) = replayed.step() {
-        let mv = step.map_err(|e| format!("move {}: {}", e.number(), e.error))?;
+        let mv = step.map_err(|e| GameRecordError::Move {
+            number: e.number(),
+            problem: e.error.to_string(),
+        })?;
         let i = replayed.played() - 1;
         let text = &g.moves[i];
+        let at_move = |problem: String| GameRecordError::Move {
+            number: i + 1,
+            problem,
+        };
         let mut recorded = RecordedMove::new(mv);
         // Moves after the opening were played by the players: they have times and scores.
         if let Some(played) = i.checked_sub(game.opening_plies) {
@@ -84,9 +107,7 @@ pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameReco
                 recorded.engine = Some(EngineComment { score: *eval, pv });
             }
         }
-        record
-            .push(recorded)
-            .map_err(|e| format!("move {}: {e}", i + 1))?;
+        record.push(recorded).map_err(|e| at_move(e.to_string()))?;
     }
     record.end = Some(GameEnd {
         reason: end_reason(g.reason),
