@@ -38,9 +38,9 @@ use crate::runner::RunInfo;
 pub enum CouncilError {
     #[error("--candidates must be at least 2")]
     Candidates,
-    /// The run folder or its games could not be read (the message names the file).
-    #[error("{0}")]
-    Run(String),
+    /// The run's games could not be read, or one does not replay.
+    #[error(transparent)]
+    Games(#[from] super::moves::GamesError),
     #[error(transparent)]
     RunInfo(#[from] crate::runner::RunInfoError),
     #[error("{}: the run's config as recorded", .path.display())]
@@ -176,7 +176,7 @@ pub fn run(opts: &CouncilOptions) -> Result<CouncilsReport, CouncilError> {
             path: opts.run.join("run.json"),
             source,
         })?;
-    let games = read_games(std::slice::from_ref(&opts.run)).map_err(CouncilError::Run)?;
+    let games = read_games(std::slice::from_ref(&opts.run))?;
     let best = match &opts.analysis {
         Some(f) => Some(
             analysis::read(f)?

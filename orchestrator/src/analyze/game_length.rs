@@ -25,8 +25,8 @@ use crate::results::{GameResult, Winner};
 #[non_exhaustive]
 pub enum GameLengthError {
     /// The inputs could not be read (the message names the file).
-    #[error("{0}")]
-    Games(String),
+    #[error(transparent)]
+    Games(#[from] super::moves::GamesError),
     #[error("{decisive} decisive games: the model needs at least 10 to fit")]
     TooFew { decisive: usize },
     #[error("the games' lengths (mean {mean:.1}, sd {sd:.1}, m3 {m3:.0}) do not fit the model")]

@@ -63,10 +63,9 @@ pub enum MovesError {
         "--reference: `{name}` is not a USI engine (for the built-in engine leave --reference out)"
     )]
     NotUsi { name: String },
-    /// The inputs could not be read, or a game does not replay (the message names the file or
-    /// the game).
-    #[error("{0}")]
-    Games(String),
+    /// The inputs could not be read, or a game does not replay.
+    #[error(transparent)]
+    Games(#[from] GamesError),
     #[error("--player {name}: no game of the inputs has a player of that name")]
     NoPlayer { name: String },
     #[error(
@@ -247,8 +246,24 @@ impl MovesReport {
     }
 }
 
+/// Games that cannot be analysed: the message names the file or the game.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GamesError {
+    #[error(
+        "{}: game id {id} appears twice in the inputs: analyse one run (or a merged one) at a time",
+        .file.display()
+    )]
+    RepeatedId { file: PathBuf, id: u64 },
+    #[error(transparent)]
+    Read(results::read::ReadError),
+    /// A game's moves do not replay from its start.
+    #[error("game {game}: {problem}")]
+    Replay { game: u64, problem: String },
+}
+
 /// The games of the inputs (a run folder's `results.jsonl`, or results files), ids unique.
-pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, String> {
+pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, GamesError> {
     let paths: Vec<PathBuf> = inputs
         .iter()
         .map(|input| {
@@ -270,11 +285,10 @@ pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, String> {
         },
     )
     .map_err(|e| match e {
-        results::read::ReadError::RepeatedId { id, file, .. } => format!(
-            "{}: game id {id} appears twice in the inputs: analyse one run (or a merged one) at a time",
-            file.display()
-        ),
-        e => e.to_string(),
+        results::read::ReadError::RepeatedId { id, file, .. } => {
+            GamesError::RepeatedId { file, id }
+        }
+        e => GamesError::Read(e),
     })?;
     for file in read.files.iter().filter(|f| f.torn_tail) {
         tracing::warn!("{}: ignoring a cut-off last line", file.path.display());
@@ -285,8 +299,11 @@ pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, String> {
 }
 
 /// A game's position before move `ply` (history included, for repetitions), and that move.
-fn position_before(game: &GameResult, ply: usize) -> Result<(Position, Move), String> {
-    let at = |e: &dyn std::fmt::Display| format!("game {}: {e}", game.id);
+fn position_before(game: &GameResult, ply: usize) -> Result<(Position, Move), GamesError> {
+    let at = |e: &dyn std::fmt::Display| GamesError::Replay {
+        game: game.id,
+        problem: e.to_string(),
+    };
     let missing = || at(&format!("has no move {}", ply + 1));
     let mut game_replay = replay(&game.start, &game.moves).map_err(|e| at(&e))?;
     while game_replay.played() < ply {
