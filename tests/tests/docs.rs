@@ -92,7 +92,7 @@ impl Page {
             let trimmed = line.trim_start();
             let fence = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f));
             match (&mut open, fence) {
-                (Some((f, _)), Some(g)) if trimmed.starts_with(f.as_str()) && f.starts_with(g) => {
+                (Some((f, _)), Some(_)) if trimmed.starts_with(f.as_str()) => {
                     let (_, block) = open.take().expect("an open block");
                     blocks.push(block);
                 }
@@ -198,10 +198,9 @@ fn link_targets(line: &str) -> Vec<String> {
     let trimmed = line.trim_start();
     if trimmed.starts_with('[')
         && let Some(end) = trimmed.find("]:")
+        && let Some(t) = trimmed[end + 2..].split_whitespace().next()
     {
-        if let Some(t) = trimmed[end + 2..].split_whitespace().next() {
-            targets.push(t.to_string());
-        }
+        targets.push(t.to_string());
     }
     let mut rest = line.as_str();
     while let Some(i) = rest.find("](") {
