@@ -114,14 +114,7 @@ pub(super) fn validate_players(
         if players.contains_key(&name) {
             return Err(err(&key("name"), format!("`{name}` is defined twice")));
         }
-        let limits = Limits {
-            nodes: p.limits.nodes,
-            depth: p.limits.depth,
-            movetime_ms: p.limits.movetime_ms,
-            time_ms: p.limits.time_ms,
-            byoyomi_ms: p.limits.byoyomi_ms,
-            increment_ms: p.limits.increment_ms,
-        };
+        let limits = p.limits();
         if limits.increment_ms.is_some() && limits.time_ms.is_none() {
             return Err(err(
                 &key("increment_ms"),
