@@ -248,7 +248,7 @@ impl Position {
     }
 
     /// Whether the side to move has no legal move, which loses in shogi (there is no stalemate:
-    /// rules.md counts this as checkmate even in the rare case without check).
+    /// docs/reference/rules.md counts this as checkmate even in the rare case without check).
     #[must_use]
     pub fn is_checkmate(&self) -> bool {
         self.inner.is_mated()

@@ -1,4 +1,4 @@
-//! Unit tests of the facade: each rule of rules.md on a small hand-made position.
+//! Unit tests of the facade: each rule of docs/reference/rules.md on a small hand-made position.
 
 use super::*;
 use crate::types::{Color, Move, Piece, PieceKind, Square};

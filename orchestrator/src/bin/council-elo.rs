@@ -1,5 +1,5 @@
 //! `council-elo RESULTS.jsonl... [--anchor NAME=ELO] [--format text|csv|json] [--svg FILE]`:
-//! rating tables from one or more results files (see interfaces.md and the README).
+//! rating tables from one or more results files (see docs/reference/files.md and docs/guide/ratings.md).
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! [`crate::stats`].
 //!
 //! Invariants: players appear in rank order (highest rating first, ties by name) in every form;
-//! the JSON keys `players[].{name, elo, error, games, score}` are promised in interfaces.md.
+//! the JSON keys `players[].{name, elo, error, games, score}` are promised in docs/reference/files.md.
 
 use std::fmt::Write as _;
 

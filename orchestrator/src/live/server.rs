@@ -1,5 +1,5 @@
 //! The live page's HTTP server (axum): the page and its script embedded in the binary, the JSON
-//! endpoints of `interfaces.md` ("Live page"), and the server-sent event stream.
+//! endpoints of `docs/reference/files.md` ("Live page"), and the server-sent event stream.
 //!
 //! Invariants: read-only (GET routes only); handlers are small and read a snapshot of [`Live`];
 //! a browser that falls behind the event channel has its stream ended (its `EventSource`

@@ -2,7 +2,7 @@
 //!
 //! The runner appends one line per finished game and flushes it ([`append`]), so a crash loses
 //! no finished game; every reader of the lines goes through [`read`], naming its policy for a
-//! torn, malformed or repeated line. Keys named in `../shared/spec/interfaces.md` are promises
+//! torn, malformed or repeated line. Keys named in `docs/reference/files.md` are promises
 //! to users: add fields freely, never rename one. Readers must accept lines written by older
 //! builds (new fields default).
 
