@@ -3,7 +3,6 @@
 
 // Shared vocabulary: what every program of the crate speaks.
 pub mod config;
-pub mod feed;
 pub mod results;
 pub mod seed;
 pub mod stats;
@@ -14,7 +13,7 @@ pub mod factory;
 pub mod player;
 
 // The programs' rooms: council-match's runner (arbiter, records, summary), council-usi's USI
-// server, council-elo's report. The runner tells a watcher of its moves through `feed`.
+// server, council-elo's report. The runner tells a watcher of its moves through `runner::feed`.
 pub mod analyze;
 pub mod elo_report;
 pub mod runner;

@@ -1,8 +1,11 @@
-//! One tie rule for both vote implementations: the orchestrator's `council::vote` (what a real
-//! council plays) and the simulator's `sim::council::vote` (what the theory predicts) are fed the
-//! same ballots and must choose the same move, for every method. Ties are made common on purpose
-//! (few moves, values on a coarse grid, few distinct `s_i`), since the tie rule is the point:
-//! the strongest member (smallest `s_i`, then the first listed) breaks every tie.
+//! One vote for the council and its theory: the orchestrator's `council::vote` (what a real
+//! council plays: move texts, scores with their win-rate constants) and the simulator's
+//! `sim::council::vote` (the methods on plain ballots) are fed the same ballots and must choose
+//! the same move, for every method. The orchestrator now calls the simulator's rules, so this
+//! guards what lies between them: the numbering of move texts, the common scale, the mate and
+//! unanimity rules (no mates here, so they must not interfere) and the ballot order. Ties are made
+//! common on purpose (few moves, values on a coarse grid, few distinct `s_i`), since the tie rule
+//! is the point: the strongest member (smallest `s_i`, then the first listed) breaks every tie.
 
 use engine::types::Score;
 use orchestrator::council::vote::{self, Ballot, Method, MlSettings, REFERENCE_T};
@@ -53,27 +56,6 @@ fn their_choice(method: Method, d: f64, ballots: &[Plain]) -> String {
     format!("m{}", i.expect("ballots given"))
 }
 
-/// The orchestrator's log-likelihoods of the distinct voted moves are apart by more than
-/// rounding, so both implementations must find the same best move (an exact tie is settled by
-/// the tie rule; a near tie within rounding may fall either way in two correct programs).
-fn ml_is_decisive(d: f64, ballots: &[Plain]) -> bool {
-    let b = ours(ballots);
-    let values: Vec<f64> = b
-        .iter()
-        .map(|x| vote::common_value(x.eval, x.win_rate_t))
-        .collect();
-    let mut moves: Vec<&str> = b.iter().map(|x| x.mv.as_str()).collect();
-    moves.sort_unstable();
-    moves.dedup();
-    let a = vote::predicted_a(&values, moves.len(), d);
-    let mut lls: Vec<f64> = moves
-        .iter()
-        .map(|m| vote::ml_log_likelihood(&b, &values, m, a, d))
-        .collect();
-    lls.sort_by(|x, y| y.total_cmp(x));
-    lls.len() < 2 || lls[0] - lls[1] > 1e-9 * (1.0 + lls[0].abs())
-}
-
 fn ballots() -> impl Strategy<Value = Vec<Plain>> {
     prop::collection::vec(
         (
@@ -96,8 +78,7 @@ proptest! {
     }
 
     #[test]
-    fn ml_chooses_alike_wherever_the_likelihoods_differ(b in ballots(), d in prop::sample::select(vec![50.0, 100.0, 200.0])) {
-        prop_assume!(ml_is_decisive(d, &b));
+    fn ml_chooses_alike(b in ballots(), d in prop::sample::select(vec![50.0, 100.0, 200.0])) {
         prop_assert_eq!(our_choice(Method::Ml, d, &b), their_choice(Method::Ml, d, &b), "d {} on {:?}", d, b);
     }
 }

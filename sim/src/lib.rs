@@ -9,6 +9,7 @@ pub mod game_length;
 pub mod intrinsic;
 pub mod majority;
 pub mod moments;
+pub mod normal;
 pub mod optimize;
 pub mod plain;
 pub mod plot;

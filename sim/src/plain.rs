@@ -14,11 +14,11 @@
 
 use std::collections::HashMap;
 
+use crate::normal;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Normal, StandardNormal};
 use rayon::prelude::*;
-use statrs::function::erf::erfc;
 
 use crate::council::CouncilParams;
 use crate::game_length::GameLengthParams;
@@ -132,8 +132,9 @@ pub struct PlainCouncil {
 /// The source's likelihood that `b` is the best move, as a product over members.
 fn likelihood(b: usize, reports: &[(usize, f64)], sigma: &[f64], gap: f64, a: f64) -> f64 {
     let g = |z: f64| (-z * z / 2.0).exp();
-    // e(z) = erf(z / sqrt 2) + 1 as erfc(-z / sqrt 2): `erf(..) + 1` cancels to 0 below z = -6.
-    let e = |z: f64| erfc(-z / std::f64::consts::SQRT_2);
+    // e(z) = erf(z / sqrt 2) + 1 = 2 Phi(z), without the cancellation that makes `erf(..) + 1`
+    // exactly 0 below z = -6.
+    let e = |z: f64| 2.0 * normal::cdf(z);
     let mut p = 1.0;
     for (i, &(best, value)) in reports.iter().enumerate() {
         let x = (value - a) / sigma[i];

@@ -1,8 +1,8 @@
 //! Formatting of results: readable tables (the default output) and the JSON objects of
-//! `shared/spec/interfaces.md` (`--json`). Numbers come in, text goes out; nothing here
+//! `docs/reference/files.md` (`--json`). Numbers come in, text goes out; nothing here
 //! computes statistics beyond ratios and z-scores for display.
 //!
-//! Invariant: every JSON object carries the keys interfaces.md promises, plus `seed` for every
+//! Invariant: every JSON object carries the keys docs/reference/files.md promises, plus `seed` for every
 //! seeded run; extra keys may be added, never renamed.
 
 use std::fmt::Write as _;

@@ -1,4 +1,4 @@
-//! `council-sim` run the way a user runs it: the JSON keys interfaces.md promises, the seed
+//! `council-sim` run the way a user runs it: the JSON keys docs/reference/files.md promises, the seed
 //! replaying on any thread count, figures written, and bad input refused with a clear message.
 
 use std::process::{Command, Output};

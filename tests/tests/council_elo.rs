@@ -111,13 +111,14 @@ fn merging_counts_a_repeated_file_once_and_says_so() {
     std::fs::remove_dir_all(dir).ok();
 }
 
-#[test]
-fn malformed_line_is_reported_with_file_and_line() {
-    let dir = temp_dir("malformed");
+/// The two-player file with `bad` as its line 25: council-elo stops naming the file and the
+/// line, and with `--skip-malformed` counts the 24 games and the one line skipped.
+fn line_25_is_malformed(name: &str, bad: &[u8]) {
+    let dir = temp_dir(name);
     let file = two_player_file(&dir);
-    let mut text = std::fs::read_to_string(&file).expect("read");
-    text.push_str("{\"id\": 99, \"sente\": \"A\"\n");
-    std::fs::write(&file, text).expect("write");
+    let mut bytes = std::fs::read(&file).expect("read");
+    bytes.extend_from_slice(bad);
+    std::fs::write(&file, bytes).expect("write");
     let out = run(&[file.to_str().expect("utf8")]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -129,11 +130,26 @@ fn malformed_line_is_reported_with_file_and_line() {
         file.to_str().expect("utf8"),
         "--skip-malformed",
         "--format",
-        "csv",
+        "json",
     ]);
-    assert!(skipped.status.success());
-    assert!(String::from_utf8_lossy(&skipped.stderr).contains(":25:"));
+    let stderr = String::from_utf8_lossy(&skipped.stderr);
+    assert!(stderr.contains(":25:"), "{stderr}");
+    let v = json(&skipped);
+    assert_eq!(v["input"]["games"], 24);
+    assert_eq!(v["input"]["malformed_skipped"], 1);
     std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn malformed_line_is_reported_with_file_and_line() {
+    line_25_is_malformed("malformed", b"{\"id\": 99, \"sente\": \"A\"\n");
+}
+
+/// A line that is not UTF-8 is a malformed line like any other: named by its number, and
+/// skipped with `--skip-malformed` (it used to stop the whole read as "cannot read FILE").
+#[test]
+fn a_line_that_is_not_utf8_is_a_malformed_line() {
+    line_25_is_malformed("utf8", b"{\"id\": 99, \"sente\": \"A\xe9\"}\n");
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! `council-engine ebf` (issue 12; models.md section 8) run as a user runs it: one JSON object
+//! `council-engine ebf` (docs/models.md section 8) run as a user runs it: one JSON object
 //! per position, the same every run, an EBF between 1 and 6 in the ten handicap starts of
-//! rules.md, falling as the handicap grows (Spearman ≤ -0.8 against the table's order), at
+//! docs/reference/rules.md, falling as the handicap grows (Spearman ≤ -0.8 against the table's order), at
 //! the default threshold. Also: a mate drops the position, a bad SFEN is an error naming it,
 //! and a USI search reports its leaf counts before `bestmove`.
 
@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use council_tests::workspace_bin;
 use serde_json::Value;
 
-/// The handicap starts of rules.md, smallest handicap first (lance and right lance are the
+/// The handicap starts of docs/reference/rules.md, smallest handicap first (lance and right lance are the
 /// same size: they share a rank below).
 const HANDICAPS: [(&str, &str); 10] = [
     (

@@ -1,4 +1,4 @@
-//! KIF board diagrams (BOD, issue 12) against an independent referee: seed 000's diagram after
+//! KIF board diagrams (BOD) against an independent referee: seed 000's diagram after
 //! move 74 (`tests/fixtures/seed000_ply74.kif`, pasted from the article, and the same position
 //! as a Kifu for Windows KIF with two moves on) is read by our engine library (rsshogi's reader
 //! behind our checks) and by `tests/helpers/bod_referee.py` (cshogi's board built square by

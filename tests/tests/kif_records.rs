@@ -1,4 +1,4 @@
-//! `council-match`'s game records read by cshogi's own file readers (issue 10, defect 5):
+//! `council-match`'s game records read by cshogi's own file readers :
 //! Japanese tools read `.kif` as Shift_JIS (CP932) and `.kifu` as UTF-8, so a `.kif` written in
 //! UTF-8 is unreadable to them. A short node-limited round robin (council games and a game
 //! between two single engines) and a bishop-handicap run are played; then

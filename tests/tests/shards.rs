@@ -276,6 +276,45 @@ fn merge_refuses_what_is_not_one_runs_shards_and_names_missing_games() {
         stderr(&o)
     );
 
+    // Another shard's game, copied whole into this shard's file: refused, not merged.
+    let mut copied: Vec<Value> = original
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let theirs = std::fs::read_to_string(shards[0].join("results.jsonl")).unwrap();
+    let stray: Value = serde_json::from_str(theirs.lines().next().unwrap()).unwrap();
+    copied.push(stray.clone());
+    write(&copied);
+    let o = merge(&with_tampered, &dir.join("m6"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("it belongs to shard 0/3, not to this folder's shard 2/3"),
+        "{}",
+        stderr(&o)
+    );
+    // One game written twice in a shard's file: the same game merges, another is refused.
+    copied.pop();
+    copied.push(copied[0].clone());
+    write(&copied);
+    let o = merge(&with_tampered, &dir.join("m7"));
+    assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
+    let last = copied.len() - 1;
+    copied[last]["seed"] = (copied[last]["seed"].as_u64().unwrap() + 1).into();
+    write(&copied);
+    let o = merge(&with_tampered, &dir.join("m8"));
+    assert_eq!(o.status.code(), Some(2));
+    let id = copied[0]["id"].as_u64().unwrap();
+    assert!(
+        stderr(&o).contains(&format!(
+            "game {id} differs between {} and {}",
+            tampered.display(),
+            tampered.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&path, &original).unwrap();
+
     // Merging into a shard folder is refused; so is a folder that is not a shard.
     let o = merge(&shards, &shards[0]);
     assert_eq!(o.status.code(), Some(2));

@@ -1,4 +1,4 @@
-//! Start positions by name: the even game and the handicaps of `shared/spec/rules.md` (plus the
+//! Start positions by name: the even game and the handicaps of `docs/reference/rules.md` (plus the
 //! three less common ones rsshogi also knows, so KIF files that name them can be read).
 //!
 //! Invariant: in every handicap start the handicap giver (上手) plays gote and moves first, so
@@ -167,7 +167,7 @@ impl fmt::Display for Handicap {
 mod tests {
     use super::*;
 
-    /// The table of `shared/spec/rules.md`, copied as text: rsshogi's table must agree with it.
+    /// The table of `docs/reference/rules.md`, copied as text: rsshogi's table must agree with it.
     const RULES_MD: [(&str, &str, &str); 11] = [
         (
             "even",

@@ -10,7 +10,7 @@ use rsshogi::board::{DeclarationDetail, Position as RsPosition};
 use rsshogi::types::EnteringKingRule;
 use thiserror::Error;
 
-/// The condition of the 27-point rule that a declaration fails (the first, in rules.md order).
+/// The condition of the 27-point rule that a declaration fails (the first, in docs/reference/rules.md order).
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum ImpasseError {

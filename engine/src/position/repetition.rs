@@ -1,6 +1,6 @@
 //! 千日手: the fourth occurrence of a position, and the perpetual-check exception.
 //!
-//! Rule (rules.md): the same position (board, hands, side to move) for the fourth time is a
+//! Rule (docs/reference/rules.md): the same position (board, hands, side to move) for the fourth time is a
 //! draw, unless one side gave check with every one of its moves during the whole repetition
 //! cycle, from the first of the four occurrences to the fourth: that side loses.
 //!

@@ -1,7 +1,7 @@
-//! Unit tests of the facade: each rule of rules.md on a small hand-made position.
+//! Unit tests of the facade: each rule of docs/reference/rules.md on a small hand-made position.
 
 use super::*;
-use crate::types::{Color, PieceKind, Square};
+use crate::types::{Color, Move, Piece, PieceKind, Square};
 
 fn pos(sfen: &str) -> Position {
     Position::from_sfen(sfen).unwrap_or_else(|e| panic!("{e}"))
@@ -525,4 +525,120 @@ fn handicap_positions_start_with_gote() {
 fn position_is_send_and_clone() {
     fn assert_send<T: Send + Clone>() {}
     assert_send::<Position>();
+}
+
+#[test]
+fn replay_of_a_legal_game_gives_every_position_up_to_the_one_played_by_hand() {
+    let moves = ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e"];
+    let mut by_hand = Position::startpos();
+    let mut sfens = vec![by_hand.to_sfen()];
+    for m in moves {
+        let mv = legal(&by_hand, m);
+        by_hand.play(mv);
+        sfens.push(by_hand.to_sfen());
+    }
+    let mut r = replay("startpos", &moves).expect("start");
+    let mut seen = vec![r.position().to_sfen()];
+    let mut played = Vec::new();
+    while let Some(step) = r.step() {
+        played.push(step.expect("legal").to_usi());
+        seen.push(r.position().to_sfen());
+    }
+    assert_eq!(seen.len(), moves.len() + 1);
+    assert_eq!(seen, sfens);
+    assert_eq!(played, moves);
+    assert_eq!(r.played(), moves.len());
+    assert_eq!(
+        r.into_position().to_usi_position(),
+        by_hand.to_usi_position()
+    );
+    // Every spelling of the start, and `finish`, end in the same place.
+    let sfen = Position::startpos().to_sfen();
+    for start in [
+        sfen.clone(),
+        format!("sfen {sfen}"),
+        format!("position sfen {sfen}"),
+    ] {
+        let end = replay(&start, &moves)
+            .expect("start")
+            .finish()
+            .expect("legal");
+        assert_eq!(end.to_sfen(), by_hand.to_sfen());
+    }
+    assert_eq!(replay::<&str>("startpos", &[]).expect("start").peek(), None);
+}
+
+#[test]
+fn replay_names_the_first_move_that_cannot_be_played() {
+    fn first_error(start: &str, moves: &[&str]) -> ReplayError {
+        replay(start, moves)
+            .expect("start")
+            .finish()
+            .expect_err("a bad move")
+    }
+    // 打ち歩詰め as the second move (index 1), after a legal king move.
+    let e = first_error("8k/9/p5NG1/9/9/9/9/9/K8 w P 1", &["9c9d", "P*1b", "1a2a"]);
+    assert_eq!((e.index, e.text.as_str()), (1, "P*1b"));
+    assert_eq!(e.error.illegal_reason(), Some(&IllegalReason::PawnDropMate));
+    let e = first_error("8k/9/6NG1/9/9/9/9/9/K8 b P 1", &["P*1b"]);
+    assert_eq!((e.index, e.number()), (0, 1));
+    assert_eq!(e.error.illegal_reason(), Some(&IllegalReason::PawnDropMate));
+    assert_eq!(
+        e.to_string(),
+        "move 1 `P*1b`: illegal move `P*1b`: uchifuzume: a pawn drop may not give checkmate"
+    );
+    // A drop on an occupied square, fifth move.
+    let e = first_error("startpos", &["7g7f", "3c3d", "8h2b+", "3a2b", "B*2b"]);
+    assert_eq!((e.index, e.text.as_str()), (4, "B*2b"));
+    assert_eq!(
+        e.error.illegal_reason(),
+        Some(&IllegalReason::DropOnOccupied(sq("2b")))
+    );
+    // Garbage text: malformed, not illegal.
+    let e = first_error("startpos", &["7g7f", "hello"]);
+    assert_eq!((e.index, e.text.as_str()), (1, "hello"));
+    assert!(matches!(e.error, MoveError::Malformed(_)), "{e}");
+    // The bad move is not played: the position is the one before it, and it stays the answer.
+    let mut r = replay("startpos", &["7g7f", "7g7f"]).expect("start");
+    assert!(matches!(r.step(), Some(Ok(_))));
+    let before = r.position().to_sfen();
+    assert_eq!(r.step().map(|s| s.map_err(|e| e.index)), Some(Err(1)));
+    assert_eq!(r.step().map(|s| s.map_err(|e| e.index)), Some(Err(1)));
+    assert_eq!((r.played(), r.position().to_sfen()), (1, before));
+    // A bad start is the SFEN's own error.
+    assert!(matches!(
+        replay("4k4/9/9/9/9/9/9/9/9 b - 1", &["5a4a"]),
+        Err(SfenError::IllegalPosition { .. })
+    ));
+    assert!(matches!(
+        replay("startpos moves 7g7f", &["3c3d"]),
+        Err(SfenError::BadField { .. } | SfenError::TrailingText { .. })
+    ));
+}
+
+proptest::proptest! {
+    #[test]
+    fn replaying_a_random_legal_game_ends_where_playing_it_does(
+        picks in proptest::collection::vec(proptest::num::usize::ANY, 0..60)
+    ) {
+        let mut by_hand = Position::startpos();
+        let mut texts = Vec::new();
+        for pick in picks {
+            let legal = by_hand.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let mv = legal[pick % legal.len()];
+            texts.push(mv.to_usi());
+            by_hand.play(mv);
+        }
+        let mut r = replay("startpos", &texts).expect("start");
+        let mut n = 0;
+        while let Some(step) = r.step() {
+            proptest::prop_assert_eq!(step.expect("legal").to_usi(), texts[n].clone());
+            n += 1;
+        }
+        proptest::prop_assert_eq!(n, texts.len());
+        proptest::prop_assert_eq!(r.into_position().to_usi_position(), by_hand.to_usi_position());
+    }
 }

@@ -31,7 +31,7 @@ use super::protocol::{
     CheckmateAnswer, EngineMessage, GameOutcome, Go, GuiCommand, Info, PositionStart, UsiBestMove,
     parse_gui_command,
 };
-use crate::position::Position;
+use crate::position::{Position, Replay};
 
 /// How one loop applies the shared rules where the two loops differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -434,19 +434,15 @@ fn say<A>(text: String) -> Action<A> {
 
 /// Builds the position of a `position` command, or says what is wrong with it.
 pub fn build_position(start: &PositionStart, moves: &[String]) -> Result<Position, String> {
-    let mut pos = match start {
+    let pos = match start {
         PositionStart::Startpos => Position::startpos(),
         PositionStart::Sfen(sfen) => {
             Position::from_sfen(sfen).map_err(|e| format!("bad SFEN `{sfen}`: {e}"))?
         }
     };
-    for (i, text) in moves.iter().enumerate() {
-        let mv = pos
-            .parse_usi_move(text)
-            .map_err(|e| format!("move {} `{text}` rejected: {e}", i + 1))?;
-        pos.play(mv);
-    }
-    Ok(pos)
+    Replay::new(pos, moves)
+        .finish()
+        .map_err(|e| format!("move {} `{}` rejected: {}", e.number(), e.text, e.error))
 }
 
 #[cfg(test)]

@@ -8,9 +8,39 @@
 //! last line, which reading ignores and resuming cuts off.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Why an analysis file could not be read or written.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum AnalysisError {
+    #[error("{}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A complete line that is not an analysed position (`line` counts from 1).
+    #[error("{}:{line}: not an analysed position", .path.display())]
+    Line {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl AnalysisError {
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AnalysisError + '_ {
+        move |source| AnalysisError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
 
 /// One candidate move and its score, mover's view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,8 +150,8 @@ pub struct AnalysisRead {
 }
 
 /// Read an analysis file; a malformed complete line is an error naming file and line.
-pub fn read(path: &Path) -> Result<AnalysisRead, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<AnalysisRead, AnalysisError> {
+    let bytes = std::fs::read(path).map_err(AnalysisError::io(path))?;
     let mut out = AnalysisRead::default();
     let mut offset = 0usize;
     for (i, chunk) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
@@ -133,13 +163,12 @@ pub fn read(path: &Path) -> Result<AnalysisRead, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let p: AnalysedPosition = serde_json::from_str(&line).map_err(|e| {
-            format!(
-                "{}:{}: not an analysed position: {e}",
-                path.display(),
-                i + 1
-            )
-        })?;
+        let p: AnalysedPosition =
+            serde_json::from_str(&line).map_err(|source| AnalysisError::Line {
+                path: path.to_path_buf(),
+                line: i + 1,
+                source,
+            })?;
         out.positions.push(p);
     }
     out.complete_len = offset as u64;
@@ -153,15 +182,14 @@ pub struct AnalysisWriter {
 
 impl AnalysisWriter {
     /// Open for appending, cutting a cut-off last line (`complete_len` from [`read`]).
-    pub fn open(path: &Path, complete_len: Option<u64>) -> Result<Self, String> {
+    pub fn open(path: &Path, complete_len: Option<u64>) -> Result<Self, AnalysisError> {
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(AnalysisError::io(path))?;
         if let Some(len) = complete_len {
-            file.set_len(len)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            file.set_len(len).map_err(AnalysisError::io(path))?;
         }
         Ok(Self { file })
     }

@@ -2,105 +2,96 @@
 //! `moves --complexity` (models.md section 8): the root score against the leaf-level score
 //! (the share of leaves good for sente, turned into a score), their correlation over the game and
 //! over windows of 16 positions, and both series smoothed by a constant-acceleration Kalman
-//! filter, whose velocity gives the game's RMS speed.
-//!
-//! The filter's time step is the ply gap between consecutive samples, so a series of every ply
-//! uses `Δt = 1` and one side's moves `Δt = 2`, as the seed says.
+//! filter (`stats::kalman`, its time step the ply gap), whose velocity gives the game's RMS speed.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use nalgebra::{Matrix3, Vector3};
 use serde::Serialize;
+use thiserror::Error;
 
-use super::analysis::AnalysedPosition;
+use super::analysis::{self, AnalysedPosition, AnalysisError};
+use super::{Output, sorted_json};
+use crate::stats::correlation::pearson;
+use crate::stats::kalman::{KalmanSettings, KalmanStep, kalman};
 
-/// The filter's noise settings: `q`, `r` are variances (cp²); `p0` sets `P_0 = p0·I`, else
-/// `P_0 = diag(r, 1e4, 1e4)`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct KalmanSettings {
-    pub q: f64,
-    pub r: f64,
-    pub p0: Option<f64>,
+/// Why `complexity` has no report.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ComplexityError {
+    #[error("--kalman-q, --kalman-r and --kalman-p0 are variances: give positive numbers")]
+    Variances,
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
+    /// A position without the complexity fields: the analysis was made without `--complexity`.
+    #[error(
+        "game {game} ply {ply}: no complexity in this analysis (make it with council-analyze moves --complexity)"
+    )]
+    NoComplexity { game: u64, ply: u32 },
+    #[error("{}", .path.display())]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {message}", .path.display())]
+    Plot { path: PathBuf, message: String },
 }
 
-impl Default for KalmanSettings {
-    fn default() -> Self {
-        KalmanSettings {
-            q: 20.0 * 20.0,
-            r: 100.0 * 100.0,
-            p0: None,
-        }
-    }
+/// What `complexity` is asked.
+#[derive(Debug, Clone)]
+pub struct ComplexityOptions {
+    /// An analysis made with `moves --complexity`.
+    pub file: PathBuf,
+    pub kalman: KalmanSettings,
+    /// The win-rate constant T that turns the leaf ratio into a score.
+    pub win_rate_t: f64,
+    /// Both series are clamped to ±this.
+    pub clamp_cp: f64,
+    /// Write one SVG per game into this folder.
+    pub svg: Option<PathBuf>,
 }
 
-/// The filtered state after one sample.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct KalmanStep {
-    pub ply: u32,
-    pub x: f64,
-    pub v: f64,
-    pub a: f64,
+/// `complexity`'s report: every game's indicators and the settings they were made with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComplexityReport {
+    pub games: Vec<GameComplexity>,
+    pub kalman: KalmanSettings,
+    pub win_rate_t: f64,
+    pub clamp_cp: f64,
 }
 
-/// Filter `samples` (ply, value), plies increasing: every sample, the first included, is a
-/// predict then an update, from `X_0 = [y_0, 0, 0]`. The first step's `Δt` is the second
-/// sample's gap (1 for a lone sample).
-#[must_use]
-pub fn kalman(samples: &[(u32, f64)], k: &KalmanSettings) -> Vec<KalmanStep> {
-    let Some(&(_, y0)) = samples.first() else {
-        return Vec::new();
-    };
-    let mut x = Vector3::new(y0, 0.0, 0.0);
-    let mut p = match k.p0 {
-        Some(p0) => Matrix3::identity() * p0,
-        None => Matrix3::from_diagonal(&Vector3::new(k.r, 1e4, 1e4)),
-    };
-    let first_gap = samples.get(1).map_or(1, |s| s.0 - samples[0].0).max(1);
-    let mut out = Vec::with_capacity(samples.len());
-    for (i, &(ply, y)) in samples.iter().enumerate() {
-        let dt = if i == 0 {
-            f64::from(first_gap)
-        } else {
-            f64::from(ply.saturating_sub(samples[i - 1].0).max(1))
-        };
-        let f = Matrix3::new(1.0, dt, dt * dt / 2.0, 0.0, 1.0, dt, 0.0, 0.0, 1.0);
-        let g = Vector3::new(dt * dt / 2.0, dt, 1.0);
-        x = f * x;
-        p = f * p * f.transpose() + g * g.transpose() * k.q;
-        let s = p[(0, 0)] + k.r;
-        let gain = p.column(0) / s;
-        x += gain * (y - x[0]);
-        p -= gain * p.row(0);
-        out.push(KalmanStep {
-            ply,
-            x: x[0],
-            v: x[1],
-            a: x[2],
-        });
+/// `complexity FILE`: every game's indicators (and their pictures).
+pub fn run(opts: &ComplexityOptions) -> Result<ComplexityReport, ComplexityError> {
+    if !opts.kalman.is_valid() {
+        return Err(ComplexityError::Variances);
     }
-    out
+    let read = analysis::read(&opts.file)?;
+    let games = analyse(
+        &read.positions,
+        &opts.kalman,
+        opts.win_rate_t,
+        opts.clamp_cp,
+    )?;
+    if let Some(dir) = &opts.svg {
+        svgs(dir, &games)?;
+    }
+    Ok(ComplexityReport {
+        games,
+        kalman: opts.kalman,
+        win_rate_t: opts.win_rate_t,
+        clamp_cp: opts.clamp_cp,
+    })
 }
 
-/// Pearson's correlation, `None` with fewer than 2 points or no spread.
-#[must_use]
-pub fn pearson(a: &[f64], b: &[f64]) -> Option<f64> {
-    let n = a.len().min(b.len());
-    if n < 2 {
-        return None;
+impl Output for ComplexityReport {
+    fn table(&self) -> String {
+        table(&self.games)
     }
-    let (ma, mb) = (
-        a[..n].iter().sum::<f64>() / n as f64,
-        b[..n].iter().sum::<f64>() / n as f64,
-    );
-    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
-    for i in 0..n {
-        let (x, y) = (a[i] - ma, b[i] - mb);
-        sab += x * y;
-        saa += x * x;
-        sbb += y * y;
+
+    fn json(&self) -> serde_json::Result<String> {
+        sorted_json(self)
     }
-    (saa > 0.0 && sbb > 0.0).then(|| sab / (saa * sbb).sqrt())
 }
 
 /// The leaf-level score `x_L = -T ln(1/r - 1)`, `r` clamped to `[1/(2n), 1 - 1/(2n)]`.
@@ -146,14 +137,14 @@ pub fn analyse(
     k: &KalmanSettings,
     win_rate_t: f64,
     clamp_cp: f64,
-) -> Result<Vec<GameComplexity>, String> {
+) -> Result<Vec<GameComplexity>, ComplexityError> {
     let mut by_game: BTreeMap<u64, Vec<(u32, f64, f64)>> = BTreeMap::new();
     for p in positions {
         let (Some(root), Some(leaves)) = (p.root_cp, p.leaves) else {
-            return Err(format!(
-                "game {} ply {}: no complexity in this analysis (make it with council-analyze moves --complexity)",
-                p.game, p.ply
-            ));
+            return Err(ComplexityError::NoComplexity {
+                game: p.game,
+                ply: p.ply,
+            });
         };
         let Some(ratio) = p.leaf_ratio else {
             continue; // no leaves evaluated: nothing to say about the leaves
@@ -228,12 +219,18 @@ pub fn table(games: &[GameComplexity]) -> String {
 }
 
 /// One SVG per game in `dir`: root and leaf-level scores, and the windowed ρ below them.
-pub fn svgs(dir: &Path, games: &[GameComplexity]) -> Result<(), String> {
+pub fn svgs(dir: &Path, games: &[GameComplexity]) -> Result<(), ComplexityError> {
     use plotters::prelude::*;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|source| ComplexityError::Folder {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     for g in games {
         let path = dir.join(format!("game-{:04}.svg", g.game));
-        let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let err = |e: &dyn std::fmt::Display| ComplexityError::Plot {
+            path: path.clone(),
+            message: e.to_string(),
+        };
         let root = SVGBackend::new(&path, (900, 640)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let (top, bottom) = root.split_vertically(440);
@@ -312,41 +309,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kalman_steps_match_the_hand_computed_ones() {
-        // q = r = 1, P0 = I, samples 0 then 1 at plies 0 and 1 (worked by hand in sevenths and
-        // 28ths: after the second update X = [171, 174, 86] / 199).
-        let k = KalmanSettings {
-            q: 1.0,
-            r: 1.0,
-            p0: Some(1.0),
-        };
-        let s = kalman(&[(0, 0.0), (1, 1.0)], &k);
-        assert_eq!((s[0].x, s[0].v, s[0].a), (0.0, 0.0, 0.0));
-        for (got, want) in [(s[1].x, 171.0), (s[1].v, 174.0), (s[1].a, 86.0)] {
-            assert!((got - want / 199.0).abs() < 1e-12, "{got} vs {want}/199");
-        }
-    }
-
-    #[test]
-    fn the_time_step_is_the_ply_gap() {
-        // One side's moves (every other ply) of a score rising 10 cp per ply: the velocity is
-        // per ply, so it settles near 10, not 20.
-        let samples: Vec<(u32, f64)> = (0..60).map(|i| (2 * i, 20.0 * f64::from(i))).collect();
-        let s = kalman(&samples, &KalmanSettings::default());
-        let v = s.last().unwrap().v;
-        assert!((v - 10.0).abs() < 0.5, "{v}");
-        let every: Vec<(u32, f64)> = (0..60).map(|i| (i, 10.0 * f64::from(i))).collect();
-        let v1 = kalman(&every, &KalmanSettings::default()).last().unwrap().v;
-        assert!((v1 - 10.0).abs() < 0.5, "{v1}");
-    }
-
-    #[test]
-    fn leaf_scores_and_correlations() {
+    fn leaf_scores_are_the_win_rate_scale_turned_back() {
         assert_eq!(leaf_score(0.5, 100, 600.0), 0.0);
         assert!(leaf_score(1.0, 100, 600.0).is_finite());
         assert!(leaf_score(0.9, 100, 600.0) > 0.0 && leaf_score(0.1, 100, 600.0) < 0.0);
-        assert!((pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]).unwrap() - 1.0).abs() < 1e-12);
-        assert!((pearson(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]).unwrap() + 1.0).abs() < 1e-12);
-        assert_eq!(pearson(&[1.0, 1.0], &[1.0, 2.0]), None);
+        // r = 1 / (1 + exp(-x / T)) turned back.
+        let x = 250.0;
+        let r = 1.0 / (1.0 + (-x / 600.0f64).exp());
+        assert!((leaf_score(r, 1_000_000, 600.0) - x).abs() < 1e-9);
     }
 }

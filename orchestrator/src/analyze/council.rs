@@ -12,16 +12,58 @@
 //! (so `rho = 0` by assumption, and at least three members are needed). `n` is a parameter.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::Serialize;
+use sim::council::estimate::{noise_for_rate, rates_from_agreement};
 use sim::council::exact::{agreement, single_rate};
 use sim::council::simulate::simulate;
 use sim::council::{CouncilParams, SyncPair};
+use sim::error::SimError;
+use sim::moments::Count;
+use thiserror::Error;
 
-use crate::config::{Config, PlayerKind};
+use super::analysis::{self, AnalysisError};
+use super::moves::read_games;
+use super::{Output, sorted_json};
+use crate::config::{Config, ConfigError, PlayerKind};
 use crate::council::vote::{Ballot, MlSettings, decide};
 use crate::results::GameResult;
 use crate::results::votes::{CouncilVote, Method};
+use crate::runner::RunInfo;
+
+/// Why `council` has no report.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum CouncilError {
+    #[error("--candidates must be at least 2")]
+    Candidates,
+    /// The run's games could not be read, or one does not replay.
+    #[error(transparent)]
+    Games(#[from] super::moves::GamesError),
+    #[error(transparent)]
+    RunInfo(#[from] crate::runner::RunInfoError),
+    #[error("{}: the run's config as recorded", .path.display())]
+    Config {
+        path: PathBuf,
+        #[source]
+        source: ConfigError,
+    },
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
+    #[error(
+        "council {council}: the analysis has none of its positions (analyse this run with council-analyze moves, --skip-plies low enough)"
+    )]
+    NoAnalysedPosition { council: String },
+    #[error(
+        "council {council}: with {members} members the agreements cannot tell the members' noise apart; give --analysis FILE (council-analyze moves)"
+    )]
+    TooFewMembers { council: String, members: usize },
+    #[error(transparent)]
+    Model(#[from] SimError),
+    #[error("{}: no council voted in this run", .run.display())]
+    NoCouncil { run: PathBuf },
+}
 
 /// A rate with its standard error.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -32,14 +74,15 @@ pub struct Rate {
 }
 
 impl Rate {
-    fn of(hits: usize, n: usize) -> Option<Rate> {
-        (n > 0).then(|| {
-            let p = hits as f64 / n as f64;
-            Rate {
-                rate: p,
-                se: (p * (1.0 - p) / n as f64).sqrt(),
-                n,
-            }
+    fn of((hits, n): (usize, usize)) -> Option<Rate> {
+        let count = Count {
+            hits: hits as u64,
+            trials: n as u64,
+        };
+        (n > 0).then(|| Rate {
+            rate: count.rate(),
+            se: count.standard_error(),
+            n,
         })
     }
 }
@@ -95,71 +138,76 @@ pub struct CouncilReport {
     pub seed: u64,
 }
 
-/// Settings.
+/// `council`'s report: every council of the run that voted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CouncilsReport {
+    pub councils: Vec<CouncilReport>,
+}
+
+/// The model's settings for the predictions.
 #[derive(Debug, Clone, Copy)]
-pub struct CouncilOptions {
+pub struct ModelSettings {
+    /// The model's number of candidate moves.
     pub candidates: usize,
+    /// Simulated positions.
     pub trials: u64,
     pub seed: u64,
 }
 
-/// `s / d` giving best-move rate `p` for one member among `n` candidates (bisection on ln s).
-fn noise_for_rate(p: f64, n: usize) -> f64 {
-    let (mut lo, mut hi) = ((0.01f64).ln(), (100.0f64).ln());
-    if p >= single_rate(n, lo.exp(), 1.0) {
-        return lo.exp();
-    }
-    if p <= single_rate(n, hi.exp(), 1.0) {
-        return hi.exp();
-    }
-    for _ in 0..80 {
-        let mid = 0.5 * (lo + hi);
-        if single_rate(n, mid.exp(), 1.0) > p {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    (0.5 * (lo + hi)).exp()
+/// What `council` is asked.
+#[derive(Debug, Clone)]
+pub struct CouncilOptions {
+    /// A council-match run folder.
+    pub run: PathBuf,
+    /// An analysis of the same run, for the reference's best moves.
+    pub analysis: Option<PathBuf>,
+    pub model: ModelSettings,
 }
 
-/// Least-squares `p` from independent-agreement equations `a_ij = agreement(p_i, p_j, n)`.
-fn rates_from_agreement(a: &[Vec<f64>], n: usize) -> Vec<f64> {
-    let m = a.len();
-    let lo = 1.0 / n as f64 + 1e-6;
-    let mut p = vec![0.6f64.max(lo); m];
-    let loss = |p: &[f64]| {
-        let mut s = 0.0;
-        for i in 0..m {
-            for j in i + 1..m {
-                if a[i][j].is_finite() {
-                    s += (agreement(p[i], p[j], n) - a[i][j]).powi(2);
-                }
-            }
-        }
-        s
-    };
-    // Coordinate descent by golden-section search on each rate in turn.
-    for _ in 0..60 {
-        for i in 0..m {
-            let (mut x0, mut x1) = (lo, 1.0);
-            for _ in 0..60 {
-                let g = 0.381_966_011_250_105;
-                let (u, v) = (x0 + g * (x1 - x0), x1 - g * (x1 - x0));
-                let mut pu = p.clone();
-                pu[i] = u;
-                let mut pv = p.clone();
-                pv[i] = v;
-                if loss(&pu) < loss(&pv) {
-                    x1 = v;
-                } else {
-                    x0 = u;
-                }
-            }
-            p[i] = 0.5 * (x0 + x1);
-        }
+/// `council RUN`: the run's config as it recorded it, its games, the reference's best moves,
+/// and every council that voted held against the model.
+pub fn run(opts: &CouncilOptions) -> Result<CouncilsReport, CouncilError> {
+    if opts.model.candidates < 2 {
+        return Err(CouncilError::Candidates);
     }
-    p
+    let info = RunInfo::read(&opts.run)?;
+    let config = Config::parse(std::path::Path::new(&info.config_file), &info.config_text)
+        .map_err(|source| CouncilError::Config {
+            path: opts.run.join("run.json"),
+            source,
+        })?;
+    let games = read_games(std::slice::from_ref(&opts.run))?;
+    let best = match &opts.analysis {
+        Some(f) => Some(
+            analysis::read(f)?
+                .positions
+                .iter()
+                .filter_map(|p| {
+                    p.candidates
+                        .first()
+                        .map(|c| ((p.game, p.ply), c.mv.clone()))
+                })
+                .collect::<BTreeMap<_, _>>(),
+        ),
+        None => None,
+    };
+    let councils = analyse(&config, &games, best.as_ref(), opts.model)?;
+    if councils.is_empty() {
+        return Err(CouncilError::NoCouncil {
+            run: opts.run.clone(),
+        });
+    }
+    Ok(CouncilsReport { councils })
+}
+
+impl Output for CouncilsReport {
+    fn table(&self) -> String {
+        table(&self.councils)
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        sorted_json(self)
+    }
 }
 
 /// The ballots of a recorded decision, as the council voted on them.
@@ -179,13 +227,121 @@ fn ballots(vote: &CouncilVote, config: &Config) -> Vec<Ballot> {
         .collect()
 }
 
+/// The methods predicted and measured, in the report's order.
+const METHODS: [Method; 4] = [
+    Method::Majority,
+    Method::Optimistic,
+    Method::Pessimistic,
+    Method::Ml,
+];
+
+/// (hits, out of) counts of one council's recorded decisions.
+struct Tally {
+    /// Upper triangle: how often members `i < j` chose the same move, of the decisions both
+    /// voted in.
+    agree: Vec<Vec<(usize, usize)>>,
+    /// Per member: its move was the reference's best, of the analysed decisions it voted in.
+    hits: Vec<(usize, usize)>,
+    /// Per method of `METHODS`: its choice on the recorded ballots was the reference's best.
+    method_hits: [(usize, usize); 4],
+    /// Decisions with a reference best move.
+    analysed: usize,
+}
+
+impl Tally {
+    fn count(
+        members: &[String],
+        decisions: &[(u64, &CouncilVote)],
+        best: Option<&BTreeMap<(u64, u32), String>>,
+        config: &Config,
+        ml: MlSettings,
+    ) -> Tally {
+        let k = members.len();
+        let mut t = Tally {
+            agree: vec![vec![(0, 0); k]; k],
+            hits: vec![(0, 0); k],
+            method_hits: [(0, 0); 4],
+            analysed: 0,
+        };
+        for (game, v) in decisions {
+            let moves: Vec<Option<&str>> = members
+                .iter()
+                .map(|m| {
+                    v.members
+                        .iter()
+                        .find(|x| &x.name == m)
+                        .and_then(|x| x.mv.as_deref())
+                })
+                .collect();
+            for i in 0..k {
+                for j in i + 1..k {
+                    if let (Some(a), Some(b)) = (moves[i], moves[j]) {
+                        t.agree[i][j].1 += 1;
+                        if a == b {
+                            t.agree[i][j].0 += 1;
+                        }
+                    }
+                }
+            }
+            let Some(best_mv) = best.and_then(|b| b.get(&(*game, v.ply))) else {
+                continue;
+            };
+            t.analysed += 1;
+            for (i, mv) in moves.iter().enumerate() {
+                if let Some(mv) = mv {
+                    t.hits[i].1 += 1;
+                    if mv == best_mv {
+                        t.hits[i].0 += 1;
+                    }
+                }
+            }
+            let b = ballots(v, config);
+            for (mi, m) in METHODS.iter().enumerate() {
+                if let Some(choice) = decide(*m, ml, &b) {
+                    t.method_hits[mi].1 += 1;
+                    if &choice.mv == best_mv {
+                        t.method_hits[mi].0 += 1;
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    /// The agreement rates as a full matrix (1 on the diagonal, `NaN` where no decision had
+    /// both members' moves).
+    fn agreement_rates(&self) -> Vec<Vec<f64>> {
+        let k = self.hits.len();
+        (0..k)
+            .map(|i| {
+                (0..k)
+                    .map(|j| {
+                        let (x, y) = if i < j {
+                            self.agree[i][j]
+                        } else {
+                            self.agree[j][i]
+                        };
+                        if i == j {
+                            1.0
+                        } else if y == 0 {
+                            f64::NAN
+                        } else {
+                            x as f64 / y as f64
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
 /// Every council of the run.
 pub fn analyse(
     config: &Config,
     games: &[GameResult],
     best: Option<&BTreeMap<(u64, u32), String>>,
-    opts: CouncilOptions,
-) -> Result<Vec<CouncilReport>, String> {
+    opts: ModelSettings,
+) -> Result<Vec<CouncilReport>, CouncilError> {
     let mut out = Vec::new();
     for name in &config.playing {
         let Some(p) = config.players.get(name) else {
@@ -208,179 +364,166 @@ pub fn analyse(
         if decisions.is_empty() {
             continue;
         }
-        let k = members.len();
-        let n = opts.candidates;
-        // Agreement and (with a reference) best-move counts.
-        let mut agree = vec![vec![(0usize, 0usize); k]; k];
-        let mut hits = vec![(0usize, 0usize); k];
-        let methods = [
-            Method::Majority,
-            Method::Optimistic,
-            Method::Pessimistic,
-            Method::Ml,
-        ];
-        let mut method_hits = [(0usize, 0usize); 4];
-        let mut analysed = 0;
-        for (game, v) in &decisions {
-            let moves: Vec<Option<&str>> = members
-                .iter()
-                .map(|m| {
-                    v.members
-                        .iter()
-                        .find(|x| &x.name == m)
-                        .and_then(|x| x.mv.as_deref())
-                })
-                .collect();
-            for i in 0..k {
-                for j in i + 1..k {
-                    if let (Some(a), Some(b)) = (moves[i], moves[j]) {
-                        agree[i][j].1 += 1;
-                        if a == b {
-                            agree[i][j].0 += 1;
-                        }
-                    }
-                }
-            }
-            let Some(best_mv) = best.and_then(|b| b.get(&(*game, v.ply))) else {
-                continue;
-            };
-            analysed += 1;
-            for (i, mv) in moves.iter().enumerate() {
-                if let Some(mv) = mv {
-                    hits[i].1 += 1;
-                    if mv == best_mv {
-                        hits[i].0 += 1;
-                    }
-                }
-            }
-            let b = ballots(v, config);
-            for (mi, m) in methods.iter().enumerate() {
-                if let Some(choice) = decide(*m, MlSettings { d: *ml_d }, &b) {
-                    method_hits[mi].1 += 1;
-                    if &choice.mv == best_mv {
-                        method_hits[mi].0 += 1;
-                    }
-                }
-            }
-        }
-        let agreement_rate: Vec<Vec<f64>> = (0..k)
-            .map(|i| {
-                (0..k)
-                    .map(|j| {
-                        let (x, y) = if i < j { agree[i][j] } else { agree[j][i] };
-                        if i == j {
-                            1.0
-                        } else if y == 0 {
-                            f64::NAN
-                        } else {
-                            x as f64 / y as f64
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let rates: Vec<f64> = if best.is_some() {
-            if analysed == 0 {
-                return Err(format!(
-                    "council {name}: the analysis has none of its positions (analyse this run with council-analyze moves, --skip-plies low enough)"
-                ));
-            }
-            hits.iter()
-                .map(|&(h, t)| {
-                    if t == 0 {
-                        f64::NAN
-                    } else {
-                        h as f64 / t as f64
-                    }
-                })
-                .collect()
-        } else {
-            if k < 3 {
-                return Err(format!(
-                    "council {name}: with {k} members the agreements cannot tell the members' noise apart; give --analysis FILE (council-analyze moves)"
-                ));
-            }
-            rates_from_agreement(&agreement_rate, n)
-        };
-        let noise: Vec<f64> = rates
-            .iter()
-            .map(|&p| noise_for_rate(if p.is_finite() { p } else { 0.5 }, n))
-            .collect();
-        let mut pairs = Vec::new();
-        let mut syncs = Vec::new();
-        for i in 0..k {
-            for j in i + 1..k {
-                let Some(a) = Rate::of(agree[i][j].0, agree[i][j].1) else {
-                    continue;
-                };
-                let independent = agreement(
-                    single_rate(n, noise[i], 1.0),
-                    single_rate(n, noise[j], 1.0),
-                    n,
-                );
-                let sync = if best.is_some() {
-                    ((a.rate - independent) / (1.0 - independent)).clamp(0.0, 1.0)
-                } else {
-                    0.0
-                };
-                if sync > 0.0 {
-                    syncs.push(SyncPair {
-                        from: i,
-                        to: j,
-                        rho: sync,
-                    });
-                }
-                pairs.push(PairEstimate {
-                    a: members[i].clone(),
-                    b: members[j].clone(),
-                    agreement: a,
-                    independent,
-                    sync,
-                });
-            }
-        }
-        let params = CouncilParams::new(n, noise.clone(), 1.0, syncs).map_err(|e| e.to_string())?;
-        let run = simulate(&params, opts.trials, opts.seed, &|_| {});
-        let r = run.rates();
-        let predicted = [r.majority, r.optimistic, r.pessimistic, r.ml_predicted];
-        out.push(CouncilReport {
-            name: name.clone(),
-            method: method.name().into(),
+        let tally = Tally::count(members, &decisions, best, config, MlSettings { d: *ml_d });
+        let rates = member_rates(name, &tally, best.is_some(), opts.candidates)?;
+        let council = Council {
+            name,
+            method: method.name(),
+            members,
             decisions: decisions.len(),
-            analysed,
-            candidates: n,
-            members: members
-                .iter()
-                .enumerate()
-                .map(|(i, m)| MemberEstimate {
-                    name: m.clone(),
-                    best_move_rate: rates[i],
-                    measured: if best.is_some() {
-                        Rate::of(hits[i].0, hits[i].1)
-                    } else {
-                        None
-                    },
-                    noise: noise[i],
-                    predicted: r.single[i].rate,
-                })
-                .collect(),
-            pairs,
-            methods: methods
-                .iter()
-                .zip(predicted)
-                .zip(method_hits)
-                .map(|((m, p), (h, t))| MethodRates {
-                    method: m.name().into(),
-                    predicted: p.rate,
-                    predicted_se: p.se,
-                    measured: if best.is_some() { Rate::of(h, t) } else { None },
-                })
-                .collect(),
-            trials: opts.trials,
-            seed: opts.seed,
-        });
+        };
+        out.push(estimate(&council, &tally, &rates, best.is_some(), opts)?);
     }
     Ok(out)
+}
+
+/// The members' best-move rates: measured against the reference, or (without one) the rates
+/// the agreements imply.
+fn member_rates(
+    council: &str,
+    tally: &Tally,
+    with_reference: bool,
+    n: usize,
+) -> Result<Vec<f64>, CouncilError> {
+    let k = tally.hits.len();
+    if with_reference {
+        if tally.analysed == 0 {
+            return Err(CouncilError::NoAnalysedPosition {
+                council: council.to_string(),
+            });
+        }
+        return Ok(tally
+            .hits
+            .iter()
+            .map(|&(h, t)| {
+                if t == 0 {
+                    f64::NAN
+                } else {
+                    h as f64 / t as f64
+                }
+            })
+            .collect());
+    }
+    if k < 3 {
+        return Err(CouncilError::TooFewMembers {
+            council: council.to_string(),
+            members: k,
+        });
+    }
+    Ok(rates_from_agreement(&tally.agreement_rates(), n))
+}
+
+/// A council of the run's config, and how many decisions it recorded.
+struct Council<'a> {
+    name: &'a str,
+    method: &'a str,
+    members: &'a [String],
+    decisions: usize,
+}
+
+/// The members' noise, the pairs' sync, and the model's predictions beside the measured rates.
+fn estimate(
+    council: &Council<'_>,
+    tally: &Tally,
+    rates: &[f64],
+    with_reference: bool,
+    opts: ModelSettings,
+) -> Result<CouncilReport, CouncilError> {
+    let (n, members) = (opts.candidates, council.members);
+    let noise: Vec<f64> = rates
+        .iter()
+        .map(|&p| noise_for_rate(if p.is_finite() { p } else { 0.5 }, n))
+        .collect();
+    let (pairs, syncs) = pair_estimates(members, tally, &noise, with_reference, n);
+    let params = CouncilParams::new(n, noise.clone(), 1.0, syncs)?;
+    let run = simulate(&params, opts.trials, opts.seed, &|_| {});
+    let r = run.rates();
+    let predicted = [r.majority, r.optimistic, r.pessimistic, r.ml_predicted];
+    let measured = |counts| {
+        if with_reference {
+            Rate::of(counts)
+        } else {
+            None
+        }
+    };
+    Ok(CouncilReport {
+        name: council.name.to_string(),
+        method: council.method.to_string(),
+        decisions: council.decisions,
+        analysed: tally.analysed,
+        candidates: n,
+        members: members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| MemberEstimate {
+                name: m.clone(),
+                best_move_rate: rates[i],
+                measured: measured(tally.hits[i]),
+                noise: noise[i],
+                predicted: r.single[i].rate,
+            })
+            .collect(),
+        pairs,
+        methods: METHODS
+            .iter()
+            .zip(predicted)
+            .zip(tally.method_hits)
+            .map(|((m, p), counts)| MethodRates {
+                method: m.name().into(),
+                predicted: p.rate,
+                predicted_se: p.se,
+                measured: measured(counts),
+            })
+            .collect(),
+        trials: opts.trials,
+        seed: opts.seed,
+    })
+}
+
+/// Each pair's agreement beside independent members' (with a reference, the excess is the
+/// pair's sync, `rho = (a - a0) / (1 - a0)`; without one, sync is 0 by assumption).
+fn pair_estimates(
+    members: &[String],
+    tally: &Tally,
+    noise: &[f64],
+    with_reference: bool,
+    n: usize,
+) -> (Vec<PairEstimate>, Vec<SyncPair>) {
+    let k = members.len();
+    let mut pairs = Vec::new();
+    let mut syncs = Vec::new();
+    for i in 0..k {
+        for j in i + 1..k {
+            let Some(a) = Rate::of(tally.agree[i][j]) else {
+                continue;
+            };
+            let independent = agreement(
+                single_rate(n, noise[i], 1.0),
+                single_rate(n, noise[j], 1.0),
+                n,
+            );
+            let sync = if with_reference {
+                ((a.rate - independent) / (1.0 - independent)).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            if sync > 0.0 {
+                syncs.push(SyncPair {
+                    from: i,
+                    to: j,
+                    rho: sync,
+                });
+            }
+            pairs.push(PairEstimate {
+                a: members[i].clone(),
+                b: members[j].clone(),
+                agreement: a,
+                independent,
+                sync,
+            });
+        }
+    }
+    (pairs, syncs)
 }
 
 /// The readable report.
@@ -445,35 +588,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn noise_inverts_the_single_member_rate() {
-        for n in [2, 3, 5] {
-            for s in [0.3, 1.0, 2.5] {
-                let p = single_rate(n, s, 1.0);
-                assert!((noise_for_rate(p, n) / s - 1.0).abs() < 1e-6, "n {n} s {s}");
-            }
-        }
-    }
-
-    #[test]
-    fn independent_agreements_give_back_the_rates() {
-        let p = [0.8, 0.6, 0.55];
-        let n = 3;
-        let a: Vec<Vec<f64>> = (0..3)
-            .map(|i| {
-                (0..3)
-                    .map(|j| {
-                        if i == j {
-                            1.0
-                        } else {
-                            agreement(p[i], p[j], n)
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let q = rates_from_agreement(&a, n);
-        for (x, y) in p.iter().zip(&q) {
-            assert!((x - y).abs() < 1e-3, "{p:?} vs {q:?}");
-        }
+    fn a_rate_is_its_count_with_the_binomial_error() {
+        assert_eq!(Rate::of((0, 0)), None);
+        let r = Rate::of((3, 4)).unwrap();
+        assert_eq!(r.n, 4);
+        assert!((r.rate - 0.75).abs() < 1e-15);
+        assert!((r.se - (0.75f64 * 0.25 / 4.0).sqrt()).abs() < 1e-15);
     }
 }

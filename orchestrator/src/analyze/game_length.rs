@@ -6,15 +6,62 @@
 //! ended). The fit is the simulator's exact moment fit; the plot draws the fitted model with a
 //! seeded Monte Carlo run beside the games.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sim::error::SimError;
 use sim::game_length::fit::{FitTarget, fit};
 use sim::game_length::simulate::{Layout, simulate};
 use sim::game_length::{GameLengthParams, Preset};
 use sim::moments::PowerSums;
+use thiserror::Error;
 
+use super::Output;
+use super::moves::read_games;
 use crate::results::{GameResult, Winner};
+
+/// Why `game-length` has no report.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum GameLengthError {
+    /// The inputs could not be read (the message names the file).
+    #[error(transparent)]
+    Games(#[from] super::moves::GamesError),
+    #[error("{decisive} decisive games: the model needs at least 10 to fit")]
+    TooFew { decisive: usize },
+    #[error("the games' lengths (mean {mean:.1}, sd {sd:.1}, m3 {m3:.0}) do not fit the model")]
+    NoFit {
+        mean: f64,
+        sd: f64,
+        m3: f64,
+        #[source]
+        source: SimError,
+    },
+    /// The fitted model could not be simulated or drawn.
+    #[error(transparent)]
+    Model(#[from] SimError),
+}
+
+/// What `game-length` is asked.
+#[derive(Debug, Clone)]
+pub struct GameLengthOptions {
+    /// Run folders or results files.
+    pub inputs: Vec<PathBuf>,
+    /// Draw the games' lengths beside the fitted model.
+    pub svg: Option<PathBuf>,
+    /// The seed of the model's simulation in the picture.
+    pub seed: u64,
+}
+
+/// `game-length INPUTS`: the model fitted to the inputs' decisive games (and its picture).
+pub fn run(opts: &GameLengthOptions) -> Result<GameLengthReport, GameLengthError> {
+    let games = read_games(&opts.inputs).map_err(GameLengthError::Games)?;
+    let report = analyse(&games)?;
+    if let Some(path) = &opts.svg {
+        svg(path, &games, &report, opts.seed)?;
+    }
+    Ok(report)
+}
 
 /// The fitted model beside the seed's sets.
 #[derive(Debug, Clone, Serialize)]
@@ -34,35 +81,35 @@ pub struct GameLengthReport {
 }
 
 /// Fit the model to `games`' decisive games.
-pub fn analyse(games: &[GameResult]) -> Result<GameLengthReport, String> {
+pub fn analyse(games: &[GameResult]) -> Result<GameLengthReport, GameLengthError> {
     let decisive: Vec<f64> = games
         .iter()
         .filter(|g| g.result != Winner::Draw)
         .map(|g| f64::from(g.plies))
         .collect();
     if decisive.len() < 10 {
-        return Err(format!(
-            "{} decisive games: the model needs at least 10 to fit",
-            decisive.len()
-        ));
+        return Err(GameLengthError::TooFew {
+            decisive: decisive.len(),
+        });
     }
     // Power sums about the first length keep the sums small (the simulator's own sample moments).
     let mut sums = PowerSums::new(decisive[0]);
     for &x in &decisive {
         sums.push(x);
     }
-    let m = sums.moments().ok_or("no decisive games")?;
+    let m = sums
+        .moments()
+        .ok_or(GameLengthError::TooFew { decisive: 0 })?;
     let (mean, sd, m3) = (m.mean, m.sd(), m.m3);
-    let target = FitTarget::new(mean, sd, m3).map_err(|e| {
-        format!(
-            "the games' lengths (mean {mean:.1}, sd {sd:.1}, m3 {m3:.0}) do not fit the model: {e}"
-        )
-    })?;
-    let f = fit(&target).map_err(|e| {
-        format!(
-            "the games' lengths (mean {mean:.1}, sd {sd:.1}, m3 {m3:.0}) do not fit the model: {e}"
-        )
-    })?;
+    let no_fit = |source| GameLengthError::NoFit {
+        mean,
+        sd,
+        m3,
+        source,
+    };
+    let f = FitTarget::new(mean, sd, m3)
+        .and_then(|target| fit(&target))
+        .map_err(no_fit)?;
     Ok(GameLengthReport {
         games: decisive.len(),
         draws_left_out: games.len() - decisive.len(),
@@ -83,8 +130,8 @@ pub fn svg(
     games: &[GameResult],
     report: &GameLengthReport,
     seed: u64,
-) -> Result<(), String> {
-    let params = GameLengthParams::new(report.a, report.m, report.s).map_err(|e| e.to_string())?;
+) -> Result<(), GameLengthError> {
+    let params = GameLengthParams::new(report.a, report.m, report.s)?;
     let run = simulate(
         &params,
         1_000_000,
@@ -101,7 +148,15 @@ pub fn svg(
         "game length of {} decisive games: mean {:.1}, sd {:.1}",
         report.games, report.mean, report.sd
     );
-    sim::plot::observed_game_length_svg(path, &title, &plies, &run, 10).map_err(|e| e.to_string())
+    Ok(sim::plot::observed_game_length_svg(
+        path, &title, &plies, &run, 10,
+    )?)
+}
+
+impl Output for GameLengthReport {
+    fn table(&self) -> String {
+        table(self)
+    }
 }
 
 /// The readable table.

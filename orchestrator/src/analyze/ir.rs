@@ -1,19 +1,62 @@
-//! `council-analyze ir` and `calibrate-ir`: per player, what its analysed moves show (match
-//! rate, average scaled error), the move-probability model fitted to them, and with a calibration
+//! `council-analyze ir`: per player, what its analysed moves show (match rate, average scaled
+//! error), the move-probability model fitted to them, and with a calibration (`calibrate_ir`)
 //! the intrinsic rating `IR = a - b AE` with a 95% interval from a bootstrap over games.
 //!
-//! The data rules of models.md section 7 are applied here, once, for both commands: positions
-//! before `skip_plies`, positions the reference already scores at `max_cp` or more either way,
-//! and positions repeated within a game are left out. The numbers come from `sim::intrinsic`.
+//! The data rules of models.md section 7 are applied here, once, for `ir` and `calibrate-ir`:
+//! positions before `skip_plies`, positions the reference already scores at `max_cp` or more
+//! either way, and positions repeated within a game are left out. An IR is only meaningful under
+//! the rules and the reference search it was calibrated with, so `run` refuses any other. The
+//! numbers come from `sim::intrinsic` and `stats::bootstrap`.
 
 use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sim::intrinsic::{self, Decision};
+use thiserror::Error;
 
-use super::analysis::{AnalysedPosition, Reference};
+use super::analysis::{self, AnalysedPosition, AnalysisError, Reference};
+use super::{Output, sorted_json};
+use crate::stats::bootstrap;
+
+/// Why `ir` has no report.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum IrError {
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
+    #[error("{}", .path.display())]
+    CalibrationIo {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: not a calibration file", .path.display())]
+    NotACalibration {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// `--u`, `--max-cp` or `--skip-plies` differ from the calibration's (given here).
+    #[error(
+        "--u/--max-cp/--skip-plies differ from the calibration's ({} / {} / {}): an IR is only meaningful under the rules it was calibrated with",
+        .calibration.u, .calibration.max_cp, .calibration.skip_plies
+    )]
+    RulesDiffer { calibration: Rules },
+    /// A position of the analysis was searched otherwise than the calibration's.
+    #[error(
+        "{}: game {game} ply {ply} was analysed by {analysed}, the calibration {} by {wanted}: analyse with the calibration's reference (engine, MultiPV, nodes or depth)",
+        .file.display(), .calibration.display()
+    )]
+    OtherReference {
+        file: PathBuf,
+        game: u64,
+        ply: u32,
+        analysed: String,
+        calibration: PathBuf,
+        wanted: String,
+    },
+}
 
 /// The data rules and the scale.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -122,6 +165,18 @@ impl CalibrationFile {
             skip_plies: self.skip_plies,
         }
     }
+
+    /// Read a calibration file of `calibrate-ir`.
+    pub fn read(path: &Path) -> Result<CalibrationFile, IrError> {
+        let text = std::fs::read_to_string(path).map_err(|source| IrError::CalibrationIo {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| IrError::NotACalibration {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
 }
 
 /// One player's line of `ir`.
@@ -150,8 +205,8 @@ pub struct PlayerIr {
 /// Bootstrap resamples of the games for the IR interval.
 pub const BOOTSTRAP: usize = 2000;
 
-/// The 95% bootstrap interval of `IR = a - b AE` over `decisions`' games.
-fn ir_interval(decisions: &Decisions, a: f64, b: f64, seed: u64) -> (f64, f64) {
+/// The 95% bootstrap interval of `IR = a - b AE` over `decisions`' games (`None` without any).
+fn ir_interval(decisions: &Decisions, a: f64, b: f64, seed: u64) -> Option<(f64, f64)> {
     // Per game: (sum of errors, positions).
     let mut per_game: BTreeMap<u64, (f64, usize)> = BTreeMap::new();
     for (g, d) in decisions {
@@ -160,21 +215,9 @@ fn ir_interval(decisions: &Decisions, a: f64, b: f64, seed: u64) -> (f64, f64) {
         e.1 += 1;
     }
     let games: Vec<(f64, usize)> = per_game.into_values().collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut irs: Vec<f64> = (0..BOOTSTRAP)
-        .map(|_| {
-            let (mut sum, mut n) = (0.0, 0usize);
-            for _ in 0..games.len() {
-                let (s, k) = games[rng.random_range(0..games.len())];
-                sum += s;
-                n += k;
-            }
-            a - b * sum / n.max(1) as f64
-        })
-        .collect();
-    irs.sort_by(f64::total_cmp);
-    let at = |q: f64| irs[((q * (BOOTSTRAP - 1) as f64).round() as usize).min(BOOTSTRAP - 1)];
-    (at(0.025), at(0.975))
+    bootstrap::cluster_interval(&games, BOOTSTRAP, seed, |sum, n| {
+        a - b * sum / n.max(1) as f64
+    })
 }
 
 /// Every player's report.
@@ -194,13 +237,8 @@ pub fn report(
             let pc = intrinsic::fit_percentile(&plain);
             let (mm_e, ae_e) = intrinsic::expected(&plain, ml.s, ml.c);
             let games: HashSet<u64> = decisions.iter().map(|(g, _)| *g).collect();
-            let (ir, lower, upper) = match calibration {
-                Some(cal) => {
-                    let (lo, hi) = ir_interval(decisions, cal.a, cal.b, seed);
-                    (Some(cal.a - cal.b * o.ae), Some(lo), Some(hi))
-                }
-                None => (None, None, None),
-            };
+            let ir = calibration.map(|cal| cal.a - cal.b * o.ae);
+            let interval = calibration.and_then(|cal| ir_interval(decisions, cal.a, cal.b, seed));
             PlayerIr {
                 name: name.clone(),
                 positions: o.positions,
@@ -214,77 +252,111 @@ pub fn report(
                 mm_e,
                 ae_e,
                 ir,
-                ir_lower: lower,
-                ir_upper: upper,
+                ir_lower: interval.map(|i| i.0),
+                ir_upper: interval.map(|i| i.1),
             }
         })
         .collect()
 }
 
-/// `calibrate-ir`: the line `Elo = a - b AE` through the players that have both.
-pub fn calibrate(
-    by_player: &BTreeMap<String, Decisions>,
-    elo: &BTreeMap<String, f64>,
-    rules: &Rules,
-    reference: Option<Reference>,
-) -> Result<CalibrationFile, String> {
-    let mut rungs: Vec<(String, f64, f64, usize, f64)> = Vec::new();
-    for (name, decisions) in by_player {
-        let Some(&e) = elo.get(name) else { continue };
-        if decisions.is_empty() {
-            continue;
-        }
-        let plain: Vec<Decision> = decisions.iter().map(|(_, d)| d.clone()).collect();
-        let o = intrinsic::observed(&plain);
-        let ml = intrinsic::fit_max_likelihood(&plain);
-        let (_, ae_e) = intrinsic::expected(&plain, ml.s, ml.c);
-        rungs.push((name.clone(), e, o.ae, o.positions, ae_e));
+/// What `ir` is asked.
+#[derive(Debug, Clone)]
+pub struct IrOptions {
+    /// An analysis file of `moves`.
+    pub file: PathBuf,
+    /// The data rules' settings; each unset one is the calibration's, else the default.
+    pub u: Option<f64>,
+    pub max_cp: Option<f64>,
+    pub skip_plies: Option<u32>,
+    /// A calibration file of `calibrate-ir`: adds the IR and its interval.
+    pub calibration: Option<PathBuf>,
+    /// The bootstrap's seed.
+    pub seed: u64,
+}
+
+/// `ir`'s report: every player's line, and the settings it was made with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IrReport {
+    pub players: Vec<PlayerIr>,
+    pub u: f64,
+    pub max_cp: f64,
+    pub skip_plies: u32,
+    pub seed: u64,
+    /// Bootstrap resamples behind each interval.
+    pub bootstrap: usize,
+}
+
+/// `ir FILE`: the data rules (the calibration's, unless overridden to the same values), the
+/// analysis read and checked against the calibration's reference search, every player rated.
+pub fn run(opts: &IrOptions) -> Result<IrReport, IrError> {
+    let cal = opts
+        .calibration
+        .as_deref()
+        .map(CalibrationFile::read)
+        .transpose()?;
+    let base = cal
+        .as_ref()
+        .map_or_else(Rules::default, CalibrationFile::rules);
+    let rules = Rules {
+        u: opts.u.unwrap_or(base.u),
+        max_cp: opts.max_cp.unwrap_or(base.max_cp),
+        skip_plies: opts.skip_plies.unwrap_or(base.skip_plies),
+    };
+    if let Some(c) = &cal
+        && rules != c.rules()
+    {
+        return Err(IrError::RulesDiffer {
+            calibration: c.rules(),
+        });
     }
-    if rungs.len() < 3 {
-        return Err(format!(
-            "calibration needs at least 3 players with both an analysis and an Elo; found {} ({})",
-            rungs.len(),
-            rungs
-                .iter()
-                .map(|r| r.0.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+    let read = analysis::read(&opts.file)?;
+    if let (Some(c), Some(path)) = (&cal, &opts.calibration) {
+        check_reference(&read.positions, c, &opts.file, path)?;
     }
-    let x: Vec<f64> = rungs.iter().map(|r| r.2).collect();
-    let y: Vec<f64> = rungs.iter().map(|r| r.1).collect();
-    let fit = intrinsic::calibrate(&x, &y)
-        .ok_or("the players' average errors are all equal: nothing to calibrate on")?;
-    let x_e: Vec<f64> = rungs.iter().map(|r| r.4).collect();
-    let fit_e = intrinsic::calibrate(&x_e, &y);
-    Ok(CalibrationFile {
+    let by = decisions_by_player(&read.positions, &rules);
+    Ok(IrReport {
+        players: report(&by, cal.as_ref(), opts.seed),
         u: rules.u,
         max_cp: rules.max_cp,
         skip_plies: rules.skip_plies,
-        reference,
-        a: fit.a,
-        b: fit.b,
-        r2: fit.r2,
-        on_ae_e: fit_e.as_ref().map(|f| Line {
-            a: f.a,
-            b: f.b,
-            r2: f.r2,
-        }),
-        rungs: rungs
-            .into_iter()
-            .zip(fit.loo)
-            .enumerate()
-            .map(|(i, ((name, elo, ae, positions, ae_e), loo_ir))| Rung {
-                name,
-                elo,
-                ae,
-                positions,
-                loo_ir,
-                ae_e: Some(ae_e),
-                loo_ir_ae_e: fit_e.as_ref().map(|f| f.loo[i]),
-            })
-            .collect(),
+        seed: opts.seed,
+        bootstrap: BOOTSTRAP,
     })
+}
+
+/// The reference's lines depend on its settings (at depth 8, MultiPV 10 and 50 name different
+/// best moves in a third to a half of the ladder's positions): rate only by the calibration's
+/// own search (engine, MultiPV, budget).
+fn check_reference(
+    positions: &[AnalysedPosition],
+    cal: &CalibrationFile,
+    file: &Path,
+    cal_path: &Path,
+) -> Result<(), IrError> {
+    let Some(wanted) = &cal.reference else {
+        return Ok(());
+    };
+    match positions.iter().find(|p| !p.reference.same_search(wanted)) {
+        None => Ok(()),
+        Some(p) => Err(IrError::OtherReference {
+            file: file.to_path_buf(),
+            game: p.game,
+            ply: p.ply,
+            analysed: p.reference.describe(),
+            calibration: cal_path.to_path_buf(),
+            wanted: wanted.describe(),
+        }),
+    }
+}
+
+impl Output for IrReport {
+    fn table(&self) -> String {
+        table(&self.players)
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        sorted_json(self)
+    }
 }
 
 /// The `ir` table.
@@ -402,11 +474,11 @@ mod tests {
             many.push((g, d));
         }
         let (a, b) = (3000.0, 5000.0);
-        let (lo, hi) = ir_interval(&few, a, b, 1);
-        let (lo2, hi2) = ir_interval(&many, a, b, 1);
+        let (lo, hi) = ir_interval(&few, a, b, 1).unwrap();
+        let (lo2, hi2) = ir_interval(&many, a, b, 1).unwrap();
         let ir = a - b * 0.1;
         assert!(lo < ir && ir < hi && lo2 < ir && ir < hi2);
         assert!(hi2 - lo2 < 0.5 * (hi - lo), "{lo2}..{hi2} vs {lo}..{hi}");
-        assert_eq!(ir_interval(&few, a, b, 1), (lo, hi), "seeded");
+        assert_eq!(ir_interval(&few, a, b, 1), Some((lo, hi)), "seeded");
     }
 }

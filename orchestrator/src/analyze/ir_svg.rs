@@ -2,15 +2,28 @@
 //! line `IR = a - b AE`, and each rung's leave-one-out IR, so that where the line holds and where
 //! it is an extrapolation can be seen at a glance. Drawn with plotters' SVG backend.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
+use thiserror::Error;
 
 use super::ir::CalibrationFile;
 
+/// The picture could not be drawn or written.
+#[derive(Debug, Error)]
+#[error("cannot draw {}: {message}", .path.display())]
+pub struct SvgError {
+    pub path: PathBuf,
+    /// The drawing library's complaint.
+    pub message: String,
+}
+
 /// Writes the calibration plot of `cal` to `path`.
-pub fn write_calibration_svg(cal: &CalibrationFile, path: &Path) -> Result<(), String> {
-    let fail = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+pub fn write_calibration_svg(cal: &CalibrationFile, path: &Path) -> Result<(), SvgError> {
+    let fail = |e: &dyn std::fmt::Display| SvgError {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
     let span = |xs: &mut dyn Iterator<Item = f64>| {
         let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
             (lo.min(x), hi.max(x))

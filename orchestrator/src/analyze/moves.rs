@@ -19,16 +19,111 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use engine::position::Position;
+use engine::position::{Position, replay};
 use engine::search::ebf::EbfOutcome;
 use engine::search::{BestMove, Engine, EngineSettings, LeafCounts, Limits, SearchInfo, StopFlag};
 use engine::types::{Color, Move, Score};
+use thiserror::Error;
 
-use super::analysis::{self, AnalysedPosition, AnalysisWriter, Candidate, Reference};
-use crate::config::{PlayerConfig, PlayerKind};
-use crate::player::Player;
+use super::analysis::{
+    self, AnalysedPosition, AnalysisError, AnalysisWriter, Candidate, Reference,
+};
+use crate::config::{Config, ConfigError, PlayerConfig, PlayerKind};
 use crate::player::usi::UsiPlayer;
+use crate::player::{Player, PlayerError};
 use crate::results::{self, GameResult};
+
+/// Why an analysis stopped or could not start.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum MovesError {
+    #[error("give a run folder or a results file to analyse")]
+    NoInputs,
+    #[error("--nodes must be at least 1")]
+    ZeroNodes,
+    #[error("--depth must be between 1 and 64")]
+    Depth,
+    #[error("--screen-cp must be above 0")]
+    ScreenCp,
+    #[error("--sample {fraction}: give the share of positions to analyse, above 0 and at most 1")]
+    Sample { fraction: f64 },
+    #[error("--multipv must be between 1 and 600")]
+    MultiPv,
+    #[error(
+        "--reference {text}: write CONFIG:PLAYER, e.g. configs/vs-fairy-stockfish.toml:fairy-stockfish"
+    )]
+    ReferenceSpec { text: String },
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("--reference: {file} has no player `{player}`")]
+    NoSuchReference { file: String, player: String },
+    #[error("--complexity counts the built-in engine's leaves and nodes: leave out --reference")]
+    ComplexityWithUsi,
+    #[error(
+        "--reference: `{name}` is not a USI engine (for the built-in engine leave --reference out)"
+    )]
+    NotUsi { name: String },
+    /// The inputs could not be read, or a game does not replay.
+    #[error(transparent)]
+    Games(#[from] GamesError),
+    #[error("--player {name}: no game of the inputs has a player of that name")]
+    NoPlayer { name: String },
+    #[error(
+        "{} already holds an analysis: pass --resume to continue it, or choose another --out",
+        .path.display()
+    )]
+    Exists { path: PathBuf },
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
+    /// Resuming an analysis made otherwise.
+    #[error(
+        "{}: analysed by {analysed}, not by {wanted}: resume with the same reference and options",
+        .path.display()
+    )]
+    OtherReference {
+        path: PathBuf,
+        analysed: String,
+        wanted: String,
+    },
+    #[error(
+        "{}: analysed without --complexity; resume it the same way, or analyse into another --out",
+        .path.display()
+    )]
+    NoComplexity { path: PathBuf },
+    #[error(transparent)]
+    Reference(#[from] ReferenceError),
+    #[error("game {game} ply {ply}")]
+    Position {
+        game: u64,
+        ply: u32,
+        #[source]
+        source: ReferenceError,
+    },
+    #[error("{}", .path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The reference engine failed.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ReferenceError {
+    #[error("cannot start an async runtime")]
+    Runtime(#[source] std::io::Error),
+    #[error("reference `{name}`")]
+    Start {
+        name: String,
+        #[source]
+        source: PlayerError,
+    },
+    #[error(transparent)]
+    Engine(#[from] PlayerError),
+    #[error("the reference did not score the played move {played} when told to search only it")]
+    PlayedNotScored { played: String },
+}
 
 /// Which engine analyses.
 #[derive(Debug, Clone)]
@@ -39,25 +134,44 @@ pub enum ReferenceEngine {
     Usi(Box<PlayerConfig>),
 }
 
-/// How far the reference searches each position.
+impl ReferenceEngine {
+    /// `--reference CONFIG:PLAYER`: that player of that config (its players alone are read).
+    pub fn from_spec(text: &str) -> Result<ReferenceEngine, MovesError> {
+        let (file, player) = text
+            .rsplit_once(':')
+            .ok_or_else(|| MovesError::ReferenceSpec { text: text.into() })?;
+        let config = Config::load_players(Path::new(file))?;
+        let p = config
+            .players
+            .get(player)
+            .ok_or_else(|| MovesError::NoSuchReference {
+                file: file.into(),
+                player: player.into(),
+            })?;
+        Ok(ReferenceEngine::Usi(Box::new(p.clone())))
+    }
+}
+
+/// How far the reference searches each position (not a player's time budget: a fixed amount
+/// of search, so that the analysis repeats).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Budget {
+pub enum ReferenceLimit {
     Nodes(u64),
     /// A fixed nominal depth (seed 001 prefers a fixed depth to a fixed time).
     Depth(u32),
 }
 
-impl Budget {
+impl ReferenceLimit {
     fn nodes(self) -> Option<u64> {
         match self {
-            Budget::Nodes(n) => Some(n),
-            Budget::Depth(_) => None,
+            ReferenceLimit::Nodes(n) => Some(n),
+            ReferenceLimit::Depth(_) => None,
         }
     }
     fn depth(self) -> Option<u32> {
         match self {
-            Budget::Nodes(_) => None,
-            Budget::Depth(d) => Some(d),
+            ReferenceLimit::Nodes(_) => None,
+            ReferenceLimit::Depth(d) => Some(d),
         }
     }
 }
@@ -87,7 +201,7 @@ pub struct MovesOptions {
     pub out: PathBuf,
     pub reference: ReferenceEngine,
     /// How far the reference searches each position.
-    pub budget: Budget,
+    pub limit: ReferenceLimit,
     /// Positions a single-line search scores at this or more either way get no MultiPV search.
     pub screen_cp: Option<i32>,
     /// Analyse only this seeded share of the positions.
@@ -109,52 +223,100 @@ pub struct MovesOptions {
 /// What an analysis did.
 #[derive(Debug, Clone)]
 pub struct MovesReport {
+    /// The analysis file.
+    pub out: PathBuf,
     pub games: usize,
     pub positions: usize,
     pub analysed_now: usize,
     pub wall: Duration,
 }
 
-/// The games of the inputs (a run folder's `results.jsonl`, or results files), ids unique.
-pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, String> {
-    let mut games: Vec<GameResult> = Vec::new();
-    let mut seen = HashSet::new();
-    for input in inputs {
-        let path = if input.is_dir() {
-            input.join("results.jsonl")
-        } else {
-            input.clone()
-        };
-        let read = results::read(&path).map_err(|e| e.to_string())?;
-        for g in read.games {
-            if !seen.insert(g.id) {
-                return Err(format!(
-                    "{}: game id {} appears twice in the inputs: analyse one run (or a merged one) at a time",
-                    path.display(),
-                    g.id
-                ));
-            }
-            games.push(g);
-        }
+impl MovesReport {
+    /// The one line `moves` prints (the analysis file is its data).
+    #[must_use]
+    pub fn table(&self) -> String {
+        format!(
+            "{} positions of {} games in {} ({} analysed now, {:.1} s)\n",
+            self.positions,
+            self.games,
+            self.out.display(),
+            self.analysed_now,
+            self.wall.as_secs_f64()
+        )
     }
+}
+
+/// Games that cannot be analysed: the message names the file or the game.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GamesError {
+    #[error(
+        "{}: game id {id} appears twice in the inputs: analyse one run (or a merged one) at a time",
+        .file.display()
+    )]
+    RepeatedId { file: PathBuf, id: u64 },
+    #[error(transparent)]
+    Read(results::read::ReadError),
+    /// A game's moves do not replay from its start.
+    #[error("game {game}: {problem}")]
+    Replay { game: u64, problem: String },
+}
+
+/// The games of the inputs (a run folder's `results.jsonl`, or results files), ids unique.
+pub fn read_games(inputs: &[PathBuf]) -> Result<Vec<GameResult>, GamesError> {
+    let paths: Vec<PathBuf> = inputs
+        .iter()
+        .map(|input| {
+            if input.is_dir() {
+                input.join("results.jsonl")
+            } else {
+                input.clone()
+            }
+        })
+        .collect();
+    // One run's games: a line still being written is left for later, and a game id read twice
+    // means two runs (or one given twice).
+    let read = results::read::read(
+        &paths,
+        results::read::Policy {
+            torn_tail: results::read::TornTail::Skip,
+            malformed: results::read::Malformed::Fail,
+            repeats: results::read::Repeats::RefuseIds,
+        },
+    )
+    .map_err(|e| match e {
+        results::read::ReadError::RepeatedId { id, file, .. } => {
+            GamesError::RepeatedId { file, id }
+        }
+        e => GamesError::Read(e),
+    })?;
+    for file in read.files.iter().filter(|f| f.torn_tail) {
+        tracing::warn!("{}: ignoring a cut-off last line", file.path.display());
+    }
+    let mut games = read.games;
     games.sort_by_key(|g| g.id);
     Ok(games)
 }
 
 /// A game's position before move `ply` (history included, for repetitions), and that move.
-fn position_before(game: &GameResult, ply: usize) -> Result<(Position, Move), String> {
-    let at = |e: &dyn std::fmt::Display| format!("game {}: {e}", game.id);
-    let mut pos = Position::from_sfen(&game.start).map_err(|e| at(&e))?;
-    for (i, text) in game.moves.iter().enumerate() {
-        let mv = pos
-            .parse_usi_move(text)
-            .map_err(|e| at(&format!("move {} `{text}`: {e}", i + 1)))?;
-        if i == ply {
-            return Ok((pos, mv));
-        }
-        pos.play(mv);
+fn position_before(game: &GameResult, ply: usize) -> Result<(Position, Move), GamesError> {
+    let at = |e: &dyn std::fmt::Display| GamesError::Replay {
+        game: game.id,
+        problem: e.to_string(),
+    };
+    let missing = || at(&format!("has no move {}", ply + 1));
+    let mut game_replay = replay(&game.start, &game.moves).map_err(|e| at(&e))?;
+    while game_replay.played() < ply {
+        game_replay
+            .step()
+            .ok_or_else(missing)?
+            .map_err(|e| at(&e))?;
     }
-    Err(at(&format!("has no move {}", ply + 1)))
+    let mv = game_replay
+        .peek()
+        .ok_or_else(missing)?
+        .map_err(|e| at(&e))?;
+    Ok((game_replay.into_position(), mv))
 }
 
 /// The score of a move from the mover's view, given the search of the position after it.
@@ -181,7 +343,7 @@ type Lines = Vec<(Move, Score)>;
 /// One worker's built-in reference engine.
 struct Analyst {
     engine: Engine,
-    budget: Budget,
+    limit: ReferenceLimit,
     multipv: usize,
     /// With MultiPV 1, the candidates' search of the position is the single-line search that
     /// `complexity` needs (same settings, cleared tables): its score and leaves, kept for it.
@@ -189,7 +351,7 @@ struct Analyst {
 }
 
 impl Analyst {
-    fn new(budget: Budget, multipv: usize) -> Self {
+    fn new(limit: ReferenceLimit, multipv: usize) -> Self {
         let settings = EngineSettings {
             hash_mb: 16,
             multipv,
@@ -197,21 +359,21 @@ impl Analyst {
         };
         Analyst {
             engine: Engine::new(settings),
-            budget,
+            limit,
             multipv,
             single_line: None,
         }
     }
 
     fn search(&mut self, pos: &Position, multipv: usize) -> (Lines, BestMove, Score, LeafCounts) {
-        self.search_with(pos, multipv, self.budget)
+        self.search_with(pos, multipv, self.limit)
     }
 
     fn search_with(
         &mut self,
         pos: &Position,
         multipv: usize,
-        budget: Budget,
+        limit: ReferenceLimit,
     ) -> (Lines, BestMove, Score, LeafCounts) {
         let mut settings = self.engine.settings().clone();
         settings.multipv = multipv;
@@ -231,8 +393,8 @@ impl Analyst {
             }
         };
         let limits = Limits {
-            nodes: budget.nodes(),
-            depth: budget.depth(),
+            nodes: limit.nodes(),
+            depth: limit.depth(),
             ..Limits::default()
         };
         let r = self
@@ -307,11 +469,11 @@ impl Analyst {
             let mut child = pos.clone();
             child.play(played);
             // The MultiPV lines search each root move one ply shallower than the root.
-            let budget = match self.budget {
-                Budget::Depth(d) => Budget::Depth(d.saturating_sub(1).max(1)),
+            let limit = match self.limit {
+                ReferenceLimit::Depth(d) => ReferenceLimit::Depth(d.saturating_sub(1).max(1)),
                 nodes => nodes,
             };
-            let (_, _, child_score, _) = self.search_with(&child, 1, budget);
+            let (_, _, child_score, _) = self.search_with(&child, 1, limit);
             lines.push((played, negate_child(child_score)));
         }
         let mut out: Vec<Candidate> = Vec::new();
@@ -342,25 +504,32 @@ enum Scored {
 struct UsiAnalyst {
     player: UsiPlayer,
     runtime: tokio::runtime::Runtime,
-    budget: Budget,
+    limit: ReferenceLimit,
     multipv: usize,
     timeout: Duration,
 }
 
 impl UsiAnalyst {
-    fn new(config: &PlayerConfig, budget: Budget, multipv: usize) -> Result<Self, String> {
+    fn new(
+        config: &PlayerConfig,
+        limit: ReferenceLimit,
+        multipv: usize,
+    ) -> Result<Self, ReferenceError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+            .map_err(ReferenceError::Runtime)?;
         let mut player = UsiPlayer::new(config);
         runtime
             .block_on(player.new_game(0))
-            .map_err(|e| format!("reference `{}`: {e}", config.name))?;
+            .map_err(|source| ReferenceError::Start {
+                name: config.name.clone(),
+                source,
+            })?;
         Ok(UsiAnalyst {
             player,
             runtime,
-            budget,
+            limit,
             multipv,
             timeout: Duration::from_millis(config.move_timeout_ms),
         })
@@ -371,15 +540,14 @@ impl UsiAnalyst {
         pos: &Position,
         played: Move,
         screen_cp: Option<i32>,
-    ) -> Result<Scored, String> {
+    ) -> Result<Scored, ReferenceError> {
         let played = played.to_usi();
-        let (nodes, depth) = (self.budget.nodes(), self.budget.depth());
+        let (nodes, depth) = (self.limit.nodes(), self.limit.depth());
         let (multipv, timeout) = (self.multipv, self.timeout);
         if let Some(cp) = screen_cp {
-            let single = self
-                .runtime
-                .block_on(self.player.analyse(pos, nodes, depth, 1, &[], timeout))
-                .map_err(|e| e.to_string())?;
+            let single =
+                self.runtime
+                    .block_on(self.player.analyse(pos, nodes, depth, 1, &[], timeout))?;
             if let Some(best) = single.first()
                 && best.score.to_cp_scale().abs() >= cp
             {
@@ -389,29 +557,24 @@ impl UsiAnalyst {
                 }));
             }
         }
-        let mut lines = self
-            .runtime
-            .block_on(
+        let mut lines =
+            self.runtime.block_on(
                 self.player
                     .analyse(pos, nodes, depth, multipv, &[], timeout),
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
         if !lines.iter().any(|l| l.mv == played) {
-            let only = self
-                .runtime
-                .block_on(self.player.analyse(
-                    pos,
-                    nodes,
-                    depth,
-                    1,
-                    std::slice::from_ref(&played),
-                    timeout,
-                ))
-                .map_err(|e| e.to_string())?;
+            let only = self.runtime.block_on(self.player.analyse(
+                pos,
+                nodes,
+                depth,
+                1,
+                std::slice::from_ref(&played),
+                timeout,
+            ))?;
             let line = only
                 .into_iter()
                 .find(|l| l.mv == played)
-                .ok_or_else(|| format!("the reference did not score the played move {played} when told to search only it"))?;
+                .ok_or(ReferenceError::PlayedNotScored { played })?;
             lines.push(line);
         }
         let mut out: Vec<Candidate> = Vec::new();
@@ -441,12 +604,24 @@ enum Worker {
 }
 
 impl Worker {
+    /// The reference `opts` names, ready to analyse.
+    fn start(opts: &MovesOptions) -> Result<Worker, ReferenceError> {
+        Ok(match &opts.reference {
+            ReferenceEngine::Builtin => {
+                Worker::Builtin(Box::new(Analyst::new(opts.limit, opts.multipv)))
+            }
+            ReferenceEngine::Usi(p) => {
+                Worker::Usi(Box::new(UsiAnalyst::new(p, opts.limit, opts.multipv)?))
+            }
+        })
+    }
+
     fn candidates(
         &mut self,
         pos: &Position,
         played: Move,
         screen_cp: Option<i32>,
-    ) -> Result<Scored, String> {
+    ) -> Result<Scored, ReferenceError> {
         match self {
             Worker::Builtin(a) => Ok(a.candidates(pos, played, screen_cp)),
             Worker::Usi(a) => a.candidates(pos, played, screen_cp),
@@ -461,73 +636,105 @@ impl Worker {
     }
 }
 
-/// Analyse the games of `opts.inputs` into `opts.out`.
-pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
+/// `moves`: analyse the games of `opts.inputs` into `opts.out` (resuming what is there with
+/// `opts.resume`).
+pub fn run(opts: &MovesOptions) -> Result<MovesReport, MovesError> {
     check_options(opts)?;
-    let games = read_games(&opts.inputs)?;
+    let games = read_games(&opts.inputs).map_err(MovesError::Games)?;
     let reference = Reference {
         name: match &opts.reference {
             ReferenceEngine::Builtin => format!("council-engine multipv {}", opts.multipv),
             ReferenceEngine::Usi(p) => format!("{} multipv {}", p.name, opts.multipv),
         },
-        nodes: opts.budget.nodes(),
-        depth: opts.budget.depth(),
+        nodes: opts.limit.nodes(),
+        depth: opts.limit.depth(),
         screen_cp: opts.screen_cp,
         sample: opts.sample.map(|s| s.fraction),
         seed: opts.sample.map(|s| s.seed),
     };
     if matches!(opts.reference, ReferenceEngine::Usi(_)) && opts.complexity.is_some() {
-        return Err(
-            "--complexity counts the built-in engine's leaves and nodes: leave out --reference"
-                .into(),
-        );
+        return Err(MovesError::ComplexityWithUsi);
     }
     if let ReferenceEngine::Usi(p) = &opts.reference
         && !matches!(p.kind, PlayerKind::Usi(_))
     {
-        return Err(format!(
-            "--reference: `{}` is not a USI engine (for the built-in engine leave --reference out)",
-            p.name
-        ));
+        return Err(MovesError::NotUsi {
+            name: p.name.clone(),
+        });
     }
-    // Resume: what is already there must be this analysis's.
-    let mut done: HashSet<(u64, u32)> = HashSet::new();
-    let mut complete_len = None;
-    let existing = opts.out.metadata().map(|m| m.len() > 0).unwrap_or(false);
-    if existing {
-        if !opts.resume {
-            return Err(format!(
-                "{} already holds an analysis: pass --resume to continue it, or choose another --out",
-                opts.out.display()
-            ));
-        }
-        let read = analysis::read(&opts.out)?;
-        for p in &read.positions {
-            if p.reference != reference && !sample_grows(&p.reference, &reference) {
-                return Err(format!(
-                    "{}: analysed by {}, not by {}: resume with the same reference and options",
-                    opts.out.display(),
-                    p.reference.describe(),
-                    reference.describe(),
-                ));
-            }
-            if opts.complexity.is_some() && p.root_cp.is_none() {
-                return Err(format!(
-                    "{}: analysed without --complexity; resume it the same way, or analyse into another --out",
-                    opts.out.display()
-                ));
-            }
-            done.insert((p.game, p.ply));
-        }
-        complete_len = Some(read.complete_len);
-    }
+    let done = already_done(opts, &reference)?;
     for name in &opts.players {
         if !games.iter().any(|g| g.sente == *name || g.gote == *name) {
-            return Err(format!(
-                "--player {name}: no game of the inputs has a player of that name"
-            ));
+            return Err(MovesError::NoPlayer { name: name.clone() });
         }
     }
+    let (todo, positions) = plan(opts, &games, &done.positions);
+    // Every move must replay before any work starts.
+    for g in &games {
+        if !g.moves.is_empty() {
+            position_before(g, g.moves.len() - 1).map_err(MovesError::Games)?;
+        }
+    }
+    let mut writer = AnalysisWriter::open(&opts.out, done.complete_len)?;
+    let started = Instant::now();
+    let analysed_now = analyse_all(opts, &games, &todo, &reference, &mut writer)?;
+    Ok(MovesReport {
+        out: opts.out.clone(),
+        games: games.len(),
+        positions,
+        analysed_now,
+        wall: started.elapsed(),
+    })
+}
+
+/// What `--out` already holds.
+#[derive(Default)]
+struct Done {
+    /// (game, ply) of every complete line.
+    positions: HashSet<(u64, u32)>,
+    /// The file's length without a cut-off last line; `None`: nothing there.
+    complete_len: Option<u64>,
+}
+
+/// Resume: what `opts.out` already holds, which must be this analysis's.
+fn already_done(opts: &MovesOptions, reference: &Reference) -> Result<Done, MovesError> {
+    let mut done = Done::default();
+    let existing = opts.out.metadata().map(|m| m.len() > 0).unwrap_or(false);
+    if !existing {
+        return Ok(done);
+    }
+    if !opts.resume {
+        return Err(MovesError::Exists {
+            path: opts.out.clone(),
+        });
+    }
+    let read = analysis::read(&opts.out)?;
+    for p in &read.positions {
+        if p.reference != *reference && !sample_grows(&p.reference, reference) {
+            return Err(MovesError::OtherReference {
+                path: opts.out.clone(),
+                analysed: p.reference.describe(),
+                wanted: reference.describe(),
+            });
+        }
+        if opts.complexity.is_some() && p.root_cp.is_none() {
+            return Err(MovesError::NoComplexity {
+                path: opts.out.clone(),
+            });
+        }
+        done.positions.insert((p.game, p.ply));
+    }
+    done.complete_len = Some(read.complete_len);
+    Ok(done)
+}
+
+/// The positions to analyse now, as (game index, ply), and how many the analysis holds when
+/// done: past `skip_plies`, in the sample, the chosen players' moves.
+fn plan(
+    opts: &MovesOptions,
+    games: &[GameResult],
+    done: &HashSet<(u64, u32)>,
+) -> (Vec<(usize, u32)>, usize) {
     let mover_wanted = |g: &GameResult, ply: u32| {
         opts.players.is_empty() || opts.players.iter().any(|p| p == g.mover_at(ply as usize))
     };
@@ -544,66 +751,38 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
             }
         }
     }
-    // Every move must replay before any work starts.
-    for g in &games {
-        if !g.moves.is_empty() {
-            position_before(g, g.moves.len() - 1)?;
-        }
-    }
-    let mut writer = AnalysisWriter::open(&opts.out, complete_len)?;
+    (todo, positions)
+}
+
+/// Analyse `todo` on `opts.concurrency` workers, appending each line as it finishes; the first
+/// failure stops the workers. How many lines were written.
+fn analyse_all(
+    opts: &MovesOptions,
+    games: &[GameResult],
+    todo: &[(usize, u32)],
+    reference: &Reference,
+    writer: &mut AnalysisWriter,
+) -> Result<usize, MovesError> {
     let bar = progress_bar(todo.len() as u64, opts.progress);
-    let started = Instant::now();
     let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<AnalysedPosition, String>>(64);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<AnalysedPosition, MovesError>>(64);
     let mut analysed_now = 0;
     let mut failure = None;
     std::thread::scope(|scope| {
         for _ in 0..opts.concurrency.max(1) {
-            let (tx, next, todo, games, reference) = (tx.clone(), &next, &todo, &games, &reference);
+            let (tx, next) = (tx.clone(), &next);
             scope.spawn(move || {
-                let mut worker = match &opts.reference {
-                    ReferenceEngine::Builtin => {
-                        Worker::Builtin(Box::new(Analyst::new(opts.budget, opts.multipv)))
-                    }
-                    ReferenceEngine::Usi(p) => {
-                        match UsiAnalyst::new(p, opts.budget, opts.multipv) {
-                            Ok(a) => Worker::Usi(Box::new(a)),
-                            Err(e) => {
-                                let _ = tx.send(Err(e));
-                                return;
-                            }
-                        }
+                let mut worker = match Worker::start(opts) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        let _ = tx.send(Err(e.into()));
+                        return;
                     }
                 };
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(gi, ply)) = todo.get(i) else { break };
-                    let g = &games[gi];
-                    let line = position_before(g, ply as usize).and_then(|(pos, played)| {
-                        let scored = worker
-                            .candidates(&pos, played, opts.screen_cp)
-                            .map_err(|e| format!("game {} ply {ply}: {e}", g.id))?;
-                        let (candidates, screened) = match scored {
-                            Scored::Candidates(c) => (c, false),
-                            Scored::Screened(best) => (vec![best], true),
-                        };
-                        let c = opts.complexity.and_then(|nth| worker.complexity(&pos, nth));
-                        Ok(AnalysedPosition {
-                            root_cp: c.as_ref().map(|c| c.root_cp),
-                            leaves: c.as_ref().map(|c| c.leaves),
-                            leaf_ratio: c.as_ref().and_then(|c| c.leaf_ratio),
-                            ebf: c.as_ref().and_then(|c| c.ebf),
-                            ebf_depth: c.as_ref().and_then(|c| c.ebf_depth),
-                            game: g.id,
-                            ply,
-                            player: g.mover_at(ply as usize).to_string(),
-                            sfen: pos.to_sfen(),
-                            played: played.to_usi(),
-                            candidates,
-                            reference: reference.clone(),
-                            screened,
-                        })
-                    });
+                    let line = analyse_position(&mut worker, &games[gi], ply, opts, reference);
                     if tx.send(line).is_err() {
                         break;
                     }
@@ -613,9 +792,10 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
         drop(tx);
         for line in rx {
             match line.and_then(|p| {
-                writer
-                    .append(&p)
-                    .map_err(|e| format!("{}: {e}", opts.out.display()))
+                writer.append(&p).map_err(|source| MovesError::Write {
+                    path: opts.out.clone(),
+                    source,
+                })
             }) {
                 Ok(()) => {
                     analysed_now += 1;
@@ -631,14 +811,48 @@ pub fn analyse(opts: &MovesOptions) -> Result<MovesReport, String> {
         }
     });
     bar.finish_and_clear();
-    if let Some(e) = failure {
-        return Err(e);
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(analysed_now),
     }
-    Ok(MovesReport {
-        games: games.len(),
-        positions,
-        analysed_now,
-        wall: started.elapsed(),
+}
+
+/// One position's line: the game replayed to `ply`, the reference's candidates (and the
+/// position's complexity).
+fn analyse_position(
+    worker: &mut Worker,
+    g: &GameResult,
+    ply: u32,
+    opts: &MovesOptions,
+    reference: &Reference,
+) -> Result<AnalysedPosition, MovesError> {
+    let (pos, played) = position_before(g, ply as usize).map_err(MovesError::Games)?;
+    let scored = worker
+        .candidates(&pos, played, opts.screen_cp)
+        .map_err(|source| MovesError::Position {
+            game: g.id,
+            ply,
+            source,
+        })?;
+    let (candidates, screened) = match scored {
+        Scored::Candidates(c) => (c, false),
+        Scored::Screened(best) => (vec![best], true),
+    };
+    let c = opts.complexity.and_then(|nth| worker.complexity(&pos, nth));
+    Ok(AnalysedPosition {
+        root_cp: c.as_ref().map(|c| c.root_cp),
+        leaves: c.as_ref().map(|c| c.leaves),
+        leaf_ratio: c.as_ref().and_then(|c| c.leaf_ratio),
+        ebf: c.as_ref().and_then(|c| c.ebf),
+        ebf_depth: c.as_ref().and_then(|c| c.ebf_depth),
+        game: g.id,
+        ply,
+        player: g.mover_at(ply as usize).to_string(),
+        sfen: pos.to_sfen(),
+        played: played.to_usi(),
+        candidates,
+        reference: reference.clone(),
+        screened,
     })
 }
 
@@ -654,30 +868,27 @@ fn sample_grows(before: &Reference, now: &Reference) -> bool {
         && before.sample.zip(now.sample).is_some_and(|(b, n)| b <= n)
 }
 
-fn check_options(opts: &MovesOptions) -> Result<(), String> {
+fn check_options(opts: &MovesOptions) -> Result<(), MovesError> {
     if opts.inputs.is_empty() {
-        return Err("give a run folder or a results file to analyse".into());
+        return Err(MovesError::NoInputs);
     }
-    match opts.budget {
-        Budget::Nodes(0) => return Err("--nodes must be at least 1".into()),
-        Budget::Depth(d) if !(1..=64).contains(&d) => {
-            return Err("--depth must be between 1 and 64".into());
-        }
+    match opts.limit {
+        ReferenceLimit::Nodes(0) => return Err(MovesError::ZeroNodes),
+        ReferenceLimit::Depth(d) if !(1..=64).contains(&d) => return Err(MovesError::Depth),
         _ => {}
     }
     if opts.screen_cp.is_some_and(|cp| cp <= 0) {
-        return Err("--screen-cp must be above 0".into());
+        return Err(MovesError::ScreenCp);
     }
     if let Some(s) = opts.sample
         && !(s.fraction > 0.0 && s.fraction <= 1.0)
     {
-        return Err(format!(
-            "--sample {}: give the share of positions to analyse, above 0 and at most 1",
-            s.fraction
-        ));
+        return Err(MovesError::Sample {
+            fraction: s.fraction,
+        });
     }
     if !(1..=600).contains(&opts.multipv) {
-        return Err("--multipv must be between 1 and 600".into());
+        return Err(MovesError::MultiPv);
     }
     Ok(())
 }
@@ -711,7 +922,7 @@ mod tests {
 
     #[test]
     fn a_move_outside_the_multipv_is_scored_from_the_position_after_it() {
-        let mut analyst = Analyst::new(Budget::Nodes(2000), 1);
+        let mut analyst = Analyst::new(ReferenceLimit::Nodes(2000), 1);
         let pos = Position::startpos();
         // 1g1f is not the engine's first choice at 2000 nodes with MultiPV 1.
         let played = pos.parse_usi_move("1g1f").unwrap();

@@ -1,5 +1,5 @@
 //! `council-elo RESULTS.jsonl... [--anchor NAME=ELO] [--format text|csv|json] [--svg FILE]`:
-//! rating tables from one or more results files (see interfaces.md and the README).
+//! rating tables from one or more results files (see docs/reference/files.md and docs/guide/ratings.md).
 
 use std::path::PathBuf;
 
@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use orchestrator::elo_report::input::read_results_with_progress;
+use orchestrator::elo_report::input::{MergedResults, read_results_with_progress};
 use orchestrator::elo_report::svg::write_ratings_svg;
 use orchestrator::elo_report::{MergeOptions, RatingReport};
 use orchestrator::stats::{Anchor, FitOptions, fit};
@@ -82,7 +82,38 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(args: &Args) -> Result<()> {
-    let anchor = match (&args.anchor, args.average) {
+    let anchor = anchor(args)?;
+    let merged = read(args)?;
+    if let Anchor::Player { name, .. } = &anchor {
+        check_anchor(name, &merged, &args.files)?;
+    }
+    let options = FitOptions {
+        anchor,
+        first_move: args.first_move,
+        prior_draws: args.prior_draws,
+    };
+    let ratings = fit(&merged.table, &options).with_context(|| {
+        format!(
+            "rating the {} games of {}",
+            merged.games(),
+            display_list(&args.files)
+        )
+    })?;
+    let report = RatingReport::new(&merged, &ratings);
+    match args.format {
+        Format::Text => print!("{}", report.to_text()),
+        Format::Csv => print!("{}", report.to_csv()),
+        Format::Json => println!("{}", report.to_json()),
+    }
+    if let Some(svg) = &args.svg {
+        write_ratings_svg(&report, svg)?;
+    }
+    Ok(())
+}
+
+/// `--anchor NAME=ELO`, else `--average ELO` (0 by default).
+fn anchor(args: &Args) -> Result<Anchor> {
+    Ok(match (&args.anchor, args.average) {
         (Some(text), _) => {
             let (name, elo) = parse_anchor(text)?;
             Anchor::Player { name, elo }
@@ -90,8 +121,12 @@ fn run(args: &Args) -> Result<()> {
         (None, average) => Anchor::PoolMean {
             elo: average.unwrap_or(0.0),
         },
-    };
+    })
+}
 
+/// The results files merged, with a progress bar over their bytes; each skipped line is
+/// reported on stderr.
+fn read(args: &Args) -> Result<MergedResults> {
     let total_bytes: u64 = args
         .files
         .iter()
@@ -123,47 +158,28 @@ fn run(args: &Args) -> Result<()> {
     if merged.games() == 0 {
         bail!("no games in {}", display_list(&args.files));
     }
+    Ok(merged)
+}
 
-    if let Anchor::Player { name, .. } = &anchor
-        && merged.table.player_index(name).is_none()
-    {
-        let players = merged.table.players();
-        let mut shown = players
-            .iter()
-            .take(20)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if players.len() > 20 {
-            shown.push_str(&format!(", ... ({} players)", players.len()));
-        }
-        bail!(
-            "--anchor: no player named {name:?} in {}; players: {shown}",
-            display_list(&args.files)
-        );
+/// The anchor must be one of the players (naming up to 20 of them when it is not).
+fn check_anchor(name: &str, merged: &MergedResults, files: &[PathBuf]) -> Result<()> {
+    if merged.table.player_index(name).is_some() {
+        return Ok(());
     }
-    let options = FitOptions {
-        anchor,
-        first_move: args.first_move,
-        prior_draws: args.prior_draws,
-    };
-    let ratings = fit(&merged.table, &options).with_context(|| {
-        format!(
-            "rating the {} games of {}",
-            merged.games(),
-            display_list(&args.files)
-        )
-    })?;
-    let report = RatingReport::new(&merged, &ratings);
-    match args.format {
-        Format::Text => print!("{}", report.to_text()),
-        Format::Csv => print!("{}", report.to_csv()),
-        Format::Json => println!("{}", report.to_json()),
+    let players = merged.table.players();
+    let mut shown = players
+        .iter()
+        .take(20)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if players.len() > 20 {
+        shown.push_str(&format!(", ... ({} players)", players.len()));
     }
-    if let Some(svg) = &args.svg {
-        write_ratings_svg(&report, svg)?;
-    }
-    Ok(())
+    bail!(
+        "--anchor: no player named {name:?} in {}; players: {shown}",
+        display_list(files)
+    );
 }
 
 fn display_list(files: &[PathBuf]) -> String {

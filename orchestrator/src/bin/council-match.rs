@@ -12,8 +12,9 @@ use clap::Parser;
 use orchestrator::config::Config;
 use orchestrator::live;
 use orchestrator::runner::shard::Shard;
+use orchestrator::runner::signals::cancel_on_stop_signals;
 use orchestrator::runner::summary;
-use orchestrator::runner::{self, RunOptions, merge};
+use orchestrator::runner::{self, RunOptions, RunOutcome, merge};
 use tokio_util::sync::CancellationToken;
 
 /// Where the live page listens unless told.
@@ -141,22 +142,13 @@ fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let config_path = cli.config.context("give a config file (TOML)")?;
+    let config_path = cli.config.clone().context("give a config file (TOML)")?;
     let mut config = Config::load(&config_path)?;
     if let Some(g) = cli.games {
         anyhow::ensure!(g > 0, "--games must be at least 1");
         config.games = g;
     }
-    let shard = match cli.shard.as_deref() {
-        None => None,
-        Some("auto") => {
-            Some(Shard::from_env(|k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?)
-        }
-        Some(text) => Some(
-            text.parse::<Shard>()
-                .map_err(|e| anyhow::anyhow!("--shard: {e}"))?,
-        ),
-    };
+    let shard = shard(cli.shard.as_deref())?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -173,19 +165,49 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    let opts = run_options(&cli, &config_path, shard)?;
+    let outcome = rt.block_on(play(config, opts, cli.serve.as_deref()))?;
+    Ok(if outcome.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `--shard I/N`, or `auto` from a Slurm array task or a Kubernetes Indexed Job.
+fn shard(flag: Option<&str>) -> anyhow::Result<Option<Shard>> {
+    Ok(match flag {
+        None => None,
+        Some("auto") => {
+            Some(Shard::from_env(|k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?)
+        }
+        Some(text) => Some(
+            text.parse::<Shard>()
+                .map_err(|e| anyhow::anyhow!("--shard: {e}"))?,
+        ),
+    })
+}
+
+/// The runner's options from the flags: `--start-or-resume` resumes a run that has started in
+/// `--out` (its `run.json` is there).
+fn run_options(
+    cli: &Cli,
+    config_path: &std::path::Path,
+    shard: Option<Shard>,
+) -> anyhow::Result<RunOptions> {
     let concurrency = cli.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
     });
     anyhow::ensure!(concurrency > 0, "--concurrency must be at least 1");
-    let out = match cli.out {
-        Some(o) => o,
-        None => default_out(&config_path),
+    let out = match &cli.out {
+        Some(o) => o.clone(),
+        None => default_out(config_path),
     };
     let resume = cli.resume || (cli.start_or_resume && out.join("run.json").exists());
-    let mut opts = RunOptions {
-        out: out.clone(),
+    Ok(RunOptions {
+        out,
         concurrency,
         seed: cli.seed,
         resume,
@@ -193,58 +215,43 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         shard,
         progress: !cli.quiet,
         feed: None,
-    };
-    let outcome = rt.block_on(async {
-        let page = match &cli.serve {
-            Some(addr) => {
-                let page = live::LivePage::start(addr, &config).await?;
-                eprintln!("live page: {}", page.url());
-                opts.feed = Some(page.feed());
-                Some(page)
-            }
-            None => None,
-        };
-        let cancel = CancellationToken::new();
-        let on_signal = cancel.clone();
-        let signals = tokio::spawn(async move {
-            // Ctrl-C, or SIGTERM as batch schedulers send (scancel, a Kubernetes pod's end).
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            let terminated = async {
-                match term.as_mut() {
-                    Some(t) => t.recv().await,
-                    None => std::future::pending().await,
-                }
-            };
-            let stopped = tokio::select! {
-                r = tokio::signal::ctrl_c() => r.is_ok(),
-                _ = terminated => true,
-            };
-            if stopped {
-                eprintln!("council-match: interrupted; finishing writes (resume with --resume)");
-                on_signal.cancel();
-            }
-        });
-        let outcome = runner::run(config, &opts, cancel).await?;
-        signals.abort();
-        print!("{}", summary::standings_table(&outcome.summary));
-        println!("results in {}", out.display());
-        if let Some(page) = page
-            && !outcome.interrupted
-        {
-            eprintln!(
-                "the run is over; its live page stays up at {} until Ctrl-C",
-                page.url()
-            );
-            page.until_ctrl_c().await;
-        }
-        anyhow::Ok(outcome)
-    })?;
-    Ok(if outcome.interrupted {
-        ExitCode::from(130)
-    } else {
-        ExitCode::SUCCESS
     })
+}
+
+/// Play the run (serving its live page on `serve`), stopping cleanly on Ctrl-C or SIGTERM; print
+/// the standings. A served page stays up after a finished run until Ctrl-C.
+async fn play(
+    config: Config,
+    mut opts: RunOptions,
+    serve: Option<&str>,
+) -> anyhow::Result<RunOutcome> {
+    let page = match serve {
+        Some(addr) => {
+            let page = live::LivePage::start(addr, &config).await?;
+            eprintln!("live page: {}", page.url());
+            opts.feed = Some(page.feed());
+            Some(page)
+        }
+        None => None,
+    };
+    let cancel = CancellationToken::new();
+    let signals = cancel_on_stop_signals(cancel.clone(), || {
+        eprintln!("council-match: interrupted; finishing writes (resume with --resume)");
+    });
+    let outcome = runner::run(config, &opts, cancel).await?;
+    signals.abort();
+    print!("{}", summary::standings_table(&outcome.summary));
+    println!("results in {}", opts.out.display());
+    if let Some(page) = page
+        && !outcome.interrupted
+    {
+        eprintln!(
+            "the run is over; its live page stays up at {} until Ctrl-C",
+            page.url()
+        );
+        page.until_ctrl_c().await;
+    }
+    Ok(outcome)
 }
 
 /// `runs/<config name>-<unix seconds>`, made unique if taken.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use super::usi_engine::OptionValue;
-use super::{Fairness, Format, Method};
+use super::{Fairness, Format, Limits, Method};
 
 /// A whole configuration file: `[match]` and the `[[player]]` tables.
 #[derive(Deserialize)]
@@ -77,8 +77,13 @@ pub(super) enum RawKind {
 pub(super) struct RawPlayer {
     pub(super) name: String,
     pub(super) kind: RawKind,
-    #[serde(flatten)]
-    pub(super) limits: RawLimits,
+    // limits (see `Limits`)
+    pub(super) nodes: Option<u64>,
+    pub(super) depth: Option<u32>,
+    pub(super) movetime_ms: Option<u64>,
+    pub(super) time_ms: Option<u64>,
+    pub(super) byoyomi_ms: Option<u64>,
+    pub(super) increment_ms: Option<u64>,
     pub(super) move_timeout_ms: Option<u64>,
     pub(super) win_rate_t: Option<f64>,
     pub(super) sigma: Option<f64>,
@@ -108,16 +113,20 @@ pub(super) struct RawPlayer {
     pub(super) equal_resources: Option<bool>,
 }
 
-// `flatten` and `deny_unknown_fields` do not mix in serde, so the limits are listed here and
-// copied into `Limits`.
-#[derive(Deserialize)]
-pub(super) struct RawLimits {
-    pub(super) nodes: Option<u64>,
-    pub(super) depth: Option<u32>,
-    pub(super) movetime_ms: Option<u64>,
-    pub(super) time_ms: Option<u64>,
-    pub(super) byoyomi_ms: Option<u64>,
-    pub(super) increment_ms: Option<u64>,
+impl RawPlayer {
+    /// The limit keys as one [`Limits`]. They are fields of this table rather than a flattened
+    /// struct because serde's `flatten` hides the accepted keys from the unknown-key error, which
+    /// lists them (and the docs test reads that list).
+    pub(super) fn limits(&self) -> Limits {
+        Limits {
+            nodes: self.nodes,
+            depth: self.depth,
+            movetime_ms: self.movetime_ms,
+            time_ms: self.time_ms,
+            byoyomi_ms: self.byoyomi_ms,
+            increment_ms: self.increment_ms,
+        }
+    }
 }
 
 /// `resign = { score_cp = .., moves = .. }` or `{ model = "shueso", mu = .., sigma = .., moves = .. }`.

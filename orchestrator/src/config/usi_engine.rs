@@ -37,15 +37,18 @@ pub enum DropNotation {
     At,
 }
 
+/// A `drop_notation` value that is neither `"*"` nor `"@"`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be \"*\" (USI drops, `P*5e`) or \"@\" (`P@5e`), got \"{0}\"")]
+pub(super) struct BadDropNotation(String);
+
 impl DropNotation {
     /// The `drop_notation` key's value (`"*"` when absent); the problem when it is neither.
-    pub(super) fn from_key(key: Option<&str>) -> Result<Self, String> {
+    pub(super) fn from_key(key: Option<&str>) -> Result<Self, BadDropNotation> {
         match key {
             None | Some("*") => Ok(DropNotation::Star),
             Some("@") => Ok(DropNotation::At),
-            Some(other) => Err(format!(
-                "must be \"*\" (USI drops, `P*5e`) or \"@\" (`P@5e`), got \"{other}\""
-            )),
+            Some(other) => Err(BadDropNotation(other.to_owned())),
         }
     }
 
@@ -103,9 +106,20 @@ impl UsiEngineSettings {
     }
 }
 
+/// An engine command that cannot be run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum CommandProblem {
+    #[error("{} does not exist", .0.display())]
+    Missing(PathBuf),
+    #[error("{} is not an executable file", .0.display())]
+    NotExecutable(PathBuf),
+    #[error("`{}` not found on PATH", .0.display())]
+    NotOnPath(PathBuf),
+}
+
 /// Find an engine command: a bare name is looked up on `PATH`, anything with a `/` is taken
 /// relative to the config's folder. The result must be an executable file.
-pub(super) fn resolve_command(base: &Path, command: &Path) -> Result<PathBuf, String> {
+pub(super) fn resolve_command(base: &Path, command: &Path) -> Result<PathBuf, CommandProblem> {
     use std::os::unix::fs::PermissionsExt;
     let is_exec = |p: &Path| {
         p.metadata()
@@ -115,10 +129,10 @@ pub(super) fn resolve_command(base: &Path, command: &Path) -> Result<PathBuf, St
     if command.components().count() > 1 {
         let full = base.join(command);
         if !full.exists() {
-            return Err(format!("{} does not exist", full.display()));
+            return Err(CommandProblem::Missing(full));
         }
         if !is_exec(&full) {
-            return Err(format!("{} is not an executable file", full.display()));
+            return Err(CommandProblem::NotExecutable(full));
         }
         return Ok(full);
     }
@@ -129,5 +143,5 @@ pub(super) fn resolve_command(base: &Path, command: &Path) -> Result<PathBuf, St
             return Ok(full);
         }
     }
-    Err(format!("`{}` not found on PATH", command.display()))
+    Err(CommandProblem::NotOnPath(command.to_path_buf()))
 }

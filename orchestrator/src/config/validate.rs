@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use super::raw::{RawConfig, RawKind, RawMatch, RawPlayer, RawResign};
-use super::usi_engine::{DropNotation, UsiEngineSettings, resolve_command};
+use super::usi_engine::{
+    BadDropNotation, CommandProblem, DropNotation, UsiEngineSettings, resolve_command,
+};
 use super::{
     Config, ConfigError, DEFAULT_ML_D, DEFAULT_SIGMA, DEFAULT_WIN_RATE_T, Fairness, Format, Limits,
     Method, Openings, PlayerConfig, PlayerKind, ResignRule,
@@ -36,25 +38,48 @@ fn usi_keys_set(p: &RawPlayer) -> [(&'static str, bool); 12] {
     ]
 }
 
-/// The engine keys of `p` with their defaults, checked. A problem comes back as the key (below
-/// `player[i].`) and what is wrong with it.
-fn usi_engine(base: &Path, p: &RawPlayer) -> Result<UsiEngineSettings, (&'static str, String)> {
-    let Some(command) = &p.command else {
-        return Err(("command", "missing".into()));
-    };
-    let command = resolve_command(base, command).map_err(|problem| ("command", problem))?;
+/// What is wrong with an engine key of a `kind = "usi"` player.
+#[derive(Debug, thiserror::Error)]
+enum UsiKeyProblem {
+    #[error("missing")]
+    NoCommand,
+    #[error(transparent)]
+    Command(#[from] CommandProblem),
+    #[error("{} is not a folder", .0.display())]
+    NotAFolder(std::path::PathBuf),
+    #[error("must be positive")]
+    MateCp,
+    #[error(transparent)]
+    DropNotation(#[from] BadDropNotation),
+}
+
+impl UsiKeyProblem {
+    /// The key at fault, below `player[i].`.
+    fn key(&self) -> &'static str {
+        match self {
+            UsiKeyProblem::NoCommand | UsiKeyProblem::Command(_) => "command",
+            UsiKeyProblem::NotAFolder(_) => "dir",
+            UsiKeyProblem::MateCp => "mate_cp",
+            UsiKeyProblem::DropNotation(_) => "drop_notation",
+        }
+    }
+}
+
+/// The engine keys of `p` with their defaults, checked.
+fn usi_engine(base: &Path, p: &RawPlayer) -> Result<UsiEngineSettings, UsiKeyProblem> {
+    let command = p.command.as_ref().ok_or(UsiKeyProblem::NoCommand)?;
+    let command = resolve_command(base, command)?;
     let dir = p.dir.as_ref().map(|d| base.join(d));
     if let Some(d) = &dir
         && !d.is_dir()
     {
-        return Err(("dir", format!("{} is not a folder", d.display())));
+        return Err(UsiKeyProblem::NotAFolder(d.clone()));
     }
     let mate_cp = p.mate_cp.unwrap_or(100_000);
     if mate_cp <= 0 {
-        return Err(("mate_cp", "must be positive".into()));
+        return Err(UsiKeyProblem::MateCp);
     }
-    let drop_notation = DropNotation::from_key(p.drop_notation.as_deref())
-        .map_err(|problem| ("drop_notation", problem))?;
+    let drop_notation = DropNotation::from_key(p.drop_notation.as_deref())?;
     Ok(UsiEngineSettings {
         command,
         args: p.args.clone(),
@@ -89,14 +114,7 @@ pub(super) fn validate_players(
         if players.contains_key(&name) {
             return Err(err(&key("name"), format!("`{name}` is defined twice")));
         }
-        let limits = Limits {
-            nodes: p.limits.nodes,
-            depth: p.limits.depth,
-            movetime_ms: p.limits.movetime_ms,
-            time_ms: p.limits.time_ms,
-            byoyomi_ms: p.limits.byoyomi_ms,
-            increment_ms: p.limits.increment_ms,
-        };
+        let limits = p.limits();
         if limits.increment_ms.is_some() && limits.time_ms.is_none() {
             return Err(err(
                 &key("increment_ms"),
@@ -159,10 +177,9 @@ pub(super) fn validate_players(
                 noise_cp: p.noise_cp.unwrap_or(0),
                 hash_mb: p.hash_mb.unwrap_or(16),
             },
-            RawKind::Usi => PlayerKind::Usi(
-                usi_engine(base, &p)
-                    .map_err(|(k, problem)| err(&key(k), format!("player `{name}`: {problem}")))?,
-            ),
+            RawKind::Usi => PlayerKind::Usi(usi_engine(base, &p).map_err(|problem| {
+                err(&key(problem.key()), format!("player `{name}`: {problem}"))
+            })?),
             RawKind::Council => {
                 let members = p.members.unwrap_or_default();
                 if members.is_empty() {
@@ -243,19 +260,34 @@ pub(super) fn validate_players(
     Ok(players)
 }
 
+/// Why a council's `equal_resources` player cannot be made.
+#[derive(Debug, thiserror::Error)]
+enum EqualResourcesProblem {
+    #[error("not a council")]
+    NotACouncil,
+    #[error("a council needs members")]
+    NoMembers,
+    #[error(
+        "equal_resources multiplies a budget, and `{0}` is limited by depth: give it nodes or time"
+    )]
+    DepthLimited(String),
+    #[error("equal_resources adds a player `{0}`, and a player of that name exists")]
+    NameTaken(String),
+}
+
 /// The fair reference of a council of `N` members (models.md section 9): its strongest member
 /// (smallest `sigma`, then first listed) alone, with `N` times the budget that member has in
 /// the council (its own limits, else the council's, divided among the members when shared).
 fn equal_resources_player(
     players: &BTreeMap<String, PlayerConfig>,
     council: &str,
-) -> Result<PlayerConfig, String> {
+) -> Result<PlayerConfig, EqualResourcesProblem> {
     let c = &players[council];
     let PlayerKind::Council {
         members, fairness, ..
     } = &c.kind
     else {
-        return Err("not a council".into());
+        return Err(EqualResourcesProblem::NotACouncil);
     };
     let n = members.len() as u64;
     let strongest = members
@@ -267,7 +299,7 @@ fn equal_resources_player(
                 _ => Some(p),
             }
         })
-        .ok_or("a council needs members")?;
+        .ok_or(EqualResourcesProblem::NoMembers)?;
     let base = if !strongest.limits.is_empty() {
         strongest.limits
     } else if *fairness == Fairness::Shared {
@@ -284,17 +316,12 @@ fn equal_resources_player(
         c.limits
     };
     if base.depth.is_some() {
-        return Err(format!(
-            "equal_resources multiplies a budget, and `{}` is limited by depth: give it nodes or time",
-            strongest.name
-        ));
+        return Err(EqualResourcesProblem::DepthLimited(strongest.name.clone()));
     }
     let times = |v: Option<u64>| v.map(|x| x.saturating_mul(n));
     let name = format!("{}-x{n}", strongest.name);
     if players.contains_key(&name) {
-        return Err(format!(
-            "equal_resources adds a player `{name}`, and a player of that name exists"
-        ));
+        return Err(EqualResourcesProblem::NameTaken(name));
     }
     Ok(PlayerConfig {
         name,
@@ -390,7 +417,9 @@ fn validate_match(
     }
     let resign = match &m.resign {
         None => None,
-        Some(r) => Some(resign_rule(r).map_err(|problem| err("match.resign", problem))?),
+        Some(r) => {
+            Some(resign_rule(r).map_err(|problem| err("match.resign", problem.to_string()))?)
+        }
     };
 
     if let Some(sprt) = &m.sprt {
@@ -430,7 +459,7 @@ fn validate_match(
                 format!("`{g}` is not one of match.players"),
             ));
         }
-        check_handicap(&h).map_err(|p| err("match.handicap", p))?;
+        check_handicap(&h).map_err(|p| err("match.handicap", p.to_string()))?;
         Openings::Handicap {
             name: h,
             giver: m.handicap_giver,
@@ -466,7 +495,7 @@ fn validate_match(
         Openings::File { path: full, lines }
     } else {
         let start = m.start.unwrap_or_else(|| "startpos".into());
-        check_start(&start).map_err(|p| err("match.start", p))?;
+        check_start(&start).map_err(|p| err("match.start", p.to_string()))?;
         Openings::Single(start)
     };
 
@@ -485,38 +514,56 @@ fn validate_match(
     })
 }
 
+/// What is wrong with a `resign = { ... }` table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ResignProblem {
+    #[error("moves must be at least 1")]
+    NoMoves,
+    #[error(
+        "give either score_cp (both players' scores) or model = \"shueso\" (the resignation model), not both"
+    )]
+    Both,
+    #[error("mu and sigma belong to model = \"shueso\"")]
+    ModelKeysWithScores,
+    #[error("score_cp must be positive")]
+    ScoreNotPositive,
+    #[error("give score_cp, or model = \"shueso\" with mu and sigma")]
+    Neither,
+    #[error("model `{0}`: the only resignation model is \"shueso\" (seed 004)")]
+    UnknownModel(String),
+    #[error("model = \"shueso\" needs mu and sigma (council-analyze resign --no-ebf fits them)")]
+    NoModelParameters,
+    #[error("mu must be a number and sigma a positive number")]
+    BadModelParameters,
+}
+
 /// The resign rule a `resign = { ... }` table describes.
-fn resign_rule(r: &RawResign) -> Result<ResignRule, String> {
+fn resign_rule(r: &RawResign) -> Result<ResignRule, ResignProblem> {
     if r.moves == 0 {
-        return Err("moves must be at least 1".into());
+        return Err(ResignProblem::NoMoves);
     }
     match (&r.model, r.score_cp) {
-        (Some(_), Some(_)) => Err(
-            "give either score_cp (both players' scores) or model = \"shueso\" (the resignation model), not both"
-                .into(),
-        ),
+        (Some(_), Some(_)) => Err(ResignProblem::Both),
         (None, Some(score_cp)) if score_cp > 0 => {
             if r.mu.is_some() || r.sigma.is_some() {
-                return Err("mu and sigma belong to model = \"shueso\"".into());
+                return Err(ResignProblem::ModelKeysWithScores);
             }
             Ok(ResignRule::Scores {
                 score_cp,
                 moves: r.moves,
             })
         }
-        (None, Some(_)) => Err("score_cp must be positive".into()),
-        (None, None) => Err("give score_cp, or model = \"shueso\" with mu and sigma".into()),
+        (None, Some(_)) => Err(ResignProblem::ScoreNotPositive),
+        (None, None) => Err(ResignProblem::Neither),
         (Some(model), None) => {
             if model != "shueso" {
-                return Err(format!(
-                    "model `{model}`: the only resignation model is \"shueso\" (seed 004)"
-                ));
+                return Err(ResignProblem::UnknownModel(model.clone()));
             }
             let (Some(mu), Some(sigma)) = (r.mu, r.sigma) else {
-                return Err("model = \"shueso\" needs mu and sigma (council-analyze resign --no-ebf fits them)".into());
+                return Err(ResignProblem::NoModelParameters);
             };
             if !mu.is_finite() || !sigma.is_finite() || sigma <= 0.0 {
-                return Err("mu must be a number and sigma a positive number".into());
+                return Err(ResignProblem::BadModelParameters);
             }
             Ok(ResignRule::Model {
                 mu,
@@ -527,18 +574,32 @@ fn resign_rule(r: &RawResign) -> Result<ResignRule, String> {
     }
 }
 
-/// A start position the engine accepts: `startpos`, an SFEN (with or without the `sfen ` word),
-/// either followed by `moves ...` (every move legal).
-fn check_start(text: &str) -> Result<(), String> {
-    engine::position::Position::from_start_text(text)
-        .map(|_| ())
-        .map_err(|e| format!("`{text}`: {e}"))
+/// A start position or handicap name the engine refuses: the text, and the engine's reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}`: {problem}")]
+struct BadStart {
+    text: String,
+    problem: String,
 }
 
-fn check_handicap(name: &str) -> Result<(), String> {
+/// A start position the engine accepts: `startpos`, an SFEN (with or without the `sfen ` word),
+/// either followed by `moves ...` (every move legal).
+fn check_start(text: &str) -> Result<(), BadStart> {
+    engine::position::Position::from_start_text(text)
+        .map(|_| ())
+        .map_err(|e| BadStart {
+            text: text.to_owned(),
+            problem: e.to_string(),
+        })
+}
+
+fn check_handicap(name: &str) -> Result<(), BadStart> {
     name.parse::<engine::position::Handicap>()
         .map(|_| ())
-        .map_err(|e| format!("`{name}`: {e}"))
+        .map_err(|e| BadStart {
+            text: name.to_owned(),
+            problem: e.to_string(),
+        })
 }
 
 fn contains_cycle(

@@ -83,7 +83,8 @@ impl CouncilPlayer {
     }
 
     fn strongest(&self) -> usize {
-        vote::strongest_by(|i| self.members[i].sigma, 0..self.members.len()).unwrap_or(0)
+        let sigma: Vec<f64> = self.members.iter().map(|m| m.sigma).collect();
+        vote::strongest(&sigma).unwrap_or(0)
     }
 
     fn member_budget(&self, m: &Member, budget: &Budget) -> Budget {

@@ -1,25 +1,28 @@
-//! The council's voting rules on plain data (`models.md` section 3), with no engines or I/O, so
-//! they are unit-tested and property-tested alone.
+//! The council's vote on real answers (`models.md` section 3), with no engines or I/O, so it is
+//! unit-tested and property-tested alone.
 //!
 //! Input: one [`Ballot`] per member that answered (its move, its score if it gave one, its
-//! win-rate constant `T` and its noise `s_i`). Output: the chosen move and which rule chose it.
+//! win-rate constant `T` and its noise `s_i`). Output: the chosen move, which rule chose it and
+//! which ballot speaks for it.
 //!
 //! Rules, in order:
-//! 1. Mate: a member that sees a forced mate wins the vote for its move, unless another sees a
-//!    faster one. Equally fast mates with different moves: the most votes among them, then the
-//!    strongest member.
-//! 2. The method: `majority` (most votes; with no unique plurality, the strongest member's move),
-//!    `optimistic` (the member with the highest score), `pessimistic` (the lowest), `ml` (maximum
-//!    likelihood with `A` predicted from the votes).
+//! 1. Unanimity: every ballot names the same move.
+//! 2. Mate: a member that sees a forced mate wins the vote for its move, unless another sees a
+//!    faster one. Equally fast mates with different moves: majority among them.
+//! 3. The method: `majority`, `optimistic`, `pessimistic` or `ml` (maximum likelihood with `A`
+//!    predicted from the votes).
 //!
-//! **Tie rule**, one for every method and the same as the simulator's (`sim::council::vote`;
-//! `tests/vote_agreement.rs` feeds both the same ballots): the *strongest* member breaks a tie,
-//! "strongest" being the smallest `s_i`, and among equal `s_i` the member listed first. Scores are
-//! compared on one scale: a member's `cp` is multiplied by `REFERENCE_T / T_i` (equal win rates
-//! give equal values). Invariant: with distinct `s_i`, the chosen move does not depend on the
-//! order of the ballots.
+//! The methods themselves, the ML likelihood and the **tie rule** (the strongest member, smallest
+//! `s_i` then first listed, breaks every tie) have one implementation, the simulator's
+//! [`sim::council::vote`]. This module keeps only what real play adds: move texts (`resign` and
+//! `win` are voted on like moves) numbered in first-seen order, scores put on the common scale
+//! (a member's `cp` times `REFERENCE_T / T_i`, so equal win rates give equal values; mates beyond
+//! any cp), the mate rule, and which ballot speaks. `tests/vote_agreement.rs` feeds both sides the
+//! same ballots. Invariant: with distinct `s_i`, the chosen move does not depend on the order of
+//! the ballots.
 
 use engine::types::Score;
+use sim::council::vote as rules;
 
 use crate::config::DEFAULT_WIN_RATE_T;
 pub use crate::results::votes::{Method, Rule};
@@ -46,8 +49,8 @@ pub struct Choice {
     pub mv: String,
     pub rule: Rule,
     /// The ballot that speaks for the decision (its score becomes the council's score): the
-    /// member chosen by optimistic/pessimistic/mate, otherwise the strongest member that voted
-    /// for the chosen move.
+    /// member chosen by optimistic/pessimistic, otherwise the strongest member that voted for
+    /// the chosen move (among the fastest mates, for the mate rule).
     pub speaker: usize,
 }
 
@@ -70,18 +73,9 @@ pub fn common_value(eval: Option<Score>, win_rate_t: f64) -> f64 {
     }
 }
 
-/// The index of the strongest ballot among `candidates` (smallest sigma, then first listed).
-fn strongest(ballots: &[Ballot], candidates: impl Iterator<Item = usize>) -> Option<usize> {
-    strongest_by(|i| ballots[i].sigma, candidates)
-}
-
-/// The tie rule itself: among `candidates`, the one with the smallest `sigma`, then the first
-/// listed.
-pub(crate) fn strongest_by(
-    sigma: impl Fn(usize) -> f64,
-    candidates: impl Iterator<Item = usize>,
-) -> Option<usize> {
-    candidates.min_by(|&a, &b| sigma(a).total_cmp(&sigma(b)).then(a.cmp(&b)))
+/// The strongest of members with noises `sigma` by the tie rule (`None` without members).
+pub(crate) fn strongest(sigma: &[f64]) -> Option<usize> {
+    rules::strongest(sigma, 0..sigma.len())
 }
 
 /// A score put on the common scale (cp times `REFERENCE_T / T`); mates stay as they are.
@@ -92,55 +86,41 @@ pub(crate) fn on_common_scale(score: Score, win_rate_t: f64) -> Score {
     }
 }
 
-/// Distinct moves in first-seen order, with their vote counts.
-fn tally(ballots: &[Ballot], among: &[usize]) -> Vec<(String, usize)> {
-    let mut v: Vec<(String, usize)> = Vec::new();
-    for &i in among {
-        match v.iter_mut().find(|(m, _)| *m == ballots[i].mv) {
-            Some((_, n)) => *n += 1,
-            None => v.push((ballots[i].mv.clone(), 1)),
-        }
-    }
-    v
-}
-
-/// Most votes among `among`; on a tie for the most, the strongest member's move.
-fn plurality(ballots: &[Ballot], among: &[usize]) -> (String, bool) {
-    let t = tally(ballots, among);
-    let best = t.iter().map(|(_, n)| *n).max().unwrap_or(0);
-    let top: Vec<&String> = t
+/// The ballots as the simulator's rules take them: moves numbered in first-seen order, values
+/// on the common scale. Returns them and the number of distinct moves.
+fn plain(ballots: &[Ballot]) -> (Vec<rules::Ballot>, usize) {
+    let mut moves: Vec<&str> = Vec::new();
+    let plain = ballots
         .iter()
-        .filter(|(_, n)| *n == best)
-        .map(|(m, _)| m)
+        .map(|b| {
+            let mv = moves.iter().position(|m| *m == b.mv).unwrap_or_else(|| {
+                moves.push(&b.mv);
+                moves.len() - 1
+            });
+            rules::Ballot {
+                mv,
+                value: common_value(b.eval, b.win_rate_t),
+                sigma: b.sigma,
+            }
+        })
         .collect();
-    if top.len() == 1 {
-        (top[0].clone(), true)
-    } else {
-        let s = strongest(ballots, among.iter().copied()).unwrap_or(0);
-        (ballots[s].mv.clone(), false)
-    }
-}
-
-fn speaker_for(ballots: &[Ballot], mv: &str) -> usize {
-    strongest(ballots, (0..ballots.len()).filter(|&i| ballots[i].mv == mv)).unwrap_or(0)
+    (plain, moves.len())
 }
 
 /// Combine the ballots. Returns `None` only when there are no ballots.
 pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Choice> {
-    if ballots.is_empty() {
-        return None;
-    }
-    let all: Vec<usize> = (0..ballots.len()).collect();
-    if ballots.iter().all(|b| b.mv == ballots[0].mv) {
-        let mv = ballots[0].mv.clone();
-        return Some(Choice {
-            speaker: speaker_for(ballots, &mv),
-            mv,
-            rule: Rule::Unanimous,
-        });
+    let (plain, distinct) = plain(ballots);
+    let choice = |speaker: usize, rule: Rule| Choice {
+        mv: ballots[speaker].mv.clone(),
+        rule,
+        speaker,
+    };
+    let speaker_for = |mv: usize| rules::strongest_supporter_of(&plain, mv);
+    if distinct == 1 {
+        return Some(choice(speaker_for(0)?, Rule::Unanimous));
     }
 
-    // Rule 1: the fastest forced mate.
+    // The fastest forced mate; equally fast mates with different moves by majority among them.
     let fastest = ballots
         .iter()
         .filter_map(|b| match b.eval {
@@ -149,130 +129,34 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Choi
         })
         .min();
     if let Some(n) = fastest {
-        let mating: Vec<usize> = all
-            .iter()
-            .copied()
+        let mating: Vec<usize> = (0..ballots.len())
             .filter(|&i| ballots[i].eval == Some(Score::Mate(n)))
             .collect();
-        let (mv, _) = plurality(ballots, &mating);
-        let speaker = strongest(
-            ballots,
-            mating.iter().copied().filter(|&i| ballots[i].mv == mv),
-        )
-        .unwrap_or(mating[0]);
-        return Some(Choice {
-            mv,
-            rule: Rule::Mate,
-            speaker,
-        });
+        let among: Vec<rules::Ballot> = mating.iter().map(|&i| plain[i]).collect();
+        let mv = rules::majority_choice(&among)?;
+        let speaker = mating[rules::strongest_supporter_of(&among, mv)?];
+        return Some(choice(speaker, Rule::Mate));
     }
 
-    let value = |i: usize| common_value(ballots[i].eval, ballots[i].win_rate_t);
-    let extreme = |pick_max: bool, rule: Rule| {
-        let target = all.iter().map(|&i| value(i)).fold(
-            if pick_max {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            },
-            |a, v| {
-                if pick_max { a.max(v) } else { a.min(v) }
-            },
-        );
-        let speaker =
-            strongest(ballots, all.iter().copied().filter(|&i| value(i) == target)).unwrap_or(0);
-        Choice {
-            mv: ballots[speaker].mv.clone(),
-            rule,
-            speaker,
-        }
-    };
-    Some(match method {
+    match method {
         Method::Majority => {
-            let (mv, unique) = plurality(ballots, &all);
-            Choice {
-                speaker: speaker_for(ballots, &mv),
-                mv,
-                rule: if unique {
-                    Rule::Plurality
-                } else {
-                    Rule::Strongest
-                },
-            }
-        }
-        Method::Optimistic => extreme(true, Rule::Optimistic),
-        Method::Pessimistic => extreme(false, Rule::Pessimistic),
-        Method::Ml => {
-            let moves = tally(ballots, &all);
-            let values: Vec<f64> = all.iter().map(|&i| value(i)).collect();
-            let a = predicted_a(&values, moves.len(), ml.d);
-            let mut best: Option<(f64, usize)> = None;
-            for (m, _) in &moves {
-                let ll = ml_log_likelihood(ballots, &values, m, a, ml.d);
-                let speaker = speaker_for(ballots, m);
-                best = match best {
-                    None => Some((ll, speaker)),
-                    Some((bl, bs)) => {
-                        // Exact ties go to the strongest supporter, keeping order independence.
-                        let better = ll > bl
-                            || (ll == bl
-                                && strongest(ballots, [speaker, bs].into_iter()) == Some(speaker));
-                        if better {
-                            Some((ll, speaker))
-                        } else {
-                            Some((bl, bs))
-                        }
-                    }
-                };
-            }
-            let (_, speaker) = best.unwrap_or((0.0, 0));
-            Choice {
-                mv: ballots[speaker].mv.clone(),
-                rule: Rule::Ml,
-                speaker,
-            }
-        }
-    })
-}
-
-/// `A_hat = (k - 1) / k * d + mean_i V_i`, `k` the number of distinct voted moves.
-pub fn predicted_a(values: &[f64], k: usize, d: f64) -> f64 {
-    let k = k.max(1) as f64;
-    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
-    (k - 1.0) / k * d + mean
-}
-
-/// `ln prod_i F_i(b)` of `models.md` section 3: `x_i = (V_i - A) / s_i`, `y_i = x_i + d / s_i`,
-/// `F_i(b) = g(x_i) e(y_i)` if member `i` voted `b`, else `g(y_i) e(x_i)`.
-pub fn ml_log_likelihood(ballots: &[Ballot], values: &[f64], mv: &str, a: f64, d: f64) -> f64 {
-    ballots
-        .iter()
-        .zip(values)
-        .map(|(b, &v)| {
-            let x = (v - a) / b.sigma;
-            let y = x + d / b.sigma;
-            if b.mv == mv {
-                ln_g(x) + ln_e(y)
+            let outcome = rules::majority_outcome(&plain)?;
+            let rule = if outcome.plurality {
+                Rule::Plurality
             } else {
-                ln_g(y) + ln_e(x)
-            }
-        })
-        .sum()
-}
-
-/// `ln g(z) = -z^2 / 2`.
-fn ln_g(z: f64) -> f64 {
-    -z * z / 2.0
-}
-
-/// `ln e(z) = ln(erf(z / sqrt 2) + 1) = ln erfc(-z / sqrt 2)`, stable far in the tail where
-/// `erfc` underflows (asymptotic `erfc(u) ~ exp(-u^2) / (u sqrt pi)`).
-fn ln_e(z: f64) -> f64 {
-    let u = -z / std::f64::consts::SQRT_2;
-    if u < 25.0 {
-        statrs::function::erf::erfc(u).ln()
-    } else {
-        -u * u - (u * std::f64::consts::PI.sqrt()).ln()
+                Rule::Strongest
+            };
+            Some(choice(speaker_for(outcome.mv)?, rule))
+        }
+        Method::Optimistic => Some(choice(rules::optimistic_member(&plain)?, Rule::Optimistic)),
+        Method::Pessimistic => Some(choice(
+            rules::pessimistic_member(&plain)?,
+            Rule::Pessimistic,
+        )),
+        Method::Ml => Some(choice(
+            speaker_for(rules::ml_choice(&plain, ml.d)?)?,
+            Rule::Ml,
+        )),
     }
 }
 
@@ -373,29 +257,67 @@ mod tests {
     #[test]
     fn ml_predicts_a_and_maximises_the_likelihood() {
         // Hand-computed: values 100, 100, 400, s = 200, d = 100, k = 2:
-        // A = 50 + 200 = 250. For move X (two votes) vs Y (one vote) the log-likelihoods are
-        // computed below straight from the formula with statrs' erf.
+        // A = 50 + 200 = 250. The likelihoods of X (two votes) and Y (one vote) straight from
+        // the formula, in linear space with e(z) = erf(z / sqrt 2) + 1 = 2 Phi(z).
         let v = [
             b("X", Score::Cp(100), 200.0),
             b("X", Score::Cp(100), 200.0),
             b("Y", Score::Cp(400), 200.0),
         ];
-        let a = predicted_a(&[100.0, 100.0, 400.0], 2, 100.0);
-        assert!((a - 250.0).abs() < 1e-9);
+        let a = 250.0;
         let f = |voted: bool, v: f64| {
             let x = (v - a) / 200.0;
             let y = x + 0.5;
             let g = |z: f64| (-z * z / 2.0).exp();
-            let e = |z: f64| statrs::function::erf::erf(z / 2f64.sqrt()) + 1.0;
+            let e = |z: f64| 2.0 * sim::normal::cdf(z);
             if voted { g(x) * e(y) } else { g(y) * e(x) }
         };
         let lx = f(true, 100.0) * f(true, 100.0) * f(false, 400.0);
         let ly = f(false, 100.0) * f(false, 100.0) * f(true, 400.0);
+        assert!(
+            (lx.ln() - ly.ln()).abs() > 1e-3,
+            "not a near tie: {lx} {ly}"
+        );
         let expect = if lx > ly { "X" } else { "Y" };
-        let values = [100.0, 100.0, 400.0];
-        assert!((ml_log_likelihood(&v, &values, "X", a, 100.0) - lx.ln()).abs() < 1e-9);
-        assert!((ml_log_likelihood(&v, &values, "Y", a, 100.0) - ly.ln()).abs() < 1e-9);
-        assert_eq!(pick(Method::Ml, &v).mv, expect);
+        let d = pick(Method::Ml, &v);
+        assert_eq!((d.mv.as_str(), d.rule), (expect, Rule::Ml));
+        // The speaker is the strongest supporter of the chosen move.
+        assert_eq!(v[d.speaker].mv, expect);
+    }
+
+    #[test]
+    fn ml_settles_exact_ties_by_the_tie_rule_not_by_rounding() {
+        // 7g7f and 5g5f are voted by equally strong members at the same value: equally likely.
+        // The orchestrator's former full-product log-likelihood put them 2e-15 apart by rounding
+        // and played 5g5f; the tie rule plays the first listed of the equally strong supporters.
+        let mut v = [
+            b("resign", Score::Cp(-200), 150.0),
+            b("7g7f", Score::Cp(150), 100.0),
+            b("5g5f", Score::Cp(150), 100.0),
+        ];
+        v[0].win_rate_t = 450.0;
+        v[1].win_rate_t = 300.0;
+        v[2].win_rate_t = 300.0;
+        let d = decide(Method::Ml, MlSettings { d: 300.0 }, &v).expect("ballots");
+        assert_eq!((d.mv.as_str(), d.speaker), ("7g7f", 1));
+        v.swap(1, 2);
+        let d = decide(Method::Ml, MlSettings { d: 300.0 }, &v).expect("ballots");
+        assert_eq!((d.mv.as_str(), d.speaker), ("5g5f", 1));
+    }
+
+    #[test]
+    fn equally_fast_mates_go_by_votes_then_the_strongest() {
+        let v = [
+            b("G*5b", Score::Mate(3), 300.0),
+            b("S*4b", Score::Mate(3), 200.0),
+            b("G*5b", Score::Mate(3), 250.0),
+            b("7g7f", Score::Cp(900), 50.0),
+        ];
+        let d = pick(Method::Optimistic, &v);
+        assert_eq!((d.mv.as_str(), d.rule, d.speaker), ("G*5b", Rule::Mate, 2));
+        // One vote each: the strongest mating member.
+        let d = pick(Method::Majority, &v[1..]);
+        assert_eq!((d.mv.as_str(), d.rule, d.speaker), ("S*4b", Rule::Mate, 0));
     }
 
     #[test]
@@ -408,17 +330,6 @@ mod tests {
         ];
         assert_eq!(pick(Method::Ml, &v).mv, "Y");
         assert_eq!(pick(Method::Majority, &v).mv, "X");
-    }
-
-    #[test]
-    fn ln_e_is_finite_far_in_the_tail() {
-        assert!(ln_e(-60.0).is_finite());
-        assert!(
-            (ln_e(-30.0) - (1.0 + statrs::function::erf::erf(-30.0 / 2f64.sqrt())).ln()).abs()
-                < 1e-6
-                || (1.0 + statrs::function::erf::erf(-30.0 / 2f64.sqrt())) == 0.0
-        );
-        assert!((ln_e(0.0) - 0f64.ln_1p()).abs() < 1e-12);
     }
 
     fn ballots_strategy() -> impl Strategy<Value = Vec<Ballot>> {

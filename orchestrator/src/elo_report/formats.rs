@@ -3,14 +3,15 @@
 //! [`crate::stats`].
 //!
 //! Invariants: players appear in rank order (highest rating first, ties by name) in every form;
-//! the JSON keys `players[].{name, elo, error, games, score}` are promised in interfaces.md.
+//! the JSON keys `players[].{name, elo, error, games, score}` are promised in docs/reference/files.md.
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::input::{FileSummary, MergedResults};
-use crate::stats::rating_fit::{Anchor, ParamEstimate, Ratings};
+use super::input::MergedResults;
+use crate::results::read::FileRead;
+use crate::stats::rating_fit::{Anchor, ParamEstimate, PlayerRating, Ratings};
 use crate::stats::table::SideResults;
 use crate::stats::{GameTable, Wdl};
 
@@ -18,32 +19,23 @@ use crate::stats::{GameTable, Wdl};
 /// has them).
 pub(crate) const TEXT_MATRIX_LIMIT: usize = 16;
 
-/// One row of the rating table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One row of the rating table: the fitted rating (serialized flat: `name`, `elo`, `error`,
+/// `lower`, `upper`, `games`, `score`, `points`, `wins`, `draws`, `losses`) with its rank and
+/// its results by colour.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlayerRow {
     pub rank: usize,
-    pub name: String,
-    pub elo: f64,
-    /// Half-width of the 95% interval.
-    pub error: f64,
-    pub lower: f64,
-    pub upper: f64,
-    pub games: u64,
-    /// Points per game, in [0, 1].
-    pub score: f64,
-    pub points: f64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
+    #[serde(flatten)]
+    pub rating: PlayerRating,
     pub as_sente: Wdl,
     pub as_gote: Wdl,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelInfo {
     /// Ordo's model: logistic Elo, draws as half points, maximum likelihood.
-    pub name: &'static str,
-    pub interval_method: &'static str,
+    pub name: String,
+    pub interval_method: String,
     pub confidence: f64,
     pub dispersion: f64,
     pub prior_draws: f64,
@@ -52,7 +44,7 @@ pub struct ModelInfo {
     pub log_likelihood: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LosMatrix {
     /// Names in rank order; `matrix[i][j]` is the probability that players[i] is stronger
     /// than players[j] (`null` on the diagonal).
@@ -60,7 +52,7 @@ pub struct LosMatrix {
     pub matrix: Vec<Vec<Option<f64>>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CrossEntry {
     pub player: String,
     pub opponent: String,
@@ -71,7 +63,7 @@ pub struct CrossEntry {
     pub games: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SideRow {
     /// `even`, or the handicap name.
     pub games_of: String,
@@ -81,7 +73,7 @@ pub struct SideRow {
     pub draws: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReasonRow {
     pub reason: String,
     pub games: u64,
@@ -90,16 +82,16 @@ pub struct ReasonRow {
     pub draws: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InputInfo {
-    pub files: Vec<FileSummary>,
+    pub files: Vec<FileRead>,
     pub games: u64,
     pub duplicates_merged: u64,
     pub malformed_skipped: u64,
 }
 
 /// Everything `council-elo` reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RatingReport {
     pub players: Vec<PlayerRow>,
     pub model: ModelInfo,
@@ -129,24 +121,11 @@ impl RatingReport {
         let players = order
             .iter()
             .enumerate()
-            .map(|(rank, &i)| {
-                let p = &ratings.players[i];
-                PlayerRow {
-                    rank: rank + 1,
-                    name: p.name.clone(),
-                    elo: p.elo,
-                    error: p.error,
-                    lower: p.lower,
-                    upper: p.upper,
-                    games: p.games,
-                    score: p.score,
-                    points: p.points,
-                    wins: p.wdl.wins,
-                    draws: p.wdl.draws,
-                    losses: p.wdl.losses,
-                    as_sente: colours[i].0,
-                    as_gote: colours[i].1,
-                }
+            .map(|(rank, &i)| PlayerRow {
+                rank: rank + 1,
+                rating: ratings.players[i].clone(),
+                as_sente: colours[i].0,
+                as_gote: colours[i].1,
             })
             .collect();
         let los = LosMatrix {
@@ -228,8 +207,9 @@ impl RatingReport {
         Self {
             players,
             model: ModelInfo {
-                name: "maximum likelihood, logistic Elo, draws as half points (Ordo's model)",
-                interval_method: ratings.interval_method,
+                name: "maximum likelihood, logistic Elo, draws as half points (Ordo's model)"
+                    .to_owned(),
+                interval_method: ratings.interval_method.to_owned(),
                 confidence: ratings.confidence,
                 dispersion: ratings.dispersion,
                 prior_draws: ratings.prior_draws,
@@ -270,17 +250,17 @@ impl RatingReport {
                 out,
                 "{},{},{:.1},{:.1},{:.1},{:.1},{:.1},{},{:.1},{},{},{}",
                 p.rank,
-                csv_field(&p.name),
-                p.elo,
-                p.error,
-                p.lower,
-                p.upper,
-                p.points,
-                p.games,
-                100.0 * p.score,
-                p.wins,
-                p.draws,
-                p.losses
+                csv_field(&p.rating.name),
+                p.rating.elo,
+                p.rating.error,
+                p.rating.lower,
+                p.rating.upper,
+                p.rating.points,
+                p.rating.games,
+                100.0 * p.rating.score,
+                p.rating.wdl.wins,
+                p.rating.wdl.draws,
+                p.rating.wdl.losses
             );
         }
         out
@@ -292,7 +272,7 @@ impl RatingReport {
         let width = self
             .players
             .iter()
-            .map(|p| p.name.chars().count())
+            .map(|p| p.rating.name.chars().count())
             .max()
             .unwrap_or(6)
             .max(6);
@@ -326,12 +306,12 @@ impl RatingReport {
                 out,
                 "{:>4} {:<width$} : {:>7.1} {:>6.1} {:>8.1} {:>7} {:>5.1}%",
                 p.rank,
-                p.name,
-                p.elo,
-                p.error,
-                p.points,
-                p.games,
-                100.0 * p.score
+                p.rating.name,
+                p.rating.elo,
+                p.rating.error,
+                p.rating.points,
+                p.rating.games,
+                100.0 * p.rating.score
             );
         }
 
@@ -361,7 +341,7 @@ impl RatingReport {
                 out,
                 "{:>4} {:<width$} : {:>20} {:>20}",
                 p.rank,
-                p.name,
+                p.rating.name,
                 wdl_cell(&p.as_sente),
                 wdl_cell(&p.as_gote)
             );
@@ -395,12 +375,12 @@ impl RatingReport {
             }
             out.push('\n');
             for p in &self.players {
-                let _ = write!(out, "{:>4} {:<width$} :", p.rank, p.name);
+                let _ = write!(out, "{:>4} {:<width$} :", p.rank, p.rating.name);
                 for q in &self.players {
                     let cell = self
                         .crosstable
                         .iter()
-                        .find(|c| c.player == p.name && c.opponent == q.name)
+                        .find(|c| c.player == p.rating.name && c.opponent == q.rating.name)
                         .map_or_else(
                             || "-".to_owned(),
                             |c| format!("{}/{}", trim_half(c.points), c.games),
@@ -416,7 +396,7 @@ impl RatingReport {
             }
             out.push('\n');
             for (i, p) in self.players.iter().enumerate() {
-                let _ = write!(out, "{:>4} {:<width$} :", p.rank, p.name);
+                let _ = write!(out, "{:>4} {:<width$} :", p.rank, p.rating.name);
                 for v in &self.los.matrix[i] {
                     match v {
                         Some(v) => {
@@ -539,9 +519,18 @@ mod tests {
         let ratings = fit(&merged.table, &FitOptions::default()).expect("fit");
         let report = RatingReport::new(&merged, &ratings);
         // C scored 2/3 against A, and both beat B: C, A, B.
-        let names: Vec<&str> = report.players.iter().map(|p| p.name.as_str()).collect();
+        let names: Vec<&str> = report
+            .players
+            .iter()
+            .map(|p| p.rating.name.as_str())
+            .collect();
         assert_eq!(names, ["C", "A", "B"]);
-        assert!(report.players.windows(2).all(|w| w[0].elo >= w[1].elo));
+        assert!(
+            report
+                .players
+                .windows(2)
+                .all(|w| w[0].rating.elo >= w[1].rating.elo)
+        );
 
         let text = report.to_text();
         let header = text
@@ -571,6 +560,47 @@ mod tests {
         assert_eq!(p0["score"], 9.0 / 14.0);
         assert_eq!(json["los"]["matrix"][0][0], serde_json::Value::Null);
         assert_eq!(json["model"]["interval_method"], "hessian");
+    }
+
+    /// `json` read as a report holds what it holds read as plain JSON: every key, every value.
+    /// (Floats compare as serde_json reads them, which may be a unit in the last place off
+    /// the written digits, typed or not.)
+    fn reads_whole(json: &str) -> RatingReport {
+        let report: RatingReport = serde_json::from_str(json).expect("a rating report");
+        let plain: serde_json::Value = serde_json::from_str(json).expect("JSON");
+        assert_eq!(serde_json::to_value(&report).expect("a value"), plain);
+        report
+    }
+
+    #[test]
+    fn a_report_reads_back_from_its_json() {
+        let merged = merged();
+        let ratings = fit(&merged.table, &FitOptions::default()).expect("fit");
+        let report = RatingReport::new(&merged, &ratings);
+        let back = reads_whole(&report.to_json());
+        assert_eq!(back.players.len(), 3);
+        assert_eq!(back.players[0].rating.wdl, report.players[0].rating.wdl);
+        assert_eq!(back.anchor, report.anchor);
+        assert!((back.players[0].rating.elo - report.players[0].rating.elo).abs() < 1e-9);
+    }
+
+    /// `council-elo --format json` as the binary wrote it (two copies of a file of 120 games
+    /// with handicaps, `--first-move --anchor A=1500`): every key reads into the report.
+    #[test]
+    fn council_elos_own_json_reads_into_a_report() {
+        let written = include_str!("../../../tests/fixtures/council-elo.json");
+        let report = reads_whole(written);
+        assert_eq!(report.players.len(), 4);
+        assert_eq!(report.players[0].rank, 1);
+        assert!(
+            matches!(&report.anchor, Anchor::Player { name, elo } if name == "A" && *elo == 1500.0)
+        );
+        assert!(report.first_move.is_some());
+        assert_eq!(report.handicaps.len(), 2);
+        assert_eq!(report.input.files.len(), 2);
+        assert_eq!(report.input.duplicates_merged, 120);
+        assert_eq!(report.players[3].rating.name, "A");
+        assert_eq!(report.players[3].rating.elo, 1500.0);
     }
 
     #[test]

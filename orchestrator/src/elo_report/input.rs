@@ -1,28 +1,26 @@
-//! Reading one or many `results.jsonl` files into one [`GameTable`], for rating reports.
+//! Reading one or many `results.jsonl` files into one [`GameTable`], for rating reports,
+//! through the one results reader (`crate::results::read`) with council-elo's policy.
 //!
-//! Merging rule: a game is identified by its whole line. A line seen again, byte for byte (after
-//! trimming surrounding whitespace), in the same or another file is the same game and counts
-//! once; lines the runner writes carry the game's id, players, start position, every move, result
-//! and per-game seed, so two distinct games never share a line, while the same run's file passed
-//! twice, or a run folder copied into another, merges cleanly. A replay of a run with the same
-//! seed by deterministic engines produces the same lines too: that is the same game replayed, and
-//! counting it twice would double one random draw. Every merge is counted and reported
-//! (`duplicates`); `keep_duplicates` counts every line instead.
+//! Merging rule: a game is identified by its whole line ([`Repeats::MergeIdenticalLines`]). A
+//! line seen again, byte for byte (after trimming surrounding whitespace), in the same or another
+//! file is the same game and counts once; lines the runner writes carry the game's id, players,
+//! start position, every move, result and per-game seed, so two distinct games never share a
+//! line, while the same run's file passed twice, or a run folder copied into another, merges
+//! cleanly. A replay of a run with the same seed by deterministic engines produces the same lines
+//! too: that is the same game replayed, and counting it twice would double one random draw.
+//! Every merge is counted and reported (`duplicates`); `keep_duplicates` counts every line
+//! instead.
 //!
-//! A malformed line (not JSON, a missing key, a truncated last line) is an error naming the file
-//! and the line number; `skip_malformed` turns it into a reported skip instead. Blank lines are
-//! ignored. Nothing is dropped without being counted.
+//! A malformed line (not JSON, a missing key, a truncated last line: a last line without its
+//! newline is read like any other, [`TornTail::Read`]) is an error naming the file and the line
+//! number; `skip_malformed` turns it into a reported skip instead. Blank lines are ignored.
+//! Nothing is dropped without being counted.
 
-use std::collections::HashSet;
-use std::fs::File;
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::Serialize;
-use thiserror::Error;
-
-use crate::results::GameResult;
+use crate::results::read::{
+    FileRead, Malformed, Policy, ReadError, Repeats, ResultsReader, SkippedLine, TornTail,
+};
 use crate::stats::GameTable;
 
 /// How to merge.
@@ -34,51 +32,31 @@ pub struct MergeOptions {
     pub skip_malformed: bool,
 }
 
-/// A results file that could not be read.
-#[derive(Debug, Error)]
-#[non_exhaustive]
-pub enum InputError {
-    #[error("cannot read {path}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: malformed results line: {message}")]
-    Malformed {
-        path: PathBuf,
-        line: u64,
-        message: String,
-    },
-}
-
-/// A line that was skipped with `skip_malformed`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkippedLine {
-    pub path: PathBuf,
-    pub line: u64,
-    pub message: String,
-}
-
-/// What one file contributed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct FileSummary {
-    pub path: PathBuf,
-    /// Non-blank lines.
-    pub lines: u64,
-    /// Games counted from this file.
-    pub games: u64,
-    /// Lines identical to one seen earlier (in this or an earlier file), not counted again.
-    pub duplicates: u64,
-    /// Malformed lines skipped (only with `skip_malformed`).
-    pub skipped: u64,
+impl MergeOptions {
+    /// The reading policy these options name.
+    pub fn policy(self) -> Policy {
+        Policy {
+            torn_tail: TornTail::Read,
+            malformed: if self.skip_malformed {
+                Malformed::Skip
+            } else {
+                Malformed::Fail
+            },
+            repeats: if self.keep_duplicates {
+                Repeats::KeepAll
+            } else {
+                Repeats::MergeIdenticalLines
+            },
+        }
+    }
 }
 
 /// The merged games.
 #[derive(Debug, Clone, Default)]
 pub struct MergedResults {
     pub table: GameTable,
-    pub files: Vec<FileSummary>,
+    /// What each file contributed.
+    pub files: Vec<FileRead>,
     pub skipped: Vec<SkippedLine>,
 }
 
@@ -93,7 +71,7 @@ impl MergedResults {
 }
 
 /// Reads and merges `paths` in order.
-pub fn read_results(paths: &[PathBuf], options: MergeOptions) -> Result<MergedResults, InputError> {
+pub fn read_results(paths: &[PathBuf], options: MergeOptions) -> Result<MergedResults, ReadError> {
     read_results_with_progress(paths, options, &|_| {})
 }
 
@@ -102,99 +80,26 @@ pub fn read_results_with_progress(
     paths: &[PathBuf],
     options: MergeOptions,
     progress: &dyn Fn(u64),
-) -> Result<MergedResults, InputError> {
-    let mut merged = MergedResults::default();
-    let mut seen: HashSet<u128> = HashSet::new();
-    for path in paths {
-        let summary = read_file(path, options, &mut seen, &mut merged, progress)?;
-        merged.files.push(summary);
+) -> Result<MergedResults, ReadError> {
+    let mut table = GameTable::new();
+    let mut reader = ResultsReader::new(paths, options.policy()).with_progress(progress);
+    for read in reader.by_ref() {
+        table.add(&read?.game);
     }
-    Ok(merged)
-}
-
-fn read_file(
-    path: &Path,
-    options: MergeOptions,
-    seen: &mut HashSet<u128>,
-    merged: &mut MergedResults,
-    progress: &dyn Fn(u64),
-) -> Result<FileSummary, InputError> {
-    let io = |source| InputError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let mut reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(io)?);
-    let mut summary = FileSummary {
-        path: path.to_owned(),
-        ..FileSummary::default()
-    };
-    let mut buffer = String::new();
-    let mut line_number = 0u64;
-    let mut unreported_bytes = 0u64;
-    loop {
-        buffer.clear();
-        let bytes = reader.read_line(&mut buffer).map_err(io)?;
-        if bytes == 0 {
-            break;
-        }
-        unreported_bytes += bytes as u64;
-        if unreported_bytes >= 1 << 22 {
-            progress(unreported_bytes);
-            unreported_bytes = 0;
-        }
-        line_number += 1;
-        let line = buffer.trim();
-        if line.is_empty() {
-            continue;
-        }
-        summary.lines += 1;
-        let game: GameResult = match serde_json::from_str(line) {
-            Ok(game) => game,
-            Err(e) => {
-                let message = e.to_string();
-                if options.skip_malformed {
-                    summary.skipped += 1;
-                    merged.skipped.push(SkippedLine {
-                        path: path.to_owned(),
-                        line: line_number,
-                        message,
-                    });
-                    continue;
-                }
-                return Err(InputError::Malformed {
-                    path: path.to_owned(),
-                    line: line_number,
-                    message,
-                });
-            }
-        };
-        if !options.keep_duplicates && !seen.insert(line_fingerprint(line)) {
-            summary.duplicates += 1;
-            continue;
-        }
-        merged.table.add(&game);
-        summary.games += 1;
-    }
-    progress(unreported_bytes);
-    Ok(summary)
-}
-
-/// A 128-bit fingerprint of a line: two SipHash runs (fixed keys) over different prefixes. A
-/// chance collision among a million lines has probability about 1e-27.
-fn line_fingerprint(line: &str) -> u128 {
-    let half = |salt: u8| {
-        let mut h = DefaultHasher::new();
-        salt.hash(&mut h);
-        line.hash(&mut h);
-        h.finish()
-    };
-    (u128::from(half(0)) << 64) | u128::from(half(1))
+    let (files, skipped) = reader.finish();
+    Ok(MergedResults {
+        table,
+        files,
+        skipped,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
     use std::io::Write;
+    use std::path::Path;
 
     fn line(id: u64, sente: &str, gote: &str, result: &str) -> String {
         format!(
@@ -287,7 +192,7 @@ mod tests {
         assert_eq!(skipped.skipped[0].line, 3);
         let missing = read_results(&[dir.join("nope.jsonl")], MergeOptions::default());
         assert!(
-            matches!(&missing, Err(InputError::Io { path, .. }) if path.ends_with("nope.jsonl"))
+            matches!(&missing, Err(ReadError::Io { file, .. }) if file.ends_with("nope.jsonl"))
         );
         std::fs::remove_dir_all(dir).ok();
     }

@@ -27,12 +27,12 @@ pub fn write_ratings_svg(report: &RatingReport, path: &Path) -> Result<(), PlotE
     let lo = report
         .players
         .iter()
-        .map(|p| p.lower)
+        .map(|p| p.rating.lower)
         .fold(f64::INFINITY, f64::min);
     let hi = report
         .players
         .iter()
-        .map(|p| p.upper)
+        .map(|p| p.rating.upper)
         .fold(f64::NEG_INFINITY, f64::max);
     let (lo, hi) = if lo.is_finite() && hi.is_finite() && hi > lo {
         let pad = 0.05 * (hi - lo);
@@ -43,13 +43,17 @@ pub fn write_ratings_svg(report: &RatingReport, path: &Path) -> Result<(), PlotE
     let name_width = report
         .players
         .iter()
-        .map(|p| p.name.chars().count())
+        .map(|p| p.rating.name.chars().count())
         .max()
         .unwrap_or(6) as u32;
     let height = 90 + 24 * n as u32;
     let root = SVGBackend::new(path, (960, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let names: Vec<String> = report.players.iter().map(|p| p.name.clone()).collect();
+    let names: Vec<String> = report
+        .players
+        .iter()
+        .map(|p| p.rating.name.clone())
+        .collect();
     // Row r (0 = bottom) shows the player ranked n - r.
     let name_of = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(r) => usize::try_from(*r)
@@ -91,13 +95,13 @@ pub fn write_ratings_svg(report: &RatingReport, path: &Path) -> Result<(), PlotE
     chart
         .draw_series(rows.clone().map(|(p, row)| {
             PathElement::new(
-                vec![(p.lower, row.clone()), (p.upper, row)],
+                vec![(p.rating.lower, row.clone()), (p.rating.upper, row)],
                 BLUE.stroke_width(2),
             )
         }))
         .map_err(|e| fail(&e))?;
     chart
-        .draw_series(rows.map(|(p, row)| Circle::new((p.elo, row), 4, BLUE.filled())))
+        .draw_series(rows.map(|(p, row)| Circle::new((p.rating.elo, row), 4, BLUE.filled())))
         .map_err(|e| fail(&e))?;
     root.present().map_err(|e| fail(&e))?;
     Ok(())

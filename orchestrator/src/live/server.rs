@@ -1,5 +1,5 @@
 //! The live page's HTTP server (axum): the page and its script embedded in the binary, the JSON
-//! endpoints of `interfaces.md` ("Live page"), and the server-sent event stream.
+//! endpoints of `docs/reference/files.md` ("Live page"), and the server-sent event stream.
 //!
 //! Invariants: read-only (GET routes only); handlers are small and read a snapshot of [`Live`];
 //! a browser that falls behind the event channel has its stream ended (its `EventSource`
@@ -28,7 +28,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
-use super::{Live, Message, positions};
+use super::positions::positions;
+use super::state::{Live, Message};
 
 /// How long a write to a browser may wait for it to read before it is dropped.
 pub const STALL_LIMIT: Duration = Duration::from_secs(10);

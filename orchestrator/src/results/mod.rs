@@ -1,13 +1,15 @@
 //! One finished game as a line of `results.jsonl`: the record every other output is derived from.
 //!
-//! The runner appends one line per finished game and flushes it, so a crash loses no finished
-//! game; `council-elo` and `--resume` read the lines back. Keys named in
-//! `../shared/spec/interfaces.md` are promises to users: add fields freely, never rename one.
-//! Readers must accept lines written by older builds (new fields default) and report a truncated
-//! or malformed line by file and line number.
+//! The runner appends one line per finished game and flushes it ([`append`]), so a crash loses
+//! no finished game; every reader of the lines goes through [`read`], naming its policy for a
+//! torn, malformed or repeated line. Keys named in `docs/reference/files.md` are promises
+//! to users: add fields freely, never rename one. Readers must accept lines written by older
+//! builds (new fields default).
 
 use serde::{Deserialize, Serialize};
 
+pub mod append;
+pub mod read;
 pub mod votes;
 
 use engine::types::Score;
@@ -161,107 +163,6 @@ pub struct PlayerCost {
     /// The rest of each move's wall time: the orchestrator's own work (process I/O, legality
     /// checks, voting, logging), µs.
     pub overhead_us: u64,
-}
-
-/// A results file that cannot be read back.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ResultsError {
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
-    #[error("{file}:{line}: not a game result: {problem}")]
-    Malformed {
-        file: String,
-        line: usize,
-        problem: String,
-    },
-}
-
-/// What [`read`] found.
-#[derive(Debug, Default)]
-pub struct ResultsRead {
-    pub games: Vec<GameResult>,
-    /// Length in bytes of the complete lines; a last line without its newline (a write cut off
-    /// by a crash) is not counted, so an appender can truncate to this and go on.
-    pub complete_len: u64,
-    /// A last line was cut off (and ignored).
-    pub truncated_tail: bool,
-}
-
-/// Read every line of a results file. A malformed complete line is an error naming file and
-/// line; a cut-off last line (no newline, as a killed writer leaves) is reported, not an error.
-pub fn read(path: &std::path::Path) -> Result<ResultsRead, ResultsError> {
-    let file = path.display().to_string();
-    let text = std::fs::read(path).map_err(|source| ResultsError::Io {
-        file: file.clone(),
-        source,
-    })?;
-    let mut out = ResultsRead::default();
-    let mut offset = 0usize;
-    for (i, chunk) in text.split_inclusive(|&b| b == b'\n').enumerate() {
-        if !chunk.ends_with(b"\n") {
-            out.truncated_tail = true;
-            break;
-        }
-        offset += chunk.len();
-        let line = String::from_utf8_lossy(chunk);
-        if line.trim().is_empty() {
-            continue;
-        }
-        let game: GameResult =
-            serde_json::from_str(&line).map_err(|e| ResultsError::Malformed {
-                file: file.clone(),
-                line: i + 1,
-                problem: e.to_string(),
-            })?;
-        out.games.push(game);
-    }
-    out.complete_len = offset as u64;
-    Ok(out)
-}
-
-/// Appends finished games to `results.jsonl`, one flushed and synced line per game.
-pub struct ResultsWriter {
-    file: std::fs::File,
-    path: std::path::PathBuf,
-}
-
-impl ResultsWriter {
-    /// Open `path` for appending, first cutting off a partial last line of `complete_len`
-    /// bytes' worth of complete lines (see [`read`]). A new file is created when missing.
-    pub fn open(path: &std::path::Path, complete_len: Option<u64>) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        if let Some(len) = complete_len
-            && file.metadata()?.len() > len
-        {
-            file.set_len(len)?;
-        }
-        Ok(Self {
-            file,
-            path: path.to_path_buf(),
-        })
-    }
-
-    /// Append one game as one line, flushed to disk before returning.
-    pub fn append(&mut self, game: &GameResult) -> std::io::Result<()> {
-        use std::io::Write;
-        let mut line = serde_json::to_vec(game).map_err(std::io::Error::other)?;
-        line.push(b'\n');
-        // One write call per line: with O_APPEND a line is never interleaved or split by us.
-        self.file.write_all(&line)?;
-        self.file.flush()?;
-        self.file.sync_data()
-    }
-
-    pub fn path(&self) -> &std::path::Path {
-        &self.path
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The `votes` of a `results.jsonl` line: one [`CouncilVote`] per council decision, each
 //! member's part in it as a [`MemberVote`]. Written by councils, read by the summary, the USI
-//! server's `info string`s and any script; keys are promises (`interfaces.md`).
+//! server's `info string`s and any script; keys are promises (`docs/reference/files.md`).
 
 use engine::types::Score;
 use serde::{Deserialize, Serialize};

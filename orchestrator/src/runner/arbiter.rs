@@ -20,9 +20,9 @@ use super::adjudicate::{
     Clock, ResignTracker, Verdict, clock_state, failure_verdict, impasse_verdict, judge_move,
     max_plies_verdict, position_verdict,
 };
+use super::feed::{ClockView, GameStart, MoveEvent, RunFeed};
 use super::schedule::{GameSpec, Start};
 use crate::config::{Config, PlayerConfig};
-use crate::feed::{ClockView, GameStart, MoveEvent, RunFeed};
 use crate::player::{Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
 use crate::results::votes::CouncilVote;
 use crate::results::{GameResult, PlayerCost, Reason, Winner};
@@ -49,13 +49,28 @@ pub(crate) struct StartPosition {
     pub(crate) handicap: Option<String>,
 }
 
+/// A start position that cannot be set up (the config's validation makes this a bug).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    #[error("handicap `{name}`: {problem}")]
+    Handicap { name: String, problem: String },
+    #[error("`{text}`: {problem}")]
+    Position { text: String, problem: String },
+}
+
 /// Build a start position (already validated with the config; errors here name the problem).
-pub(crate) fn start_position(start: &Start) -> Result<StartPosition, String> {
+pub(crate) fn start_position(start: &Start) -> Result<StartPosition, StartError> {
     match start {
         Start::Handicap(name) => {
             let h: Handicap = name
                 .parse()
-                .map_err(|e| format!("handicap `{name}`: {e}"))?;
+                .map_err(
+                    |e: engine::position::UnknownHandicap| StartError::Handicap {
+                        name: name.clone(),
+                        problem: e.to_string(),
+                    },
+                )?;
             let position = Position::handicap(h);
             let sfen = position.to_sfen();
             Ok(StartPosition {
@@ -66,7 +81,10 @@ pub(crate) fn start_position(start: &Start) -> Result<StartPosition, String> {
             })
         }
         Start::Position(text) => {
-            let position = Position::from_start_text(text).map_err(|e| format!("`{text}`: {e}"))?;
+            let position = Position::from_start_text(text).map_err(|e| StartError::Position {
+                text: text.clone(),
+                problem: e.to_string(),
+            })?;
             let sfen = position.root_sfen().to_string();
             Ok(StartPosition {
                 sfen,
@@ -140,7 +158,7 @@ pub(crate) struct Arbiter<'a> {
 
 impl<'a> Arbiter<'a> {
     /// Set up the board for `spec`. `Err` names a start position that cannot be set up.
-    pub(crate) fn new(config: &'a Config, spec: &'a GameSpec) -> Result<Self, String> {
+    pub(crate) fn new(config: &'a Config, spec: &'a GameSpec) -> Result<Self, StartError> {
         let began = Instant::now();
         let started_unix_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::arbiter::{Arbiter, Judgement, PlayedGame};
+use super::feed::RunFeed;
 use super::schedule::GameSpec;
 use crate::config::Config;
-use crate::feed::RunFeed;
 use crate::player::Player;
 
 /// Play `spec` between `sente` and `gote`, telling `feed` (if any) of its start and every move.

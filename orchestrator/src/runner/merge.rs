@@ -14,14 +14,110 @@ use std::time::Duration;
 use engine::position::Position;
 use engine::types::Color;
 
-use super::RunInfo;
-use super::arbiter::start_position;
+use super::arbiter::{StartError, start_position};
 use super::records::record_paths;
 use super::schedule::{GameSpec, schedule};
 use super::shard::Shard;
-use super::summary::Summary;
-use crate::config::Config;
+use super::summary::{Summary, SummaryWriteError};
+use super::{RunInfo, RunInfoError};
+use crate::config::{Config, ConfigError};
 use crate::results::{self, GameResult, Reason, Winner};
+
+/// Why shard folders cannot be merged; each names the folder or file at fault.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MergeError {
+    #[error("merge: give the shard folders to merge")]
+    NoFolders,
+    #[error(transparent)]
+    RunInfo(#[from] RunInfoError),
+    #[error(
+        "{}: not a shard folder (its run.json has no shard): merge takes the folders of a run played with --shard",
+        dir.display()
+    )]
+    NotAShard { dir: PathBuf },
+    /// Folders of different runs (`what` says how they differ).
+    #[error("{}: a shard of another run than {}: {what}", dir.display(), first.display())]
+    OtherRun {
+        dir: PathBuf,
+        first: PathBuf,
+        what: String,
+    },
+    #[error("{} and {} are both shard {shard}: give each shard once", dir.display(), twin.display())]
+    ShardTwice {
+        dir: PathBuf,
+        twin: PathBuf,
+        shard: Shard,
+    },
+    #[error("--out {} is one of the shard folders ({}): merge into a new folder", out.display(), dir.display())]
+    OutIsAShard { out: PathBuf, dir: PathBuf },
+    #[error("{}: cannot read the run's config as recorded there: {error}", run_json.display())]
+    Config {
+        run_json: PathBuf,
+        error: ConfigError,
+    },
+    #[error(transparent)]
+    Read(results::read::ReadError),
+    #[error("{}: game {id} is not the run's game {id}: {why}", file.display())]
+    NotTheRunsGame {
+        file: PathBuf,
+        id: u64,
+        why: Box<Mismatch>,
+    },
+    /// Two different games under one id (in one shard's file).
+    #[error("game {id} differs between {} and {}", first.display(), second.display())]
+    Differs {
+        id: u64,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    #[error("{} already holds results: merge into a new folder", out.display())]
+    OutHoldsResults { out: PathBuf },
+    #[error("{}: {cause}", path.display())]
+    Write {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error(transparent)]
+    Summary(#[from] SummaryWriteError),
+    #[error("copying {} to {}: {cause}", from.display(), to.display())]
+    Copy {
+        from: PathBuf,
+        to: PathBuf,
+        cause: std::io::Error,
+    },
+}
+
+/// How a game line differs from the run's schedule.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Mismatch {
+    #[error("the run's schedule has no game with this id")]
+    NotScheduled,
+    #[error("it belongs to shard {belongs}/{}, not to this folder's shard {shard}", shard.count)]
+    OtherShard { belongs: u64, shard: Shard },
+    #[error(
+        "it is {sente} (sente) against {gote}, the schedule has {want_sente} against {want_gote}"
+    )]
+    Players {
+        sente: String,
+        gote: String,
+        want_sente: String,
+        want_gote: String,
+    },
+    #[error("its seed or pair number is not the schedule's")]
+    Seed,
+    #[error(transparent)]
+    Start(#[from] StartError),
+    #[error("it starts from {start}, the schedule from {want}")]
+    OtherStart { start: String, want: String },
+    #[error("it says {plies} plies but lists {moves} moves")]
+    Plies { plies: u32, moves: usize },
+    #[error("its moves do not replay: {problem}")]
+    Replay { problem: String },
+    #[error("it says checkmate, {winner} won, which its moves do not show")]
+    Checkmate { winner: &'static str },
+}
 
 /// What a merge wrote.
 #[derive(Debug)]
@@ -59,55 +155,50 @@ struct ShardFolder {
 }
 
 /// Read and check the folders' `run.json`: one run, each shard once.
-fn read_folders(dirs: &[PathBuf]) -> Result<Vec<ShardFolder>, String> {
+fn read_folders(dirs: &[PathBuf]) -> Result<Vec<ShardFolder>, MergeError> {
     let mut folders: Vec<ShardFolder> = Vec::new();
     for dir in dirs {
         let info = RunInfo::read(dir)?;
-        let shard = info.shard.ok_or_else(|| {
-            format!(
-                "{}: not a shard folder (its run.json has no shard): merge takes the folders of a run played with --shard",
-                dir.display()
-            )
-        })?;
+        let shard = info
+            .shard
+            .ok_or_else(|| MergeError::NotAShard { dir: dir.clone() })?;
         if let Some(first) = folders.first() {
-            let other_run = |what: &str| {
-                format!(
-                    "{}: a shard of another run than {}: {what}",
-                    dir.display(),
-                    first.dir.display()
-                )
+            let other_run = |what: String| MergeError::OtherRun {
+                dir: dir.clone(),
+                first: first.dir.clone(),
+                what,
             };
             if info.config_text != first.info.config_text {
-                return Err(other_run(&format!(
+                return Err(other_run(format!(
                     "the configs differ ({} and {})",
                     info.config_file, first.info.config_file
                 )));
             }
             if info.seed != first.info.seed {
-                return Err(other_run(&format!(
+                return Err(other_run(format!(
                     "seed {} and seed {}",
                     info.seed, first.info.seed
                 )));
             }
             if info.games != first.info.games {
-                return Err(other_run(&format!(
+                return Err(other_run(format!(
                     "{} and {} games per pairing",
                     info.games, first.info.games
                 )));
             }
             if shard.count != first.shard.count {
-                return Err(other_run(&format!(
+                return Err(other_run(format!(
                     "shard {shard} and shard {}",
                     first.shard
                 )));
             }
         }
         if let Some(twin) = folders.iter().find(|f| f.shard.index == shard.index) {
-            return Err(format!(
-                "{} and {} are both shard {shard}: give each shard once",
-                dir.display(),
-                twin.dir.display()
-            ));
+            return Err(MergeError::ShardTwice {
+                dir: dir.clone(),
+                twin: twin.dir.clone(),
+                shard,
+            });
         }
         folders.push(ShardFolder {
             dir: dir.clone(),
@@ -123,65 +214,65 @@ fn check_game(
     game: &GameResult,
     spec: Option<&GameSpec>,
     shard: Shard,
-    start_sfen: impl Fn(&GameSpec) -> Result<String, String>,
-) -> Result<(), String> {
-    let spec = spec.ok_or("the run's schedule has no game with this id")?;
+    start_sfen: impl Fn(&GameSpec) -> Result<String, StartError>,
+) -> Result<(), Mismatch> {
+    let spec = spec.ok_or(Mismatch::NotScheduled)?;
     if !shard.holds(spec) {
-        return Err(format!(
-            "it belongs to shard {}/{}, not to this folder's shard {shard}",
-            Shard::of_game(shard.count, spec),
-            shard.count
-        ));
+        return Err(Mismatch::OtherShard {
+            belongs: Shard::of_game(shard.count, spec),
+            shard,
+        });
     }
     if (game.sente.as_str(), game.gote.as_str()) != (spec.sente.as_str(), spec.gote.as_str()) {
-        return Err(format!(
-            "it is {} (sente) against {}, the schedule has {} against {}",
-            game.sente, game.gote, spec.sente, spec.gote
-        ));
+        return Err(Mismatch::Players {
+            sente: game.sente.clone(),
+            gote: game.gote.clone(),
+            want_sente: spec.sente.clone(),
+            want_gote: spec.gote.clone(),
+        });
     }
     if game.seed != spec.seed || game.pair != spec.pair {
-        return Err("its seed or pair number is not the schedule's".into());
+        return Err(Mismatch::Seed);
     }
     let sfen = start_sfen(spec)?;
     if game.start != sfen {
-        return Err(format!(
-            "it starts from {}, the schedule from {sfen}",
-            game.start
-        ));
+        return Err(Mismatch::OtherStart {
+            start: game.start.clone(),
+            want: sfen,
+        });
     }
     if game.plies as usize != game.moves.len() {
-        return Err(format!(
-            "it says {} plies but lists {} moves",
-            game.plies,
-            game.moves.len()
-        ));
+        return Err(Mismatch::Plies {
+            plies: game.plies,
+            moves: game.moves.len(),
+        });
     }
     let text = if game.moves.is_empty() {
         format!("sfen {}", game.start)
     } else {
         format!("sfen {} moves {}", game.start, game.moves.join(" "))
     };
-    let end =
-        Position::from_start_text(&text).map_err(|e| format!("its moves do not replay: {e}"))?;
+    let end = Position::from_start_text(&text).map_err(|e| Mismatch::Replay {
+        problem: e.to_string(),
+    })?;
     if game.reason == Reason::Checkmate {
         let loser = match end.side_to_move() {
             Color::Sente => Winner::Sente,
             Color::Gote => Winner::Gote,
         };
         if !end.is_checkmate() || game.result == loser || game.result == Winner::Draw {
-            return Err(format!(
-                "it says checkmate, {} won, which its moves do not show",
-                game.result.name()
-            ));
+            return Err(Mismatch::Checkmate {
+                winner: game.result.name(),
+            });
         }
     }
     Ok(())
 }
 
 /// Merge the shard folders `dirs` into `out`.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, String> {
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, MergeError> {
     if dirs.is_empty() {
-        return Err("merge: give the shard folders to merge".into());
+        return Err(MergeError::NoFolders);
     }
     let folders = read_folders(dirs)?;
     let out_canonical = out.canonicalize().ok();
@@ -189,19 +280,16 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, String> {
         .iter()
         .find(|f| out_canonical.is_some() && f.dir.canonicalize().ok() == out_canonical)
     {
-        return Err(format!(
-            "--out {} is one of the shard folders ({}): merge into a new folder",
-            out.display(),
-            f.dir.display()
-        ));
+        return Err(MergeError::OutIsAShard {
+            out: out.to_path_buf(),
+            dir: f.dir.clone(),
+        });
     }
     let first = &folders[0];
     let mut config = Config::parse(Path::new(&first.info.config_file), &first.info.config_text)
-        .map_err(|e| {
-            format!(
-                "{}: cannot read the run's config as recorded there: {e}",
-                first.dir.join("run.json").display()
-            )
+        .map_err(|error| MergeError::Config {
+            run_json: first.dir.join("run.json"),
+            error,
         })?;
     config.games = first.info.games;
     let seed = first.info.seed;
@@ -210,40 +298,45 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, String> {
     let by_id: HashMap<u64, &GameSpec> = specs.iter().map(|g| (g.id, g)).collect();
     let start_sfen = |spec: &GameSpec| start_position(&spec.start).map(|s| s.sfen);
 
-    // Every game once, with the folder it came from.
+    // Every game once, with the folder it came from. Each game belongs to one shard, so a
+    // game line in another shard's folder is refused by `check_game`, and a game id can repeat
+    // only within one folder's file.
     let mut games: BTreeMap<u64, (GameResult, &Path)> = BTreeMap::new();
     for f in &folders {
         let path = f.dir.join("results.jsonl");
         if !path.exists() {
             continue; // a shard that has not finished a game yet
         }
-        let read = results::read(&path).map_err(|e| e.to_string())?;
-        if read.truncated_tail {
+        // One shard's games: a torn last line is a game it has not finished (it resumes it);
+        // a game written twice must be the same game.
+        let read = results::read::read(
+            std::slice::from_ref(&path),
+            results::read::Policy {
+                torn_tail: results::read::TornTail::Skip,
+                malformed: results::read::Malformed::Fail,
+                repeats: results::read::Repeats::MergeIdenticalIds,
+            },
+        )
+        .map_err(|e| match e {
+            results::read::ReadError::Differs { id, .. } => MergeError::Differs {
+                id,
+                first: f.dir.clone(),
+                second: f.dir.clone(),
+            },
+            e => MergeError::Read(e),
+        })?;
+        if read.files[0].torn_tail {
             tracing::warn!("{}: ignoring a cut-off last line", path.display());
         }
         for g in read.games {
             check_game(&g, by_id.get(&g.id).copied(), f.shard, start_sfen).map_err(|why| {
-                format!(
-                    "{}: game {} is not the run's game {}: {why}",
-                    path.display(),
-                    g.id,
-                    g.id
-                )
+                MergeError::NotTheRunsGame {
+                    file: path.clone(),
+                    id: g.id,
+                    why: Box::new(why),
+                }
             })?;
-            match games.get(&g.id) {
-                Some((seen, from)) if *seen != g => {
-                    return Err(format!(
-                        "game {} differs between {} and {}",
-                        g.id,
-                        from.display(),
-                        f.dir.display()
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    games.insert(g.id, (g, &f.dir));
-                }
-            }
+            games.insert(g.id, (g, &f.dir));
         }
     }
 
@@ -275,19 +368,22 @@ fn write_folder(
     config: &Config,
     seed: u64,
     games: &BTreeMap<u64, (GameResult, &Path)>,
-) -> Result<(), String> {
+) -> Result<(), MergeError> {
     let results_path = out.join("results.jsonl");
     if results_path
         .metadata()
         .map(|m| m.len() > 0)
         .unwrap_or(false)
     {
-        return Err(format!(
-            "{} already holds results: merge into a new folder",
-            out.display()
-        ));
+        return Err(MergeError::OutHoldsResults {
+            out: out.to_path_buf(),
+        });
     }
-    std::fs::create_dir_all(out.join("records")).map_err(|e| format!("{}: {e}", out.display()))?;
+    let write = |path: &Path| {
+        let path = path.to_path_buf();
+        move |cause| MergeError::Write { path, cause }
+    };
+    std::fs::create_dir_all(out.join("records")).map_err(write(out))?;
     let info = RunInfo {
         seed,
         config_file: first.info.config_file.clone(),
@@ -295,22 +391,23 @@ fn write_folder(
         games: config.games,
         shard: None,
     };
-    info.write(out).map_err(|e| e.to_string())?;
+    info.write(out)?;
     let mut text = String::new();
     for (g, _) in games.values() {
-        text.push_str(&serde_json::to_string(g).map_err(|e| e.to_string())?);
+        // Plain data with string keys: serializing cannot fail.
+        text.push_str(&serde_json::to_string(g).unwrap_or_default());
         text.push('\n');
     }
     let partial = out.join("results.jsonl.partial");
-    std::fs::write(&partial, text).map_err(|e| format!("{}: {e}", partial.display()))?;
-    std::fs::rename(&partial, &results_path).map_err(|e| format!("{}: {e}", results_path.display()))
+    std::fs::write(&partial, text).map_err(write(&partial))?;
+    std::fs::rename(&partial, &results_path).map_err(write(&results_path))
 }
 
 /// Copy each game's records from its shard folder; returns the record files that were absent.
 fn copy_records(
     out: &Path,
     games: &BTreeMap<u64, (GameResult, &Path)>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, MergeError> {
     let mut absent = Vec::new();
     for (g, dir) in games.values() {
         let (csa, kif) = record_paths(&dir.join("records"), g);
@@ -326,8 +423,11 @@ fn copy_records(
             };
             let to = out.join("records").join(name);
             if from.exists() {
-                std::fs::copy(&from, &to)
-                    .map_err(|e| format!("copying {} to {}: {e}", from.display(), to.display()))?;
+                std::fs::copy(&from, &to).map_err(|cause| MergeError::Copy {
+                    from: from.clone(),
+                    to: to.clone(),
+                    cause,
+                })?;
             } else {
                 absent.push(from.display().to_string());
             }

@@ -9,11 +9,13 @@
 
 pub mod adjudicate;
 pub mod arbiter;
+pub mod feed;
 pub mod game;
 pub mod merge;
 pub mod records;
 pub mod schedule;
 pub mod shard;
+pub mod signals;
 pub mod sprt_stop;
 pub mod summary;
 
@@ -29,10 +31,11 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::factory::build_player;
-use crate::feed::{RunFeed, RunStart};
 use crate::player::Player;
-use crate::results::{self, GameResult, ResultsWriter};
+use crate::results::append::ResultsWriter;
+use crate::results::{self, GameResult};
 use arbiter::PlayedGame;
+use feed::{RunFeed, RunStart};
 use shard::Shard;
 
 /// A run that cannot go on (bad output folder, unreadable results); engine failures are game
@@ -40,28 +43,68 @@ use shard::Shard;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {
-    #[error("{path}: {source}")]
+    #[error("{}: {cause}", path.display())]
     Io {
-        path: String,
-        source: std::io::Error,
+        path: PathBuf,
+        cause: std::io::Error,
     },
     #[error(transparent)]
-    Results(#[from] results::ResultsError),
-    #[error("{0}")]
-    Resume(String),
-    /// An output file that cannot be written (the message names it).
-    #[error("{0}")]
-    Write(String),
-    /// Options that cannot go together (SPRT with a shard).
-    #[error("{0}")]
-    Options(String),
+    Results(#[from] results::read::ReadError),
+    #[error(transparent)]
+    RunInfo(#[from] RunInfoError),
+    /// `--resume` where no run was started.
+    #[error("{0}; nothing to resume here: start the run without --resume")]
+    NothingToResume(RunInfoError),
+    #[error(
+        "{}: this run was started with a different config (from {config_file}); resume it with the same config",
+        out.display()
+    )]
+    OtherConfig { out: PathBuf, config_file: String },
+    /// `--resume` with a flag (`what`) other than the run's.
+    #[error("{}: this run was started with {what} {was}, not {now}", out.display())]
+    OtherFlag {
+        out: PathBuf,
+        what: &'static str,
+        was: String,
+        now: String,
+    },
+    #[error(
+        "{} already holds results: pass --resume to continue that run, or choose another --out",
+        out.display()
+    )]
+    HoldsResults { out: PathBuf },
+    #[error(transparent)]
+    Summary(#[from] summary::SummaryWriteError),
+    #[error(
+        "{}: [match.sprt] and --shard cannot go together: a sequential test decides on all games in order, a shard sees only some; run the SPRT on one machine",
+        config.display()
+    )]
+    SprtWithShard { config: PathBuf },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
-    move |source| RunError::Io {
-        path: path.display().to_string(),
-        source,
+    move |cause| RunError::Io {
+        path: path.to_path_buf(),
+        cause,
     }
+}
+
+/// A run folder's `run.json` that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunInfoError {
+    #[error("{}: not a run folder ({cause})", path.display())]
+    NotARun {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("{}: {problem}", path.display())]
+    Malformed { path: PathBuf, problem: String },
+    #[error("{}: {cause}", path.display())]
+    Write {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
 }
 
 /// How to run.
@@ -98,21 +141,24 @@ pub struct RunInfo {
 
 impl RunInfo {
     /// Read `DIR/run.json`.
-    pub fn read(dir: &Path) -> Result<RunInfo, String> {
+    pub fn read(dir: &Path) -> Result<RunInfo, RunInfoError> {
         let path = dir.join("run.json");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("{}: not a run folder ({e})", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(cause) => return Err(RunInfoError::NotARun { path, cause }),
+        };
+        serde_json::from_str(&text).map_err(|e| RunInfoError::Malformed {
+            path,
+            problem: e.to_string(),
+        })
     }
 
     /// Write `DIR/run.json`.
-    pub(crate) fn write(&self, dir: &Path) -> Result<(), RunError> {
+    pub(crate) fn write(&self, dir: &Path) -> Result<(), RunInfoError> {
         let path = dir.join("run.json");
-        let json = serde_json::to_string_pretty(self).map_err(|e| RunError::Io {
-            path: path.display().to_string(),
-            source: std::io::Error::other(e),
-        })?;
-        std::fs::write(&path, json).map_err(io(&path))
+        // Plain data with string keys: serializing cannot fail.
+        let json = serde_json::to_string_pretty(self).unwrap_or_default();
+        std::fs::write(&path, json).map_err(|cause| RunInfoError::Write { path, cause })
     }
 }
 
@@ -182,23 +228,18 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
     let results_path = out.join("results.jsonl");
     let config_text = std::fs::read_to_string(&config.file).map_err(io(&config.file))?;
     if opts.resume {
-        let info = RunInfo::read(out).map_err(|e| {
-            RunError::Resume(format!(
-                "{e}; nothing to resume here: start the run without --resume"
-            ))
-        })?;
+        let info = RunInfo::read(out).map_err(RunError::NothingToResume)?;
         if info.config_text != config_text {
-            return Err(RunError::Resume(format!(
-                "{}: this run was started with a different config (from {}); resume it with the same config",
-                out.display(),
-                info.config_file
-            )));
+            return Err(RunError::OtherConfig {
+                out: out.clone(),
+                config_file: info.config_file,
+            });
         }
-        let differs = |what: &str, was: String, now: String| {
-            RunError::Resume(format!(
-                "{}: this run was started with {what} {was}, not {now}",
-                out.display()
-            ))
+        let differs = |what: &'static str, was: String, now: String| RunError::OtherFlag {
+            out: out.clone(),
+            what,
+            was,
+            now,
         };
         if let Some(s) = opts.seed
             && s != info.seed
@@ -218,11 +259,29 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
         }
         config.games = info.games;
         let (finished, complete_len) = if results_path.exists() {
-            let read = results::read(&results_path)?;
-            if read.truncated_tail {
+            // The run's own file: a torn last line is a game cut off by a crash (played
+            // again); a game id read twice (two sessions on one folder at once) keeps its
+            // first line, as the summary counts it.
+            let read = results::read::read(
+                std::slice::from_ref(&results_path),
+                results::read::Policy {
+                    torn_tail: results::read::TornTail::Skip,
+                    malformed: results::read::Malformed::Fail,
+                    repeats: results::read::Repeats::FirstOfEachId,
+                },
+            )?;
+            let file = &read.files[0];
+            if file.torn_tail {
                 tracing::warn!("{}: dropping a cut-off last line", results_path.display());
             }
-            (read.games, Some(read.complete_len))
+            if file.duplicates > 0 {
+                tracing::warn!(
+                    "{}: {} lines repeat a game id read before: the first line of each id is the game",
+                    results_path.display(),
+                    file.duplicates
+                );
+            }
+            (read.games, Some(file.complete_len))
         } else {
             (Vec::new(), None)
         };
@@ -238,10 +297,7 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
         .map(|m| m.len() > 0)
         .unwrap_or(false)
     {
-        return Err(RunError::Resume(format!(
-            "{} already holds results: pass --resume to continue that run, or choose another --out",
-            out.display()
-        )));
+        return Err(RunError::HoldsResults { out: out.clone() });
     }
     if let Some(g) = opts.games {
         config.games = g;
@@ -270,10 +326,9 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> Result<RunOutcome, RunError> {
     if config.sprt.is_some() && opts.shard.is_some() {
-        return Err(RunError::Options(format!(
-            "{}: [match.sprt] and --shard cannot go together: a sequential test decides on all games in order, a shard sees only some; run the SPRT on one machine",
-            config.file.display()
-        )));
+        return Err(RunError::SprtWithShard {
+            config: config.file.clone(),
+        });
     }
     let Prepared {
         seed,
@@ -286,8 +341,7 @@ pub async fn run(
     if let Some(shard) = shard {
         schedule.retain(|g| shard.holds(g));
     }
-    let mut done: BTreeSet<u64> = BTreeSet::new();
-    finished.retain(|g| done.insert(g.id));
+    let done: BTreeSet<u64> = finished.iter().map(|g| g.id).collect();
     // An SPRT that decided on the games already played (a resumed run) starts no new game.
     let mut sprt = sprt_stop::SprtStop::new(&config);
     if let Some(stop) = &mut sprt {
@@ -377,8 +431,8 @@ pub async fn run(
         }
         if let Err(e) = writer.append(&p.result) {
             write_error = Some(RunError::Io {
-                path: results_path.display().to_string(),
-                source: e,
+                path: results_path.clone(),
+                cause: e,
             });
             cancel.cancel();
             break;
@@ -417,11 +471,9 @@ pub async fn run(
     let mut summary = summary::Summary::new(&config, &finished, seed, played_now, wall);
     summary.shard = shard;
     summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
-    summary.write(&opts.out).map_err(RunError::Write)?;
-    if let Some(feed) = &opts.feed
-        && let Ok(value) = serde_json::to_value(&summary)
-    {
-        feed.run_ended(&value);
+    summary.write(&opts.out)?;
+    if let Some(feed) = &opts.feed {
+        feed.run_ended(&summary);
     }
     Ok(RunOutcome {
         games: finished,

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use engine::position::Position;
+use engine::position::{Replay, replay};
 use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError, RecordedMove};
 use engine::types::Color;
 
@@ -52,11 +52,27 @@ fn end_reason(r: Reason) -> EndReason {
     }
 }
 
+/// A played game whose record cannot be built (its line does not replay: a bug).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameRecordError {
+    #[error("start position: {problem}")]
+    Start { problem: String },
+    /// Move `number` (from 1) of the game.
+    #[error("move {number}: {problem}")]
+    Move { number: usize, problem: String },
+}
+
 /// Build the record of a played game.
-pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameRecord, String> {
+pub(crate) fn game_record(
+    config: &Config,
+    game: &PlayedGame,
+) -> Result<GameRecord, GameRecordError> {
     let g = &game.result;
-    let start = Position::from_sfen(&g.start).map_err(|e| format!("start position: {e}"))?;
-    let mut record = GameRecord::new(&start);
+    let mut replayed = replay(&g.start, &g.moves).map_err(|e| GameRecordError::Start {
+        problem: e.to_string(),
+    })?;
+    let mut record = GameRecord::new(replayed.position());
     record.sente = Some(g.sente.clone());
     record.gote = Some(g.gote.clone());
     record.event = Some(format!(
@@ -65,40 +81,33 @@ pub(crate) fn game_record(config: &Config, game: &PlayedGame) -> Result<GameReco
         g.id,
         g.seed
     ));
-    let mut position = start;
-    for (i, text) in g.moves.iter().enumerate() {
-        let mv = position
-            .parse_usi_move(text)
-            .map_err(|e| format!("move {}: {e}", i + 1))?;
+    while let Some(step) = replayed.step() {
+        let mv = step.map_err(|e| GameRecordError::Move {
+            number: e.number(),
+            problem: e.error.to_string(),
+        })?;
+        let i = replayed.played() - 1;
+        let text = &g.moves[i];
+        let at_move = |problem: String| GameRecordError::Move {
+            number: i + 1,
+            problem,
+        };
         let mut recorded = RecordedMove::new(mv);
         // Moves after the opening were played by the players: they have times and scores.
         if let Some(played) = i.checked_sub(game.opening_plies) {
             recorded.time = g.times_ms.get(played).map(|&ms| Duration::from_millis(ms));
             if let Some(Some(eval)) = g.scores.get(played) {
-                let mut after = position.clone();
-                after.play(mv);
                 let pv_text = game.pvs.get(played).map(Vec::as_slice).unwrap_or(&[]);
                 let pv_text = match pv_text.first() {
                     Some(first) if first == text => &pv_text[1..],
                     _ => pv_text,
                 };
-                let mut pv = Vec::new();
-                for m in pv_text {
-                    match after.parse_usi_move(m) {
-                        Ok(m) => {
-                            after.play(m);
-                            pv.push(m);
-                        }
-                        Err(_) => break,
-                    }
-                }
+                // The pv as far as it is legal after the move.
+                let pv = Replay::new(replayed.position().clone(), pv_text).play_while_legal();
                 recorded.engine = Some(EngineComment { score: *eval, pv });
             }
         }
-        record
-            .push(recorded)
-            .map_err(|e| format!("move {}: {e}", i + 1))?;
-        position.play(mv);
+        record.push(recorded).map_err(|e| at_move(e.to_string()))?;
     }
     record.end = Some(GameEnd {
         reason: end_reason(g.reason),

@@ -20,16 +20,48 @@ pub struct Shard {
     pub count: u64,
 }
 
+/// A shard that does not exist, or `--shard auto` without a scheduler's environment.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShardError {
+    #[error("the number of shards must be at least 1")]
+    NoShards,
+    #[error("shard {index} of {count} does not exist (shards are numbered 0 to {})", count - 1)]
+    NoSuchShard { index: u64, count: u64 },
+    #[error("`{text}` is not a shard: write I/N, e.g. 0/4 (or auto)")]
+    NotAShard { text: String },
+    /// An environment variable `name` that is not a number.
+    #[error("{name}={value:?} is not a whole number")]
+    NotANumber { name: &'static str, value: String },
+    #[error(
+        "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (submit with sbatch --array)"
+    )]
+    NoSlurmCount,
+    #[error("SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}")]
+    BelowSlurmMin { id: u64, min: u64 },
+    #[error(
+        "JOB_COMPLETION_INDEX is set but COUNCIL_SHARDS is not (set it to the Job's completions)"
+    )]
+    NoKubernetesCount,
+    /// The shard a scheduler's environment names does not exist.
+    #[error("--shard auto ({scheduler}): {error}")]
+    Auto {
+        scheduler: &'static str,
+        error: Box<ShardError>,
+    },
+    #[error(
+        "--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm array task) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set"
+    )]
+    NoScheduler,
+}
+
 impl Shard {
-    pub fn new(index: u64, count: u64) -> Result<Self, String> {
+    pub fn new(index: u64, count: u64) -> Result<Self, ShardError> {
         if count == 0 {
-            return Err("the number of shards must be at least 1".into());
+            return Err(ShardError::NoShards);
         }
         if index >= count {
-            return Err(format!(
-                "shard {index} of {count} does not exist (shards are numbered 0 to {})",
-                count - 1
-            ));
+            return Err(ShardError::NoSuchShard { index, count });
         }
         Ok(Shard { index, count })
     }
@@ -47,34 +79,36 @@ impl Shard {
     /// `--shard auto`: the shard from the scheduler's environment. A Slurm array task
     /// (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT`, less `SLURM_ARRAY_TASK_MIN`), else a
     /// Kubernetes Indexed Job pod (`JOB_COMPLETION_INDEX` and `COUNCIL_SHARDS`).
-    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
-        let number = |name: &str| -> Result<Option<u64>, String> {
+    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Self, ShardError> {
+        let number = |name: &'static str| -> Result<Option<u64>, ShardError> {
             match var(name) {
                 None => Ok(None),
-                Some(v) => v
+                Some(value) => value
                     .trim()
                     .parse()
                     .map(Some)
-                    .map_err(|_| format!("{name}={v:?} is not a whole number")),
+                    .map_err(|_| ShardError::NotANumber { name, value }),
+            }
+        };
+        let auto = |scheduler| {
+            move |e| ShardError::Auto {
+                scheduler,
+                error: Box::new(e),
             }
         };
         if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
-            let count = number("SLURM_ARRAY_TASK_COUNT")?.ok_or(
-                "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (submit with sbatch --array)",
-            )?;
+            let count = number("SLURM_ARRAY_TASK_COUNT")?.ok_or(ShardError::NoSlurmCount)?;
             let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-            let index = id.checked_sub(min).ok_or(format!(
-                "SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}"
-            ))?;
-            return Self::new(index, count).map_err(|e| format!("--shard auto (Slurm): {e}"));
+            let index = id
+                .checked_sub(min)
+                .ok_or(ShardError::BelowSlurmMin { id, min })?;
+            return Self::new(index, count).map_err(auto("Slurm"));
         }
         if let Some(index) = number("JOB_COMPLETION_INDEX")? {
-            let count = number("COUNCIL_SHARDS")?.ok_or(
-                "JOB_COMPLETION_INDEX is set but COUNCIL_SHARDS is not (set it to the Job's completions)",
-            )?;
-            return Self::new(index, count).map_err(|e| format!("--shard auto (Kubernetes): {e}"));
+            let count = number("COUNCIL_SHARDS")?.ok_or(ShardError::NoKubernetesCount)?;
+            return Self::new(index, count).map_err(auto("Kubernetes"));
         }
-        Err("--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm array task) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set".into())
+        Err(ShardError::NoScheduler)
     }
 }
 
@@ -85,11 +119,11 @@ impl fmt::Display for Shard {
 }
 
 impl FromStr for Shard {
-    type Err = String;
+    type Err = ShardError;
 
     /// `I/N`, e.g. `2/8`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("`{s}` is not a shard: write I/N, e.g. 0/4 (or auto)");
+    fn from_str(s: &str) -> Result<Self, ShardError> {
+        let bad = || ShardError::NotAShard { text: s.to_owned() };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let i = i.trim().parse().map_err(|_| bad())?;
         let n = n.trim().parse().map_err(|_| bad())?;
@@ -150,14 +184,17 @@ mod tests {
         let k8s = env(&[("JOB_COMPLETION_INDEX", "1"), ("COUNCIL_SHARDS", "2")]);
         assert_eq!(Shard::from_env(k8s), Ok(Shard { index: 1, count: 2 }));
         let e = Shard::from_env(env(&[("JOB_COMPLETION_INDEX", "1")])).unwrap_err();
-        assert!(e.contains("COUNCIL_SHARDS"), "{e}");
+        assert!(e.to_string().contains("COUNCIL_SHARDS"), "{e}");
         let e = Shard::from_env(env(&[])).unwrap_err();
-        assert!(e.contains("SLURM_ARRAY_TASK_ID"), "{e}");
+        assert!(e.to_string().contains("SLURM_ARRAY_TASK_ID"), "{e}");
         let e = Shard::from_env(env(&[
             ("SLURM_ARRAY_TASK_ID", "9"),
             ("SLURM_ARRAY_TASK_COUNT", "4"),
         ]))
         .unwrap_err();
-        assert!(e.contains("does not exist"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "--shard auto (Slurm): shard 9 of 4 does not exist (shards are numbered 0 to 3)"
+        );
     }
 }

@@ -7,10 +7,11 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::results::{GameResult, Winner};
@@ -18,7 +19,7 @@ use crate::stats::win_rate_scale::fit_win_rate_t;
 use crate::stats::{EloEstimate, HeadToHead, SprtStatus, SprtSummary, Wdl};
 
 /// One opponent as seen by a player.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpponentSummary {
     pub name: String,
     pub games: u64,
@@ -29,7 +30,7 @@ pub struct OpponentSummary {
 }
 
 /// One player's line of the standings.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlayerSummary {
     pub name: String,
     pub games: u64,
@@ -55,7 +56,7 @@ pub struct PlayerSummary {
 }
 
 /// Statistics of one council's decisions.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CouncilSummary {
     pub name: String,
     pub members: Vec<String>,
@@ -72,12 +73,14 @@ pub struct CouncilSummary {
     pub rules: BTreeMap<String, u64>,
     /// Member answers that could not be voted on (crash, timeout, illegal move...).
     pub member_failures: BTreeMap<String, u64>,
-    /// Per member: the win-rate constant `T` fitted from its scores and the council's results.
+    /// Per member: the win-rate constant `T` fitted from its scores and the council's results
+    /// (absent in files written by older builds).
+    #[serde(default)]
     pub member_win_rate_t: BTreeMap<String, Option<f64>>,
 }
 
 /// `summary.json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub config: String,
     pub seed: u64,
@@ -96,10 +99,10 @@ pub struct Summary {
     /// How games ended: reason -> count.
     pub reasons: BTreeMap<String, u64>,
     /// The head-to-head's sequential test, when the config has `[match.sprt]`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtSummary>,
     /// The shard of the run these games are (`--shard`); absent for a whole or merged run.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<super::shard::Shard>,
 }
 
@@ -119,12 +122,47 @@ fn points(g: &GameResult, player: &str) -> Option<f64> {
     }
 }
 
+/// A `summary.json` that cannot be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {cause}", path.display())]
+pub struct SummaryWriteError {
+    pub path: PathBuf,
+    pub cause: std::io::Error,
+}
+
+/// A `summary.json` that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SummaryReadError {
+    #[error("cannot read {}: {cause}", path.display())]
+    Io {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("{}: not a summary: {problem}", path.display())]
+    Malformed { path: PathBuf, problem: String },
+}
+
 impl Summary {
     /// Write `DIR/summary.json`; an error names the file.
-    pub fn write(&self, dir: &std::path::Path) -> Result<(), String> {
+    pub fn write(&self, dir: &Path) -> Result<(), SummaryWriteError> {
         let path = dir.join("summary.json");
-        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))
+        // Plain data with string keys: serializing cannot fail.
+        let json = serde_json::to_string_pretty(self).unwrap_or_default();
+        std::fs::write(&path, json).map_err(|cause| SummaryWriteError { path, cause })
+    }
+
+    /// Read `DIR/summary.json` (as written by this build or an older one).
+    pub fn read(dir: &Path) -> Result<Summary, SummaryReadError> {
+        let path = dir.join("summary.json");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(cause) => return Err(SummaryReadError::Io { path, cause }),
+        };
+        serde_json::from_str(&text).map_err(|e| SummaryReadError::Malformed {
+            path,
+            problem: e.to_string(),
+        })
     }
 
     pub fn new(
@@ -607,6 +645,117 @@ mod tests {
         g.started_unix_ms = started;
         g.wall_ms = wall;
         g
+    }
+
+    /// A summary with every optional part present.
+    fn full_summary() -> Summary {
+        let sprt = crate::stats::Sprt::new(0.0, 10.0, 0.05, 0.05, crate::stats::EloModel::Logistic)
+            .expect("settings");
+        let h2h = HeadToHead::new(Wdl::new(30, 20, 10), crate::stats::Pentanomial::default());
+        Summary {
+            config: "configs/x.toml".into(),
+            seed: 7,
+            games: 60,
+            played_this_session: 20,
+            wall_seconds: 12.5,
+            playing_seconds: Some(11.0),
+            games_per_minute: Some(327.27),
+            players: vec![PlayerSummary {
+                name: "council".into(),
+                games: 60,
+                wins: 30,
+                draws: 20,
+                losses: 10,
+                points: 40.0,
+                score: 40.0 / 60.0,
+                elo: Some(120.4),
+                elo_error: None,
+                opponents: vec![OpponentSummary {
+                    name: "single".into(),
+                    games: 60,
+                    points: 40.0,
+                    score: 40.0 / 60.0,
+                    elo: Some(120.4),
+                    elo_error: Some(88.1),
+                }],
+                moves: 3000,
+                engine_ms_per_move: 1.25,
+                overhead_us_per_move: 40.0,
+                fitted_win_rate_t: Some(612.0),
+            }],
+            councils: vec![CouncilSummary {
+                name: "council".into(),
+                members: vec!["a".into(), "b".into()],
+                moves: 3000,
+                agreement: vec![vec![Some(1.0), Some(0.5)], vec![Some(0.5), None]],
+                differed_from: BTreeMap::from([("a".into(), Some(0.25)), ("b".into(), None)]),
+                overrode_strongest: 0.1,
+                rules: BTreeMap::from([("plurality".into(), 2000), ("strongest".into(), 1000)]),
+                member_failures: BTreeMap::from([("b".into(), 3)]),
+                member_win_rate_t: BTreeMap::from([("a".into(), Some(580.0)), ("b".into(), None)]),
+            }],
+            reasons: BTreeMap::from([("resign".into(), 50), ("max_plies".into(), 10)]),
+            sprt: Some(SprtSummary {
+                settings: sprt,
+                last: sprt.test(&h2h),
+                decision: SprtStatus::AcceptH1,
+                decided_after_games: Some(58),
+            }),
+            shard: Some(super::super::shard::Shard::new(1, 4).expect("a shard")),
+        }
+    }
+
+    #[test]
+    fn a_summary_reads_back_from_its_file() {
+        let dir = std::env::temp_dir().join(format!("council-summary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let summary = full_summary();
+        summary.write(&dir).expect("written");
+        assert_eq!(Summary::read(&dir).expect("read back"), summary);
+        // Without the optional parts (a whole run with no SPRT): still the same.
+        let plain = Summary {
+            sprt: None,
+            shard: None,
+            ..summary
+        };
+        plain.write(&dir).expect("written");
+        let text = std::fs::read_to_string(dir.join("summary.json")).expect("the file");
+        assert!(!text.contains("\"sprt\"") && !text.contains("\"shard\""));
+        assert_eq!(Summary::read(&dir).expect("read back"), plain);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_summary_by_an_older_build_reads_and_a_broken_one_is_named() {
+        let dir = std::env::temp_dir().join(format!("council-summary-old-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let mut value = serde_json::to_value(full_summary()).expect("a value");
+        // What older builds did not write.
+        for key in ["sprt", "shard", "playing_seconds"] {
+            value.as_object_mut().expect("an object").remove(key);
+        }
+        value["councils"][0]
+            .as_object_mut()
+            .expect("an object")
+            .remove("member_win_rate_t");
+        std::fs::write(dir.join("summary.json"), value.to_string()).expect("write");
+        let old = Summary::read(&dir).expect("an older summary");
+        assert_eq!(
+            (old.sprt, old.shard, old.playing_seconds),
+            (None, None, None)
+        );
+        assert!(old.councils[0].member_win_rate_t.is_empty());
+
+        std::fs::write(dir.join("summary.json"), "{\"games\": ").expect("write");
+        let err = Summary::read(&dir).expect_err("cut off");
+        assert!(
+            err.to_string().starts_with(&format!(
+                "{}: not a summary: ",
+                dir.join("summary.json").display()
+            )),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

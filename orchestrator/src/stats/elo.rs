@@ -11,7 +11,6 @@
 use std::f64::consts::LN_10;
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, Normal};
 
 /// Normalized Elo per unit of t-value: `800 / ln 10` (Van den Bergh, "Comments on normalized Elo").
 pub const NELO_PER_T: f64 = 800.0 / LN_10;
@@ -42,16 +41,12 @@ pub fn clamped_elo_from_score(score: f64) -> (f64, bool) {
 
 /// The two-sided standard normal quantile for a confidence level, e.g. 1.95996 for 0.95.
 pub fn z_two_sided(level: f64) -> f64 {
-    standard_normal().inverse_cdf(0.5 + level / 2.0)
+    sim::normal::quantile(0.5 + level / 2.0)
 }
 
-/// Standard normal distribution function.
+/// Standard normal distribution function (the workspace's one, [`sim::normal::cdf`]).
 pub fn phi(x: f64) -> f64 {
-    standard_normal().cdf(x)
-}
-
-fn standard_normal() -> Normal {
-    Normal::standard()
+    sim::normal::cdf(x)
 }
 
 /// Wins, draws and losses of one player against another.

@@ -1,5 +1,8 @@
 //! Statistics of game results, as numbers: head-to-head Elo with intervals, the SPRT, and
-//! many-player maximum-likelihood ratings. Nothing here formats text; the runner's `summary` and `elo_report` do that.
+//! many-player maximum-likelihood ratings; and the estimators `council-analyze` fits its models
+//! with (Kalman filter, correlation, logistic and resignation fits, the cluster bootstrap,
+//! precision and recall). Nothing here formats text; the runner's `summary`, `elo_report` and
+//! `analyze` do that.
 //!
 //! Every interval is a 95% interval unless a function says otherwise. Every random process takes
 //! a seed.
@@ -23,8 +26,13 @@
 //! assert!(!after_each_game(&[], &sprt));
 //! ```
 
+pub mod bootstrap;
+pub mod classification;
+pub mod correlation;
 pub mod elo;
 pub mod head_to_head;
+pub mod kalman;
+pub mod logistic;
 pub mod rating_fit;
 pub mod resignation;
 pub mod simulate;

@@ -101,7 +101,7 @@ fn default_error_rate() -> f64 {
 }
 
 /// One evaluation of the test.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SprtReport {
     pub llr: f64,
     /// `ln(beta / (1 - alpha))`.
@@ -117,7 +117,7 @@ pub struct SprtReport {
 
 /// A sequential test over a whole run, as `summary.json` reports it: the settings, the test on
 /// every finished game, and the decision that stopped the run (if any).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SprtSummary {
     #[serde(flatten)]
     pub settings: Sprt,

@@ -34,7 +34,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::time::Duration;
 
-use engine::position::Position;
+use engine::position::{Position, Replay};
 use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
 use engine::types::Color;
 use engine::usi::protocol::{
@@ -483,18 +483,11 @@ fn legal_pv(position: &Position, best: &str, pv: &[String]) -> Vec<String> {
     if pv.first().map(String::as_str) != Some(best) {
         return vec![best.to_string()];
     }
-    let mut pos = position.clone();
-    let mut out = Vec::new();
-    for text in pv {
-        match pos.parse_usi_move(text) {
-            Ok(mv) => {
-                pos.play(mv);
-                out.push(mv.to_usi());
-            }
-            Err(_) => break,
-        }
-    }
-    out
+    Replay::new(position.clone(), pv)
+        .play_while_legal()
+        .iter()
+        .map(|mv| mv.to_usi())
+        .collect()
 }
 
 /// One council decision as `info string` texts: one per member, then the rule.

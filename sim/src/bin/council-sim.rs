@@ -580,6 +580,27 @@ fn bench_baseline_only(common: &Common, threads: usize, args: &BenchArgs) -> Res
     Ok(())
 }
 
+/// One workload timed twice: the fast program and the obvious one, each as (items, phase).
+#[derive(Clone, Copy)]
+struct Workload {
+    fast: (u64, Phase),
+    plain: (u64, Phase),
+}
+
+impl Workload {
+    /// Items per wall second, fast and plain.
+    fn rates(&self) -> (f64, f64) {
+        (
+            per_s(self.fast.0, self.fast.1.wall),
+            per_s(self.plain.0, self.plain.1.wall),
+        )
+    }
+}
+
+fn per_s(n: u64, s: f64) -> f64 {
+    n.max(1) as f64 / s.max(1e-9)
+}
+
 fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
     if args.baseline_only {
         return bench_baseline_only(common, threads, args);
@@ -605,8 +626,31 @@ fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
         plain::council(&council_params, args.plain_trials.max(1), common.seed);
     });
     let load_after = load_average();
-    let per_s = |n: u64, s: f64| n.max(1) as f64 / s.max(1e-9);
-    let phase = |n: u64, p: Phase| {
+    let games = Workload {
+        fast: (args.games, fast_games),
+        plain: (args.plain_games, plain_games),
+    };
+    let trials = Workload {
+        fast: (args.trials, fast_trials),
+        plain: (args.plain_trials, plain_trials),
+    };
+    let loads = (load_before.as_str(), load_after.as_str());
+    if common.json {
+        return print_json(&bench_json(common.seed, threads, loads, games, trials));
+    }
+    print_bench(common.seed, threads, loads, games, trials);
+    Ok(())
+}
+
+/// `bench --json`.
+fn bench_json(
+    seed: u64,
+    threads: usize,
+    (load_before, load_after): (&str, &str),
+    games: Workload,
+    trials: Workload,
+) -> serde_json::Value {
+    let phase = |(n, p): (u64, Phase)| {
         serde_json::json!({
             "items": n,
             "seconds": p.wall,
@@ -615,87 +659,71 @@ fn bench(common: &Common, threads: usize, args: &BenchArgs) -> Result<()> {
             "per_cpu_second": p.cpu.map(|c| per_s(n, c)),
         })
     };
-    let (gf, gp) = (
-        per_s(args.games, fast_games.wall),
-        per_s(args.plain_games, plain_games.wall),
-    );
-    let (tf, tp) = (
-        per_s(args.trials, fast_trials.wall),
-        per_s(args.plain_trials, plain_trials.wall),
-    );
-    if common.json {
-        return print_json(&serde_json::json!({
-            "threads": threads,
-            "seed": common.seed,
-            "load_before": load_before,
-            "load_after": load_after,
-            "game_length": {
-                "fast": phase(args.games, fast_games),
-                "baseline": phase(args.plain_games, plain_games),
-                "games_per_second": gf,
-                "speedup": gf / gp,
-            },
-            "council": {
-                "fast": phase(args.trials, fast_trials),
-                "plain": phase(args.plain_trials, plain_trials),
-                "trials_per_second": tf,
-                "speedup": tf / tp,
-            },
-        }));
-    }
-    let cpu = |n: u64, p: Phase| match p.cpu {
-        Some(c) => format!("cpu {c:>6.2} s = {:.3e}/cpu-s", per_s(n, c)),
-        None => String::new(),
-    };
+    let ((gf, gp), (tf, tp)) = (games.rates(), trials.rates());
+    serde_json::json!({
+        "threads": threads,
+        "seed": seed,
+        "load_before": load_before,
+        "load_after": load_after,
+        "game_length": {
+            "fast": phase(games.fast),
+            "baseline": phase(games.plain),
+            "games_per_second": gf,
+            "speedup": gf / gp,
+        },
+        "council": {
+            "fast": phase(trials.fast),
+            "plain": phase(trials.plain),
+            "trials_per_second": tf,
+            "speedup": tf / tp,
+        },
+    })
+}
+
+/// `bench`'s table.
+fn print_bench(
+    seed: u64,
+    threads: usize,
+    (load_before, load_after): (&str, &str),
+    games: Workload,
+    trials: Workload,
+) {
     println!(
-        "council-sim bench: {threads} threads, seed {}, load average before {load_before}, after {load_after}",
-        common.seed
+        "council-sim bench: {threads} threads, seed {seed}, load average before {load_before}, after {load_after}"
     );
-    // One workload's speeds, fast and plain: (items, phase, items per second) each.
-    let print_speeds = |workload: &str,
-                        unit: &str,
-                        fast: (u64, Phase, f64),
-                        plain: (u64, Phase, f64),
-                        label: &str| {
-        let (n_fast, fast, fast_rate) = fast;
-        let (n_plain, plain, plain_rate) = plain;
-        let per_second = format!("{unit}/s");
-        println!(
-            "  {workload:<26}fast  {n_fast:>10} {unit:<6} in {:>6.2} s = {fast_rate:.3e} {per_second:<9} {}",
-            fast.wall,
-            cpu(n_fast, fast)
-        );
-        println!(
-            "{:28}{label:<5} {n_plain:>10} {unit:<6} in {:>6.2} s = {plain_rate:.3e} {per_second:<9} {}",
-            "",
-            plain.wall,
-            cpu(n_plain, plain)
-        );
-        println!(
-            "{:28}fast / {label}: {fast_rate:.3e} / {plain_rate:.3e} {per_second} = {:.2}x",
-            "",
-            fast_rate / plain_rate
-        );
-    };
-    print_speeds(
-        "game length, pro preset",
-        "games",
-        (args.games, fast_games, gf),
-        (args.plain_games, plain_games, gp),
-        "base",
-    );
-    print_speeds(
-        "council 3x3, all methods",
-        "trials",
-        (args.trials, fast_trials, tf),
-        (args.plain_trials, plain_trials, tp),
-        "plain",
-    );
+    print_speeds("game length, pro preset", "games", games, "base");
+    print_speeds("council 3x3, all methods", "trials", trials, "plain");
     println!(
         "base: the obvious game-length program (SmallRng, ziggurat normals one step at a time, rayon\n\
          over 200 chunks, power sums, no histogram; alone: `bench --baseline-only`). plain: one thread,\n\
          one generator, a Normal sample per draw, allocations per trial, the ML product in linear space.\n\
          cpu: CPU time of all threads (a loaded machine lowers /s, not /cpu-s)."
     );
-    Ok(())
+}
+
+/// One workload's three lines: fast, plain (called `label`), and their ratio.
+fn print_speeds(workload: &str, unit: &str, w: Workload, label: &str) {
+    let cpu = |n: u64, p: Phase| match p.cpu {
+        Some(c) => format!("cpu {c:>6.2} s = {:.3e}/cpu-s", per_s(n, c)),
+        None => String::new(),
+    };
+    let ((n_fast, fast), (n_plain, plain)) = (w.fast, w.plain);
+    let (fast_rate, plain_rate) = w.rates();
+    let per_second = format!("{unit}/s");
+    println!(
+        "  {workload:<26}fast  {n_fast:>10} {unit:<6} in {:>6.2} s = {fast_rate:.3e} {per_second:<9} {}",
+        fast.wall,
+        cpu(n_fast, fast)
+    );
+    println!(
+        "{:28}{label:<5} {n_plain:>10} {unit:<6} in {:>6.2} s = {plain_rate:.3e} {per_second:<9} {}",
+        "",
+        plain.wall,
+        cpu(n_plain, plain)
+    );
+    println!(
+        "{:28}fast / {label}: {fast_rate:.3e} / {plain_rate:.3e} {per_second} = {:.2}x",
+        "",
+        fast_rate / plain_rate
+    );
 }

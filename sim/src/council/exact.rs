@@ -15,13 +15,9 @@
 use std::num::NonZeroUsize;
 
 use gauss_quad::legendre::GaussLegendre;
-use statrs::function::erf::erfc;
 
 use super::CouncilParams;
-
-fn cdf(z: f64) -> f64 {
-    0.5 * erfc(-z * std::f64::consts::FRAC_1_SQRT_2)
-}
+use crate::normal::cdf;
 
 fn pdf(z: f64) -> f64 {
     (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()

@@ -6,10 +6,12 @@
 //! member `J` reports exactly what `I` reports.
 //!
 //! `vote` holds the council methods as pure functions of the reports; `simulate` runs trials;
-//! `exact` has closed forms the tests hold the simulation to; `sweep` reproduces the source's
-//! figures. No method may look at which candidate is the true best: ties are broken by member
-//! order, never by candidate index (candidate 0 being the best would otherwise bias them).
+//! `exact` has closed forms the tests hold the simulation to, and `estimate` runs them backwards
+//! (from measured rates to noise); `sweep` reproduces the source's figures. No method may look
+//! at which candidate is the true best: ties are broken by member order, never by candidate
+//! index (candidate 0 being the best would otherwise bias them).
 
+pub mod estimate;
 pub mod exact;
 pub mod simulate;
 pub mod sweep;

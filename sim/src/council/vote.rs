@@ -14,25 +14,26 @@
 //!   distinct voted moves. Among moves with exactly equal likelihood, the move whose strongest
 //!   supporter is the strongest.
 //!
-//! **Tie rule** (one rule for every method, the orchestrator's `council::vote` rule): a tie is
+//! **Tie rule** (one rule for every method, and one code: [`stronger`]): a tie is
 //! broken by the *strongest member*, the one with the smallest `s_i`, and among equal `s_i` the
 //! member listed first. Majority without a unique plurality plays the strongest member's move;
 //! optimistic and pessimistic play the strongest of the members that report the extreme value;
 //! maximum likelihood plays, among equally likely moves, the one voted for by the strongest member
 //! among their supporters.
 //!
-//! [`Ballot`] and the functions [`majority_choice`], [`optimistic_choice`],
-//! [`pessimistic_choice`], [`ml_choice`] (and [`ml_choice_with_a`]) decide one position from plain
-//! ballots (move index, value on the common scale, `s_i`), for comparison with the orchestrator's
-//! vote; [`Voting`] is the same rules with scratch space kept between positions (the simulation's
-//! inner loop).
+//! [`Ballot`] and the functions [`majority_choice`] (with [`majority_outcome`]),
+//! [`optimistic_choice`] / [`optimistic_member`], [`pessimistic_choice`] / [`pessimistic_member`],
+//! [`ml_choice`] (and [`ml_choice_with_a`]) decide one position from plain ballots (move index,
+//! value on the common scale, `s_i`). They are the only implementation of the methods: the
+//! orchestrator's `council::vote` turns a real council's answers into these ballots and calls
+//! them. [`Voting`] is the same rules with scratch space kept between positions (the
+//! simulation's inner loop).
 //!
 //! Invariant: no method looks at candidate indices except to tell moves apart; every tie is
 //! broken by the members' strength and order, never by candidate index.
 
-use statrs::function::erf::erfc;
-
 use super::CouncilParams;
+use crate::normal::ln_cdf_ratio;
 
 /// What one member tells the council.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,34 +52,6 @@ pub struct Choices {
     pub pessimistic: usize,
     pub ml: usize,
     pub ml_predicted: usize,
-}
-
-/// `ln Phi(z)` for the standard normal cdf, accurate in both tails.
-pub fn ln_normal_cdf(z: f64) -> f64 {
-    const FRAC_1_SQRT_2: f64 = std::f64::consts::FRAC_1_SQRT_2;
-    if z > 0.0 {
-        (-0.5 * erfc(z * FRAC_1_SQRT_2)).ln_1p()
-    } else if z > -30.0 {
-        (0.5 * erfc(-z * FRAC_1_SQRT_2)).ln()
-    } else {
-        // Mills ratio series (Abramowitz & Stegun 26.2.12); the first omitted term is
-        // 105 / z^8 < 2e-10 relative here.
-        let r = 1.0 / (z * z);
-        -0.5 * z * z - (-z).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
-            + (1.0 - r + 3.0 * r * r - 15.0 * r * r * r).ln()
-    }
-}
-
-/// `ln(Phi(y) / Phi(x))` for `y > x`: one logarithm of a ratio of two `erfc`s (relative accuracy
-/// of `erfc` holds for all arguments above -30), the series of [`ln_normal_cdf`] further out.
-#[inline]
-pub fn ln_normal_cdf_ratio(y: f64, x: f64) -> f64 {
-    const FRAC_1_SQRT_2: f64 = std::f64::consts::FRAC_1_SQRT_2;
-    if x > -30.0 {
-        (erfc(-y * FRAC_1_SQRT_2) / erfc(-x * FRAC_1_SQRT_2)).ln()
-    } else {
-        ln_normal_cdf(y) - ln_normal_cdf(x)
-    }
 }
 
 /// A council's fixed parameters and scratch space for deciding positions.
@@ -102,9 +75,7 @@ impl Voting {
 
     /// Members with noises `sigma` (in member order), moves `0..candidates`, gap `d`.
     fn with_sigma(sigma: Vec<f64>, candidates: usize, gap: f64) -> Voting {
-        let strongest = (0..sigma.len())
-            .reduce(|k, i| if stronger(&sigma, i, k) { i } else { k })
-            .unwrap_or(0);
+        let strongest = strongest(&sigma, 0..sigma.len()).unwrap_or(0);
         Voting {
             gap_over_sigma: sigma.iter().map(|s| gap / s).collect(),
             sigma,
@@ -130,7 +101,9 @@ impl Voting {
         }
     }
 
-    fn majority_of_counted(&self, reports: &[Report]) -> usize {
+    /// The majority's move, and whether it had a unique plurality (else it is the strongest
+    /// member's move).
+    fn majority_of_counted(&self, reports: &[Report]) -> (usize, bool) {
         let mut best = self.voted[0];
         let mut unique = true;
         for &c in &self.voted[1..] {
@@ -142,16 +115,16 @@ impl Voting {
             }
         }
         if unique {
-            best
+            (best, true)
         } else {
-            reports[self.strongest].best
+            (reports[self.strongest].best, false)
         }
     }
 
     /// Majority vote with the strongest member (smallest `s_i`, then first listed) breaking ties.
     pub fn majority(&mut self, reports: &[Report]) -> usize {
         self.count(reports);
-        self.majority_of_counted(reports)
+        self.majority_of_counted(reports).0
     }
 
     /// Maximum likelihood among the voted moves, for true best value `a`.
@@ -166,7 +139,7 @@ impl Voting {
         for (i, r) in reports.iter().enumerate() {
             let g = self.gap_over_sigma[i];
             let x = (r.value - a) / self.sigma[i];
-            self.score[r.best] += g * (x + 0.5 * g) + ln_normal_cdf_ratio(x + g, x);
+            self.score[r.best] += g * (x + 0.5 * g) + ln_cdf_ratio(x + g, x);
         }
         let mut best = self.voted[0];
         for &c in &self.voted[1..] {
@@ -203,7 +176,7 @@ impl Voting {
     /// Every method at once (the simulation's inner loop). `a` is the true best value.
     pub fn choose(&mut self, reports: &[Report], a: f64) -> Choices {
         self.count(reports);
-        let majority = self.majority_of_counted(reports);
+        let (majority, _) = self.majority_of_counted(reports);
         let (ml, ml_predicted) = if self.voted.len() == 1 {
             (self.voted[0], self.voted[0])
         } else {
@@ -223,17 +196,24 @@ impl Voting {
     }
 }
 
-/// Whether member `i` is stronger than member `j`: smaller `s_i`, or equal `s_i` and listed first.
+/// The tie rule: whether member `i` is stronger than member `j`, i.e. has the smaller `s_i`, or
+/// the same `s_i` and is listed first.
 #[inline]
-fn stronger(sigma: &[f64], i: usize, j: usize) -> bool {
+pub fn stronger(sigma: &[f64], i: usize, j: usize) -> bool {
     sigma[i] < sigma[j] || (sigma[i] == sigma[j] && i < j)
+}
+
+/// The strongest of the members `candidates` by the tie rule ([`stronger`]); `None` when there
+/// are none.
+pub fn strongest(sigma: &[f64], candidates: impl IntoIterator<Item = usize>) -> Option<usize> {
+    candidates
+        .into_iter()
+        .reduce(|k, i| if stronger(sigma, i, k) { i } else { k })
 }
 
 /// The strongest member among those voting for `mv` (`None` when nobody does).
 fn strongest_supporter(reports: &[Report], sigma: &[f64], mv: usize) -> Option<usize> {
-    (0..reports.len())
-        .filter(|&i| reports[i].best == mv)
-        .reduce(|k, i| if stronger(sigma, i, k) { i } else { k })
+    strongest(sigma, (0..reports.len()).filter(|&i| reports[i].best == mv))
 }
 
 /// Whether move `a`'s strongest supporter is stronger than move `b`'s (for exact ML ties; cold).
@@ -249,32 +229,33 @@ fn stronger_supporter(reports: &[Report], sigma: &[f64], a: usize, b: usize) -> 
     }
 }
 
+/// The member reporting the highest value (`highest`) or the lowest; among equal values, the
+/// strongest of them by the tie rule.
+#[inline]
+fn extreme_member(reports: &[Report], sigma: &[f64], highest: bool) -> usize {
+    let mut k = 0;
+    for (i, r) in reports.iter().enumerate().skip(1) {
+        let v = reports[k].value;
+        let beyond = if highest { r.value > v } else { r.value < v };
+        if beyond || (r.value == v && stronger(sigma, i, k)) {
+            k = i;
+        }
+    }
+    k
+}
+
 /// The move of the member with the highest value; among equal values, the strongest member's
 /// (smallest `sigma[i]`, then first listed).
 #[inline]
 pub fn optimistic(reports: &[Report], sigma: &[f64]) -> usize {
-    let mut k = 0;
-    for (i, r) in reports.iter().enumerate().skip(1) {
-        let v = reports[k].value;
-        if r.value > v || (r.value == v && sigma[i] < sigma[k]) {
-            k = i;
-        }
-    }
-    reports[k].best
+    reports[extreme_member(reports, sigma, true)].best
 }
 
 /// The move of the member with the lowest value; among equal values, the strongest member's
 /// (smallest `sigma[i]`, then first listed).
 #[inline]
 pub fn pessimistic(reports: &[Report], sigma: &[f64]) -> usize {
-    let mut k = 0;
-    for (i, r) in reports.iter().enumerate().skip(1) {
-        let v = reports[k].value;
-        if r.value < v || (r.value == v && sigma[i] < sigma[k]) {
-            k = i;
-        }
-    }
-    reports[k].best
+    reports[extreme_member(reports, sigma, false)].best
 }
 
 /// One member's ballot for one position, as the orchestrator's vote sees it on plain numbers.
@@ -311,25 +292,57 @@ fn voting_for(ballots: &[Ballot], gap: f64) -> Option<(Voting, Vec<Report>)> {
     Some((Voting::with_sigma(sigma, moves, gap), reports))
 }
 
+/// A majority vote: the move, and whether it won by a unique plurality (otherwise it is the
+/// strongest member's move).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MajorityOutcome {
+    pub mv: usize,
+    pub plurality: bool,
+}
+
+/// Majority with how it was decided; see [`majority_choice`]. `None` without ballots.
+pub fn majority_outcome(ballots: &[Ballot]) -> Option<MajorityOutcome> {
+    let (mut v, reports) = voting_for(ballots, 1.0)?;
+    v.count(&reports);
+    let (mv, plurality) = v.majority_of_counted(&reports);
+    Some(MajorityOutcome { mv, plurality })
+}
+
 /// Majority: the move with the most votes; without a unique plurality, the strongest member's
 /// move (smallest `s_i`, then first listed). `None` without ballots.
 pub fn majority_choice(ballots: &[Ballot]) -> Option<usize> {
-    let (mut v, reports) = voting_for(ballots, 1.0)?;
-    Some(v.majority(&reports))
+    majority_outcome(ballots).map(|o| o.mv)
 }
 
-/// Optimistic: the move of the member with the highest value; among equal values the strongest
-/// member's. `None` without ballots.
+/// The ballot optimistic follows: the one with the highest value; among equal values the
+/// strongest member's. `None` without ballots.
+pub fn optimistic_member(ballots: &[Ballot]) -> Option<usize> {
+    let (reports, sigma, _) = split(ballots);
+    (!ballots.is_empty()).then(|| extreme_member(&reports, &sigma, true))
+}
+
+/// The ballot pessimistic follows: the one with the lowest value; among equal values the
+/// strongest member's. `None` without ballots.
+pub fn pessimistic_member(ballots: &[Ballot]) -> Option<usize> {
+    let (reports, sigma, _) = split(ballots);
+    (!ballots.is_empty()).then(|| extreme_member(&reports, &sigma, false))
+}
+
+/// Optimistic: the move of [`optimistic_member`]. `None` without ballots.
 pub fn optimistic_choice(ballots: &[Ballot]) -> Option<usize> {
-    let (reports, sigma, _) = split(ballots);
-    (!ballots.is_empty()).then(|| optimistic(&reports, &sigma))
+    optimistic_member(ballots).map(|i| ballots[i].mv)
 }
 
-/// Pessimistic: the move of the member with the lowest value; among equal values the strongest
-/// member's. `None` without ballots.
+/// Pessimistic: the move of [`pessimistic_member`]. `None` without ballots.
 pub fn pessimistic_choice(ballots: &[Ballot]) -> Option<usize> {
-    let (reports, sigma, _) = split(ballots);
-    (!ballots.is_empty()).then(|| pessimistic(&reports, &sigma))
+    pessimistic_member(ballots).map(|i| ballots[i].mv)
+}
+
+/// The strongest ballot among those voting for `mv` (the one that speaks for it); `None` when
+/// nobody does.
+pub fn strongest_supporter_of(ballots: &[Ballot], mv: usize) -> Option<usize> {
+    let sigma: Vec<f64> = ballots.iter().map(|b| b.sigma).collect();
+    strongest(&sigma, (0..ballots.len()).filter(|&i| ballots[i].mv == mv))
 }
 
 /// Maximum likelihood with `A` predicted from the votes, `A_hat = (k - 1)/k d + mean_i V_i`
@@ -488,6 +501,58 @@ mod tests {
     }
 
     #[test]
+    fn predicted_a_is_the_mean_value_plus_the_gap_share() {
+        // Values 100, 100, 400 on two moves, d = 100: A = (2 - 1) / 2 * 100 + 200 = 250.
+        let mut v = voting(&[200.0; 3], 2, 100.0);
+        let reports = [rep(0, 100.0), rep(0, 100.0), rep(1, 400.0)];
+        v.count(&reports);
+        assert!((v.predicted_value(&reports) - 250.0).abs() < 1e-12);
+        let b: Vec<Ballot> = reports
+            .iter()
+            .map(|r| ballot(r.best, r.value, 200.0))
+            .collect();
+        assert_eq!(ml_choice(&b, 100.0), ml_choice_with_a(&b, 100.0, 250.0));
+    }
+
+    #[test]
+    fn members_and_supporters_follow_the_tie_rule() {
+        let b = [
+            ballot(0, 0.8, 2.0),
+            ballot(1, 0.8, 1.0),
+            ballot(1, -0.3, 0.5),
+            ballot(2, -0.3, 0.5),
+        ];
+        assert_eq!(optimistic_member(&b), Some(1));
+        assert_eq!(pessimistic_member(&b), Some(2));
+        assert_eq!(strongest_supporter_of(&b, 1), Some(2));
+        assert_eq!(strongest_supporter_of(&b, 3), None);
+        assert_eq!(strongest(&[2.0, 0.5, 0.5], 0..3), Some(1));
+        assert_eq!(strongest(&[2.0, 0.5, 0.5], [2, 1, 0]), Some(1));
+        assert_eq!(strongest(&[1.0], []), None);
+        assert_eq!(
+            majority_outcome(&b),
+            Some(MajorityOutcome {
+                mv: 1,
+                plurality: true
+            })
+        );
+        assert_eq!(
+            majority_outcome(&b[1..]),
+            Some(MajorityOutcome {
+                mv: 1,
+                plurality: true
+            })
+        );
+        assert_eq!(
+            majority_outcome(&b[2..]),
+            Some(MajorityOutcome {
+                mv: 1,
+                plurality: false
+            })
+        );
+    }
+
+    #[test]
     fn the_functions_on_ballots_agree_with_voting_on_reports() {
         let sigma = [1.0, 2.0, 2.0, 0.7];
         let mut v = voting(&sigma, 4, 0.8);
@@ -509,30 +574,14 @@ mod tests {
         }
     }
 
-    #[test]
-    fn ln_normal_cdf_matches_known_values_and_is_continuous() {
-        // Phi(0) = 1/2, Phi(-1.959963984540054) = 0.025, Phi(1) = 0.8413447460685429.
-        assert!((ln_normal_cdf(0.0) - 0.5f64.ln()).abs() < 1e-15);
-        assert!((ln_normal_cdf(-1.959963984540054) - 0.025f64.ln()).abs() < 1e-9);
-        assert!((ln_normal_cdf(1.0) - 0.841_344_746_068_542_9f64.ln()).abs() < 1e-10);
-        // Both sides of the switch to the asymptotic series agree.
-        let (a, b) = (ln_normal_cdf(-30.0 + 1e-9), ln_normal_cdf(-30.0 - 1e-9));
-        assert!((a - b).abs() < 1e-6 * a.abs(), "{a} {b}");
-        assert!(ln_normal_cdf(-200.0).is_finite());
-        for (y, x) in [(1.0, -0.5), (-29.0, -31.0), (5.0, 4.0), (-40.0, -41.0)] {
-            let direct = ln_normal_cdf(y) - ln_normal_cdf(x);
-            assert!((ln_normal_cdf_ratio(y, x) - direct).abs() < 1e-9 * direct.abs().max(1.0));
-        }
-    }
-
     /// The source's likelihood of "`b` is the true best" as written: a product of `g` and `e` in
     /// linear space.
     fn literal_product(reports: &[Report], sigma: &[f64], gap: f64, a: f64, b: usize) -> f64 {
         let g = |z: f64| (-z * z / 2.0).exp();
-        // e(z) = erf(z / sqrt 2) + 1, computed as erfc(-z / sqrt 2): the same number without
-        // the cancellation that makes `erf(..) + 1` exactly 0 below z = -6 or so (a proptest
-        // case: a member reporting 9 noise widths below A).
-        let e = |z: f64| statrs::function::erf::erfc(-z / std::f64::consts::SQRT_2);
+        // e(z) = erf(z / sqrt 2) + 1, computed as 2 Phi(z): the same number without the
+        // cancellation that makes `erf(..) + 1` exactly 0 below z = -6 or so (a proptest case: a
+        // member reporting 9 noise widths below A).
+        let e = |z: f64| 2.0 * crate::normal::cdf(z);
         reports
             .iter()
             .zip(sigma)

@@ -305,9 +305,9 @@ mod tests {
     #[test]
     fn middle_exit_probability_matches_a_direct_sum() {
         let w = PairWalk::new(0.3);
-        // P(|m + s N| >= 1) by the normal cdf of statrs.
+        // P(|m + s N| >= 1) by the normal cdf.
         let s = 0.3 / std::f64::consts::SQRT_2;
-        let phi = |x: f64| 0.5 * erfc(-x / std::f64::consts::SQRT_2);
+        let phi = crate::normal::cdf;
         for m in [0.0, 0.4, -0.9, 1.0, 1.7] {
             let want = phi((m - 1.0) / s) + phi((-1.0 - m) / s);
             let got = w.middle_exit_probability(m);

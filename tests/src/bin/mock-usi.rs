@@ -99,18 +99,8 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let child = args
-        .child
-        .then(|| std::process::Command::new("sleep").arg("600").spawn().ok())
-        .flatten();
-    if let (Some(c), Some(path)) = (&child, &args.child_pid_file) {
-        let line = format!("{}\n", c.id());
-        let _ = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(line.as_bytes()));
-    }
+    // Kept until the end: dropping a Child neither kills nor waits for it.
+    let _child = start_child(&args);
     if let Some(marker) = &args.mute_after_first_start {
         // The first start (the runner's pre-flight check) answers; every later one is mute.
         if std::path::Path::new(marker).exists() {
@@ -123,121 +113,169 @@ fn main() {
         say("Mock Engine version 0 (not USI)");
         say("Type 'help' for a list of commands");
     }
-    let mut position = Position::startpos();
-    let mut moves_this_game = 0usize;
-    let mut games_begun = 0usize;
+    let mut mock = Mock {
+        args,
+        position: Position::startpos(),
+        moves_this_game: 0,
+        games_begun: 0,
+    };
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         let Ok(cmd) = parse_gui_command(&line) else {
             continue;
         };
         match cmd {
-            GuiCommand::Usi => {
-                if args.scenario == "crash-on-usi" {
-                    std::process::exit(args.exit_status);
-                }
-                if args.scenario == "no-usiok" {
-                    continue;
-                }
-                if args.scenario == "slow-start" {
-                    std::thread::sleep(args.delay);
-                }
-                say("id name mock-usi");
-                say("id author council tests");
-                say("usiok");
-            }
+            GuiCommand::Usi => mock.usi(),
             GuiCommand::IsReady => say("readyok"),
             GuiCommand::UsiNewGame => {
-                moves_this_game = 0;
-                games_begun += 1;
+                mock.moves_this_game = 0;
+                mock.games_begun += 1;
             }
-            GuiCommand::Position { start, moves } => {
-                let text = match start {
-                    PositionStart::Startpos => "startpos".to_string(),
-                    PositionStart::Sfen(s) => format!("sfen {s}"),
-                };
-                let text = if moves.is_empty() {
-                    text
-                } else {
-                    format!("{text} moves {}", moves.join(" "))
-                };
-                match Position::from_usi_position(&text) {
-                    Ok(p) => position = p,
-                    Err(e) => eprintln!("mock-usi: bad position: {e}"),
-                }
-            }
-            GuiCommand::Go(go) => {
-                moves_this_game += 1;
-                let misbehave = args.scenario != "normal"
-                    && args.scenario != "banner"
-                    && args.scenario != "slow-start"
-                    && args.scenario != "remembers"
-                    && moves_this_game > args.after;
-                if args.scenario == "flood" && moves_this_game > args.after {
-                    // Lots of junk, one endless line among it, then a normal move.
-                    let junk = "x".repeat(100);
-                    for _ in 0..20_000 {
-                        say(&junk);
-                    }
-                    let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(&vec![b'y'; 300_000]);
-                    let _ = writeln!(out);
-                }
-                if !misbehave || args.scenario == "flood" {
-                    if args.scenario != "slow-start" {
-                        std::thread::sleep(args.delay);
-                    }
-                    let legal = position.legal_moves();
-                    let nth = if args.scenario == "remembers" {
-                        games_begun.saturating_sub(1) % legal.len().max(1)
-                    } else {
-                        0
-                    };
-                    match legal.get(nth) {
-                        Some(m) => {
-                            // Reports the node budget it was given as its node count.
-                            say(&format!(
-                                "info depth 1 nodes {} score cp 0 pv {}",
-                                go.nodes.unwrap_or(1),
-                                m.to_usi()
-                            ));
-                            say(&format!("bestmove {}", m.to_usi()));
-                        }
-                        None => say("bestmove resign"),
-                    }
-                    continue;
-                }
-                match args.scenario.as_str() {
-                    "crash-on-go" => std::process::exit(args.exit_status),
-                    "hang" => {}
-                    "garbage" => {
-                        say("\u{1b}[31m@@@ ### garbage ### @@@");
-                        say("info depth x nodes -1 score cp banana");
-                        say("bestmove 99zz!");
-                    }
-                    "illegal" => {
-                        // Well-formed and not legal here: the first such square-to-square move.
-                        let files = "123456789";
-                        let ranks = "abcdefghi";
-                        let illegal = files
-                            .chars()
-                            .flat_map(|f| ranks.chars().map(move |r| format!("{f}{r}")))
-                            .flat_map(|from| ["5e", "1a", "9i"].map(|to| format!("{from}{to}")))
-                            .filter(|m| m[..2] != m[2..])
-                            .find(|m| position.parse_usi_move(m).is_err())
-                            .unwrap_or_else(|| "5e5d".into());
-                        say(&format!("bestmove {illegal}"));
-                    }
-                    "resign" => say("bestmove resign"),
-                    "win" => say("bestmove win"),
-                    other => {
-                        eprintln!("mock-usi: unknown scenario `{other}`");
-                        std::process::exit(2);
-                    }
-                }
-            }
+            GuiCommand::Position { start, moves } => mock.set_position(start, &moves),
+            GuiCommand::Go(go) => mock.go(go.nodes),
             GuiCommand::Quit => break,
             _ => {}
         }
     }
+}
+
+/// With `--child`: a grandchild process (`sleep 600`) holding stdin, stdout and stderr, its pid
+/// appended to `--child-pid-file`.
+fn start_child(args: &Args) -> Option<std::process::Child> {
+    let child = args
+        .child
+        .then(|| std::process::Command::new("sleep").arg("600").spawn().ok())
+        .flatten();
+    if let (Some(c), Some(path)) = (&child, &args.child_pid_file) {
+        let line = format!("{}\n", c.id());
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+    }
+    child
+}
+
+/// The engine's state between commands.
+struct Mock {
+    args: Args,
+    position: Position,
+    moves_this_game: usize,
+    games_begun: usize,
+}
+
+impl Mock {
+    fn usi(&self) {
+        match self.args.scenario.as_str() {
+            "crash-on-usi" => std::process::exit(self.args.exit_status),
+            "no-usiok" => return,
+            "slow-start" => std::thread::sleep(self.args.delay),
+            _ => {}
+        }
+        say("id name mock-usi");
+        say("id author council tests");
+        say("usiok");
+    }
+
+    fn set_position(&mut self, start: PositionStart, moves: &[String]) {
+        let text = match start {
+            PositionStart::Startpos => "startpos".to_string(),
+            PositionStart::Sfen(s) => format!("sfen {s}"),
+        };
+        let text = if moves.is_empty() {
+            text
+        } else {
+            format!("{text} moves {}", moves.join(" "))
+        };
+        match Position::from_usi_position(&text) {
+            Ok(p) => self.position = p,
+            Err(e) => eprintln!("mock-usi: bad position: {e}"),
+        }
+    }
+
+    fn go(&mut self, nodes: Option<u64>) {
+        self.moves_this_game += 1;
+        let scenario = self.args.scenario.as_str();
+        let past = self.moves_this_game > self.args.after;
+        let misbehave =
+            !matches!(scenario, "normal" | "banner" | "slow-start" | "remembers") && past;
+        if scenario == "flood" && past {
+            flood();
+        }
+        if !misbehave || scenario == "flood" {
+            self.play(nodes);
+        } else {
+            self.misbehave();
+        }
+    }
+
+    /// A well-mannered move: the first legal one (with `remembers`, the k-th in the k-th game
+    /// of the process), after `--delay-ms`.
+    fn play(&self, nodes: Option<u64>) {
+        if self.args.scenario != "slow-start" {
+            std::thread::sleep(self.args.delay);
+        }
+        let legal = self.position.legal_moves();
+        let nth = if self.args.scenario == "remembers" {
+            self.games_begun.saturating_sub(1) % legal.len().max(1)
+        } else {
+            0
+        };
+        match legal.get(nth) {
+            Some(m) => {
+                // Reports the node budget it was given as its node count.
+                say(&format!(
+                    "info depth 1 nodes {} score cp 0 pv {}",
+                    nodes.unwrap_or(1),
+                    m.to_usi()
+                ));
+                say(&format!("bestmove {}", m.to_usi()));
+            }
+            None => say("bestmove resign"),
+        }
+    }
+
+    fn misbehave(&self) {
+        match self.args.scenario.as_str() {
+            "crash-on-go" => std::process::exit(self.args.exit_status),
+            "hang" => {}
+            "garbage" => {
+                say("\u{1b}[31m@@@ ### garbage ### @@@");
+                say("info depth x nodes -1 score cp banana");
+                say("bestmove 99zz!");
+            }
+            "illegal" => say(&format!("bestmove {}", self.illegal_move())),
+            "resign" => say("bestmove resign"),
+            "win" => say("bestmove win"),
+            other => {
+                eprintln!("mock-usi: unknown scenario `{other}`");
+                std::process::exit(2);
+            }
+        }
+    }
+
+    /// Well-formed and not legal here: the first such square-to-square move.
+    fn illegal_move(&self) -> String {
+        let files = "123456789";
+        let ranks = "abcdefghi";
+        files
+            .chars()
+            .flat_map(|f| ranks.chars().map(move |r| format!("{f}{r}")))
+            .flat_map(|from| ["5e", "1a", "9i"].map(|to| format!("{from}{to}")))
+            .filter(|m| m[..2] != m[2..])
+            .find(|m| self.position.parse_usi_move(m).is_err())
+            .unwrap_or_else(|| "5e5d".into())
+    }
+}
+
+/// Lots of junk, one endless line among it (then a normal move follows).
+fn flood() {
+    let junk = "x".repeat(100);
+    for _ in 0..20_000 {
+        say(&junk);
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&vec![b'y'; 300_000]);
+    let _ = writeln!(out);
 }

@@ -5,7 +5,7 @@
 //! See: McCullagh and Nelder, *Generalized Linear Models*, 2nd ed., section 9.2 (quasi-likelihood).
 
 use nalgebra::{DMatrix, DVector};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::design::{Layout, Row, dot, sigmoid};
 use super::newton::Optimum;
@@ -16,7 +16,7 @@ use crate::stats::head_to_head::CONFIDENCE;
 pub(super) const INTERVAL_METHOD: &str = "hessian";
 
 /// A value in Elo with its 95% Wald interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     pub elo: f64,
     /// Half-width of the 95% interval.

@@ -51,7 +51,7 @@ mod newton;
 mod prior;
 
 use nalgebra::{DMatrix, DVector};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::elo::Wdl;
@@ -62,7 +62,7 @@ pub use intervals::Estimate;
 use intervals::INTERVAL_METHOD;
 
 /// Where the rating scale is pinned.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Anchor {
     /// The mean rating of the pool is `elo`.
@@ -104,8 +104,9 @@ pub enum RatingsError {
     NoFiniteEstimate(String),
 }
 
-/// One player's rating.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One player's rating. Serialized flat, in this order (`council-elo --format json`'s
+/// `players[]` holds it): `wdl` as `wins`, `draws`, `losses`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlayerRating {
     pub name: String,
     pub elo: f64,
@@ -115,14 +116,15 @@ pub struct PlayerRating {
     pub upper: f64,
     /// Every game the player played (including any left out of the fit; see the notes).
     pub games: u64,
-    pub points: f64,
     /// Points per game.
     pub score: f64,
+    pub points: f64,
+    #[serde(flatten)]
     pub wdl: Wdl,
 }
 
 /// An optional parameter (first move, or one handicap type).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParamEstimate {
     /// `first_move`, or the handicap type's name.
     pub name: String,

@@ -2,7 +2,8 @@
 //!
 //! The runner and its arbiter publish through an `Option<Arc<dyn RunFeed>>`, so a run without a
 //! watcher pays one `Option` check per move, and the runner never depends on whoever listens
-//! (the live page, `crate::live`, implements the trait above the runner). Invariants: a feed's
+//! (the live page, `crate::live`, implements the trait above the runner). The trait is the
+//! runner's own, beside the [`Summary`] it hands over at the end. Invariants: a feed's
 //! methods are called from the game tasks and the runner's one writer, must return at once and
 //! never block on a reader; the events are serde types whose JSON the live page's endpoints
 //! serve as they are (keys are promises, as in `results.jsonl`).
@@ -10,6 +11,7 @@
 use engine::types::Score;
 use serde::{Deserialize, Serialize};
 
+use super::summary::Summary;
 use crate::results::GameResult;
 use crate::results::votes::CouncilVote;
 
@@ -88,6 +90,6 @@ pub trait RunFeed: Send + Sync + std::fmt::Debug {
     /// Called after the game's results line is written.
     fn game_ended(&self, game: &GameResult);
     /// The run is over (finished, interrupted or stopped by its SPRT): `summary` is the
-    /// `summary.json` object just written. Games still listed as running were cancelled.
-    fn run_ended(&self, summary: &serde_json::Value);
+    /// `summary.json` just written. Games still listed as running were cancelled.
+    fn run_ended(&self, summary: &Summary);
 }
