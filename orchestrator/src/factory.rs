@@ -5,6 +5,7 @@
 use engine::search::StopFlag;
 
 use crate::config::{Config, PlayerKind};
+use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
 use crate::player::Player;
 use crate::player::internal::InternalPlayer;
@@ -34,6 +35,7 @@ pub(crate) fn build_player_tree(
             method,
             fairness,
             ml_d,
+            approval_k,
             ..
         } => {
             let members = members
@@ -44,7 +46,16 @@ pub(crate) fn build_player_tree(
                     Member::new(member, mc.win_rate_t, mc.sigma, mc.limits)
                 })
                 .collect();
-            Box::new(CouncilPlayer::new(name, *method, *fairness, *ml_d, members))
+            Box::new(CouncilPlayer::new(
+                name,
+                *method,
+                *fairness,
+                VoteSettings {
+                    d: *ml_d,
+                    k: *approval_k,
+                },
+                members,
+            ))
         }
     }
 }

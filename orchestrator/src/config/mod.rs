@@ -107,6 +107,8 @@ pub enum PlayerKind {
         fairness: Fairness,
         /// The gap `d` between the best move and the others, cp (ml only).
         ml_d: f64,
+        /// How many moves each member names (approval only; 1 for the other methods).
+        approval_k: usize,
         /// `equal_resources = true`: the player added to the run beside this council, its
         /// strongest member alone with N times the budget (models.md section 9).
         equal_resources: Option<String>,

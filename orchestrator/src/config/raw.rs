@@ -110,6 +110,7 @@ pub(super) struct RawPlayer {
     pub(super) method: Option<Method>,
     pub(super) fairness: Option<Fairness>,
     pub(super) ml_d: Option<f64>,
+    pub(super) approval_k: Option<i64>,
     pub(super) equal_resources: Option<bool>,
 }
 

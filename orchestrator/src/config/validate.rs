@@ -163,6 +163,11 @@ pub(super) fn validate_players(
         only("fairness", p.fairness.is_some() && !is_council, "council")?;
         only("ml_d", p.ml_d.is_some() && !is_council, "council")?;
         only(
+            "approval_k",
+            p.approval_k.is_some() && !is_council,
+            "council",
+        )?;
+        only(
             "equal_resources",
             p.equal_resources.is_some() && !is_council,
             "council",
@@ -188,9 +193,36 @@ pub(super) fn validate_players(
                         format!("player `{name}`: a council needs at least one member"),
                     ));
                 }
+                let method = p.method.unwrap_or(Method::Majority);
+                let approval_k = match (method, p.approval_k) {
+                    (Method::Approval, Some(k)) if k >= 1 => k as usize,
+                    (Method::Approval, Some(k)) => {
+                        return Err(err(
+                            &key("approval_k"),
+                            format!("player `{name}`: must be at least 1, got {k}"),
+                        ));
+                    }
+                    (Method::Approval, None) => {
+                        return Err(err(
+                            &key("approval_k"),
+                            format!(
+                                "player `{name}`: method = \"approval\" needs approval_k, how \
+                                 many moves each member names (1 is majority)"
+                            ),
+                        ));
+                    }
+                    (_, Some(_)) => {
+                        return Err(err(
+                            &key("approval_k"),
+                            format!("player `{name}`: only meaningful with method = \"approval\""),
+                        ));
+                    }
+                    (_, None) => 1,
+                };
                 PlayerKind::Council {
                     members,
-                    method: p.method.unwrap_or(Method::Majority),
+                    method,
+                    approval_k,
                     fairness: p.fairness.unwrap_or(Fairness::Full),
                     ml_d: positive("ml_d", p.ml_d, DEFAULT_ML_D)?,
                     equal_resources: None,
@@ -785,6 +817,39 @@ nodes = 1000
             "kind = \"internal\"\nmembers = []\nnodes",
         ));
         assert!(e.contains("only meaningful"), "{e}");
+    }
+
+    #[test]
+    fn approval_needs_a_positive_k_and_k_needs_approval() {
+        let council = |extra: &str| {
+            BASE.replace(
+                "members = [\"a\", \"single\"]",
+                &format!("members = [\"a\", \"single\"]\n{extra}"),
+            )
+        };
+        let c = parse(&council("method = \"approval\"\napproval_k = 3")).expect("valid");
+        assert!(matches!(
+            c.player("council").kind,
+            PlayerKind::Council {
+                method: Method::Approval,
+                approval_k: 3,
+                ..
+            }
+        ));
+        for (extra, expect) in [
+            ("method = \"approval\"", "needs approval_k"),
+            ("method = \"approval\"\napproval_k = 0", "at least 1, got 0"),
+            (
+                "approval_k = 2",
+                "only meaningful with method = \"approval\"",
+            ),
+        ] {
+            let e = one_line_error(&council(extra));
+            assert!(
+                e.contains("player[2].approval_k") && e.contains(expect),
+                "{e}"
+            );
+        }
     }
 
     fn with_usi(extra: &str) -> String {

@@ -10,8 +10,10 @@
 use std::time::Duration;
 
 use engine::search::{
-    BestMove, Clock, Engine, EngineSettings, Limits, SearchResult, Silent, StopFlag,
+    BestMove, Clock, Engine, EngineSettings, Limits, SearchInfo, SearchObserver, SearchResult,
+    Silent, StopFlag,
 };
+use engine::types::Score;
 
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
 use crate::config::{PlayerConfig, PlayerKind};
@@ -75,15 +77,28 @@ impl InternalPlayer {
             infinite: false,
             searchmoves: None,
         };
+        if engine.settings().multipv != req.multipv.max(1) {
+            let settings = EngineSettings {
+                multipv: req.multipv.max(1),
+                ..engine.settings().clone()
+            };
+            engine.set_settings(settings);
+        }
         let position = req.position.clone();
         let stop = StopFlag::new();
         let stopper = stop.clone();
         // Engine time runs from handing the position over until the answer is back, as for a
         // USI process (from `go` to `bestmove`): waiting for a free core counts as the engine's.
         let dispatched = std::time::Instant::now();
+        let multipv = req.multipv.max(1);
         let task = tokio::task::spawn_blocking(move || {
-            let result = engine.search(&position, &limits, &stop, &mut Silent);
-            (engine, result)
+            if multipv == 1 {
+                let result = engine.search(&position, &limits, &stop, &mut Silent);
+                return (engine, result, Vec::new());
+            }
+            let mut lines = MultiPvLines::new(multipv.min(position.legal_moves().len()));
+            let result = engine.search(&position, &limits, &stop, &mut lines);
+            (engine, result, lines.complete)
         });
         let mut task = std::pin::pin!(task);
         // The shared flag is only read (polled), so a deadline here never stops anyone else.
@@ -110,7 +125,7 @@ impl InternalPlayer {
             }
         };
         let engine_time = dispatched.elapsed();
-        let (engine, result) = joined.map_err(|e| PlayerError::Crash {
+        let (engine, result, lines) = joined.map_err(|e| PlayerError::Crash {
             player: self.name.clone(),
             detail: format!("search thread failed: {e}"),
         })?;
@@ -124,7 +139,41 @@ impl InternalPlayer {
                 ),
             });
         }
-        Ok(thought(result, engine_time))
+        let mut t = thought(result, engine_time);
+        t.lines = lines;
+        Ok(t)
+    }
+}
+
+/// Collects the last complete iteration's MultiPV lines (first move and score, best first).
+pub(crate) struct MultiPvLines {
+    want: usize,
+    current: Vec<(String, Score)>,
+    pub(crate) complete: Vec<(String, Score)>,
+}
+
+impl MultiPvLines {
+    /// For `want` lines (at most the legal moves; at least one).
+    pub(crate) fn new(want: usize) -> Self {
+        Self {
+            want: want.max(1),
+            current: Vec::new(),
+            complete: Vec::new(),
+        }
+    }
+}
+
+impl SearchObserver for MultiPvLines {
+    fn on_info(&mut self, info: &SearchInfo) {
+        if info.multipv == 1 {
+            self.current.clear();
+        }
+        if let Some(mv) = info.pv.first() {
+            self.current.push((mv.to_usi(), info.score));
+        }
+        if self.current.len() == self.want {
+            self.complete = self.current.clone();
+        }
     }
 }
 
@@ -141,6 +190,7 @@ fn thought(r: SearchResult, engine_time: Duration) -> Thought {
         nodes: Some(r.nodes),
         engine_time,
         votes: Vec::new(),
+        lines: Vec::new(),
     }
 }
 

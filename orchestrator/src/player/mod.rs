@@ -132,6 +132,9 @@ pub struct MoveRequest {
     /// Hard wall-time cap for this move (the arbiter's deadline plus a margin); a player that
     /// has not answered by then has timed out.
     pub deadline: tokio::time::Instant,
+    /// MultiPV lines wanted in [`Thought::lines`] (1: the move alone; approval councils ask
+    /// their members for `approval_k`).
+    pub multipv: usize,
 }
 
 /// What a player decided.
@@ -177,6 +180,9 @@ pub struct Thought {
     pub engine_time: Duration,
     /// Council decisions behind this move (this council's and its member councils').
     pub votes: Vec<CouncilVote>,
+    /// With `multipv` > 1 asked: each MultiPV line's first move (USI) and score, best first.
+    /// Players that cannot give lines (councils) leave it empty.
+    pub lines: Vec<(String, Score)>,
 }
 
 /// Why a player could not answer.
