@@ -251,7 +251,7 @@ impl CouncilPlayer {
             (spoken.eval, spoken.pv)
         } else {
             let line = spoken.lines.iter().find(|(mv, _)| *mv == choice.mv);
-            (line.map(|l| l.1), vec![choice.mv.clone()])
+            (line.and_then(|l| l.1), vec![choice.mv.clone()])
         };
         Ok(Thought {
             decision: Decision::from_usi(&choice.mv),

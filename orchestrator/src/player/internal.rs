@@ -3,7 +3,8 @@
 //! Invariants: the search runs on a blocking thread (never on the async workers); the engine is
 //! moved into that thread and back, so one instance searches one position at a time; each game
 //! starts from a cleared engine with its noise seeded from the game's seed, so node- or
-//! depth-limited games replay exactly. At the deadline the search is stopped and the move is a
+//! depth-limited games replay exactly. With `candidates`, the root searches only the model's top
+//! K moves of the position (computed on the search thread, before the search). At the deadline the search is stopped and the move is a
 //! timeout. A player made with [`InternalPlayer::stoppable`] also ends its search, with the best
 //! move found so far, when a shared [`StopFlag`] is raised (a GUI's `stop` in `council-usi`).
 
@@ -16,7 +17,8 @@ use engine::search::{
 use engine::types::Score;
 
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use crate::config::{PlayerConfig, PlayerKind};
+use crate::config::{Candidates, PlayerConfig, PlayerKind};
+use engine::intuition::Intuition;
 
 /// How often a [`InternalPlayer::stoppable`] search looks at the shared flag.
 const SHARED_STOP_POLL: Duration = Duration::from_millis(5);
@@ -24,6 +26,8 @@ const SHARED_STOP_POLL: Duration = Duration::from_millis(5);
 pub(crate) struct InternalPlayer {
     name: String,
     settings: EngineSettings,
+    /// The root searches only these candidates' top K moves.
+    candidates: Option<Candidates>,
     engine: Option<Engine>,
     /// Raised by someone else to end the search now with its best move (never reset here).
     shared_stop: Option<StopFlag>,
@@ -32,7 +36,12 @@ pub(crate) struct InternalPlayer {
 impl InternalPlayer {
     /// A player for `config`, which must be of kind `internal`.
     pub fn new(config: &PlayerConfig) -> Self {
-        let PlayerKind::Internal { noise_cp, hash_mb } = &config.kind else {
+        let PlayerKind::Internal {
+            noise_cp,
+            hash_mb,
+            candidates,
+        } = &config.kind
+        else {
             unreachable!("InternalPlayer::new is only called for internal players");
         };
         let settings = EngineSettings {
@@ -43,6 +52,7 @@ impl InternalPlayer {
         Self {
             name: config.name.clone(),
             settings,
+            candidates: candidates.clone(),
             engine: None,
             shared_stop: None,
         }
@@ -63,7 +73,7 @@ impl InternalPlayer {
             .take()
             .unwrap_or_else(|| Engine::new(self.settings.clone()));
         let b = req.budget;
-        let limits = Limits {
+        let mut limits = Limits {
             nodes: b.nodes,
             depth: b.depth,
             movetime: b.movetime_ms.map(Duration::from_millis),
@@ -91,12 +101,21 @@ impl InternalPlayer {
         // USI process (from `go` to `bestmove`): waiting for a free core counts as the engine's.
         let dispatched = std::time::Instant::now();
         let multipv = req.multipv.max(1);
+        let candidates = self.candidates.clone();
         let task = tokio::task::spawn_blocking(move || {
+            if let Some(c) = candidates {
+                let top = Intuition::new(&c.model.model, c.setting).top(&position, c.k);
+                limits.searchmoves = (!top.is_empty()).then_some(top);
+            }
             if multipv == 1 {
                 let result = engine.search(&position, &limits, &stop, &mut Silent);
                 return (engine, result, Vec::new());
             }
-            let mut lines = MultiPvLines::new(multipv.min(position.legal_moves().len()));
+            let roots = limits
+                .searchmoves
+                .as_ref()
+                .map_or_else(|| position.legal_moves().len(), Vec::len);
+            let mut lines = MultiPvLines::new(multipv.min(roots));
             let result = engine.search(&position, &limits, &stop, &mut lines);
             (engine, result, lines.complete)
         });
@@ -148,8 +167,8 @@ impl InternalPlayer {
 /// Collects the last complete iteration's MultiPV lines (first move and score, best first).
 pub(crate) struct MultiPvLines {
     want: usize,
-    current: Vec<(String, Score)>,
-    pub(crate) complete: Vec<(String, Score)>,
+    current: Vec<(String, Option<Score>)>,
+    pub(crate) complete: Vec<(String, Option<Score>)>,
 }
 
 impl MultiPvLines {
@@ -169,7 +188,7 @@ impl SearchObserver for MultiPvLines {
             self.current.clear();
         }
         if let Some(mv) = info.pv.first() {
-            self.current.push((mv.to_usi(), info.score));
+            self.current.push((mv.to_usi(), Some(info.score)));
         }
         if self.current.len() == self.want {
             self.complete = self.current.clone();

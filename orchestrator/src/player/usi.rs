@@ -276,7 +276,7 @@ impl UsiPlayer {
         } else {
             multipv_lines(&infos, mate_cp)
                 .into_iter()
-                .map(|l| (l.mv, l.score))
+                .map(|l| (l.mv, Some(l.score)))
                 .collect()
         };
         let decision = match best {
