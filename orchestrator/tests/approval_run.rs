@@ -4,20 +4,14 @@
 //! records each member's ranked ballot (at most two moves, its own first) and its every recorded
 //! choice is what the vote gives on those ballots.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+
+use std::path::Path;
 
 use orchestrator::config::Config;
 use orchestrator::council::vote::{Ballot, Method, VoteSettings, decide};
 use orchestrator::results::GameResult;
 use orchestrator::results::votes::CouncilVote;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("approval-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch folder");
-    dir
-}
 
 /// A council of three members of differing noise against a single engine, two short games.
 fn config_text(method: &str) -> String {
@@ -63,29 +57,12 @@ sigma = 150.0
 
 /// Plays the config and returns it parsed and the run's games.
 fn play(name: &str, method: &str) -> (Config, Vec<GameResult>) {
-    let dir = scratch(name);
+    let dir = common::scratch("approval", name);
     let path = dir.join("run.toml");
     let text = config_text(method);
     std::fs::write(&path, &text).expect("write config");
-    let out = dir.join("out");
-    let run = Command::new(env!("CARGO_BIN_EXE_council-match"))
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .arg("--quiet")
-        .output()
-        .expect("run council-match");
-    assert!(
-        run.status.success(),
-        "council-match failed: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let games = common::play(&path, &dir.join("out"));
     let config = Config::parse(Path::new("run.toml"), &text).expect("valid config");
-    let games = std::fs::read_to_string(out.join("results.jsonl"))
-        .expect("results.jsonl")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a game result"))
-        .collect();
     (config, games)
 }
 

@@ -8,21 +8,17 @@
 //! (each game replayed); the same config and seed replay the same games; the intuition member
 //! votes without a score.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use common::{play, scratch};
 
 use engine::intuition::{Intuition, LearnOptions, Model, Setting};
 use engine::position::{Position, replay};
 use orchestrator::results::GameResult;
 
 const K: usize = 3;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("intuition-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch folder");
-    dir
-}
 
 /// A model learned from eight pseudo-random games of 60 plies (a fixed LCG picks the moves).
 fn model() -> Model {
@@ -83,31 +79,9 @@ candidates = {{ model = "model.bin", k = {K} }}
     path
 }
 
-fn play(config: &Path, out: &Path) -> Vec<GameResult> {
-    let run = Command::new(env!("CARGO_BIN_EXE_council-match"))
-        .arg(config)
-        .arg("--out")
-        .arg(out)
-        .arg("--quiet")
-        .output()
-        .expect("run council-match");
-    assert!(
-        run.status.success(),
-        "council-match failed: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let mut games: Vec<GameResult> = std::fs::read_to_string(out.join("results.jsonl"))
-        .expect("results.jsonl")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a game result"))
-        .collect();
-    games.sort_by_key(|g| g.id);
-    games
-}
-
 #[test]
 fn a_candidates_player_stays_within_the_top_k_and_intuition_replays_from_its_seed() {
-    let dir = scratch("pair");
+    let dir = scratch("intuition", "pair");
     let model = model();
     let config = setup(&dir, &model, r#""intuition", "restricted""#, "");
     let games = play(&config, &dir.join("a"));
@@ -145,7 +119,7 @@ fn a_candidates_player_stays_within_the_top_k_and_intuition_replays_from_its_see
 
 #[test]
 fn an_intuition_member_votes_without_a_score_in_an_approval_council() {
-    let dir = scratch("council");
+    let dir = scratch("intuition", "council");
     let council = r#"
 [[player]]
 name = "council"

@@ -162,17 +162,22 @@ pub fn perceive_ranked(
     }
 }
 
-fn run_batch(params: &CouncilParams, batch: Batch) -> CouncilCounts {
-    let mut rng = batch.rng;
-    let members = params.members();
-    let mut normals = NormalBlock::default();
-    let mut reports = vec![
+/// One placeholder report per member, overwritten by every [`perceive`].
+fn blank_reports(members: usize) -> Vec<Report> {
+    vec![
         Report {
             best: 0,
             value: 0.0
         };
         members
-    ];
+    ]
+}
+
+fn run_batch(params: &CouncilParams, batch: Batch) -> CouncilCounts {
+    let mut rng = batch.rng;
+    let members = params.members();
+    let mut normals = NormalBlock::default();
+    let mut reports = blank_reports(members);
     let mut voting = Voting::new(params);
     let mut single = vec![0u64; members];
     let mut agree = vec![0u64; members * members];
@@ -254,13 +259,7 @@ pub fn simulate_approval(
             let mut rng = batch.rng;
             let members = params.members();
             let mut normals = NormalBlock::default();
-            let mut reports = vec![
-                Report {
-                    best: 0,
-                    value: 0.0
-                };
-                members
-            ];
+            let mut reports = blank_reports(members);
             let mut ranked = vec![Vec::with_capacity(params.candidates); members];
             let mut approval = Approval::new(k, params.candidates);
             let mut hits = 0u64;
