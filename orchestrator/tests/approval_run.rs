@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use orchestrator::config::Config;
 use orchestrator::council::vote::{Ballot, Method, VoteSettings, decide};
@@ -55,7 +55,7 @@ sigma = 150.0
     )
 }
 
-/// Plays the config and returns it parsed and the run's games.
+/// Plays the config and returns it parsed and the run's games (the run in `<dir>/out`).
 fn play(name: &str, method: &str) -> (Config, Vec<GameResult>) {
     let dir = common::scratch("approval", name);
     let path = dir.join("run.toml");
@@ -123,4 +123,37 @@ fn an_approval_council_records_ranked_ballots_and_its_choices_replay_from_them()
         beyond_first += usize::from(b.iter().any(|x| x.ranked.len() == 2));
     }
     assert!(beyond_first > 0, "no member named a second move");
+
+    // council-analyze council predicts the council's own method beside the four.
+    let run = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("approval-k2/out");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_council-analyze"))
+        .args(["council", "--trials", "20000", "--format", "json"])
+        .arg(&run)
+        .output()
+        .expect("run council-analyze");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let methods = report["councils"][0]["methods"]
+        .as_array()
+        .expect("methods");
+    let names: Vec<&str> = methods
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "majority",
+            "optimistic",
+            "pessimistic",
+            "ml",
+            "approval k=2"
+        ]
+    );
+    let p = methods[4]["predicted"].as_f64().expect("a predicted rate");
+    assert!((0.0..=1.0).contains(&p), "{p}");
 }
