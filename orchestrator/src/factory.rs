@@ -1,13 +1,15 @@
-//! The one player factory: a config's player name to a fresh [`Player`] (an in-process engine, a
-//! USI process, or a council built from its members, recursively), and the preflight that starts
-//! every USI engine once. `council-match` and `council-usi` both build their players here.
+//! The one player factory: a config's player name to a fresh [`Player`] (an in-process engine,
+//! the intuition player, a USI process, or a council built from its members, recursively), and
+//! the preflight that starts every USI engine once. `council-match` and `council-usi` both build their players here.
 
 use engine::search::StopFlag;
 
 use crate::config::{Config, PlayerKind};
+use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
 use crate::player::Player;
 use crate::player::internal::InternalPlayer;
+use crate::player::intuition::IntuitionPlayer;
 use crate::player::usi::UsiPlayer;
 
 /// A fresh instance of the player `name`.
@@ -28,12 +30,14 @@ pub(crate) fn build_player_tree(
             Some(stop) => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
             None => Box::new(InternalPlayer::new(pc)),
         },
+        PlayerKind::Intuition { .. } => Box::new(IntuitionPlayer::new(pc)),
         PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
         PlayerKind::Council {
             members,
             method,
             fairness,
             ml_d,
+            approval_k,
             ..
         } => {
             let members = members
@@ -44,7 +48,16 @@ pub(crate) fn build_player_tree(
                     Member::new(member, mc.win_rate_t, mc.sigma, mc.limits)
                 })
                 .collect();
-            Box::new(CouncilPlayer::new(name, *method, *fairness, *ml_d, members))
+            Box::new(CouncilPlayer::new(
+                name,
+                *method,
+                *fairness,
+                VoteSettings {
+                    d: *ml_d,
+                    k: *approval_k,
+                },
+                members,
+            ))
         }
     }
 }

@@ -63,6 +63,7 @@ fn request(config: &Config, position: &Position) -> MoveRequest {
         position: position.clone(),
         budget: Budget::per_move(&config.player("fairy").limits),
         deadline: tokio::time::Instant::now() + Duration::from_secs(30),
+        multipv: 1,
     }
 }
 

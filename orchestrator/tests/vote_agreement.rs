@@ -8,7 +8,7 @@
 //! is the point: the strongest member (smallest `s_i`, then the first listed) breaks every tie.
 
 use engine::types::Score;
-use orchestrator::council::vote::{self, Ballot, Method, MlSettings, REFERENCE_T};
+use orchestrator::council::vote::{self, Ballot, Method, REFERENCE_T, VoteSettings};
 use proptest::prelude::*;
 use sim::council::vote as sim_vote;
 
@@ -24,6 +24,7 @@ fn ours(ballots: &[Plain]) -> Vec<Ballot> {
             // T equal to the reference: the common-scale value is the cp itself.
             win_rate_t: REFERENCE_T,
             sigma,
+            ranked: Vec::new(),
         })
         .collect()
 }
@@ -40,7 +41,7 @@ fn theirs(ballots: &[Plain]) -> Vec<sim_vote::Ballot> {
 }
 
 fn our_choice(method: Method, d: f64, ballots: &[Plain]) -> String {
-    vote::decide(method, MlSettings { d }, &ours(ballots))
+    vote::decide(method, VoteSettings { d, k: 1 }, &ours(ballots))
         .expect("ballots given")
         .mv
 }
@@ -52,8 +53,52 @@ fn their_choice(method: Method, d: f64, ballots: &[Plain]) -> String {
         Method::Optimistic => sim_vote::optimistic_choice(&b),
         Method::Pessimistic => sim_vote::pessimistic_choice(&b),
         Method::Ml => sim_vote::ml_choice(&b, d),
+        Method::Approval => {
+            let ranked: Vec<Vec<usize>> = ballots.iter().map(|b| vec![b.0]).collect();
+            let sigma: Vec<f64> = ballots.iter().map(|b| b.2).collect();
+            sim_vote::approval_choice(&ranked, &sigma, 1)
+        }
     };
     format!("m{}", i.expect("ballots given"))
+}
+
+/// A ranked ballot as both sides take it: moves best first (indices), `s_i`.
+type Ranked = (Vec<usize>, f64);
+
+fn our_approval(k: usize, ballots: &[Ranked]) -> String {
+    let ours: Vec<Ballot> = ballots
+        .iter()
+        .map(|(moves, sigma)| Ballot {
+            mv: format!("m{}", moves[0]),
+            eval: Some(Score::Cp(0)),
+            win_rate_t: REFERENCE_T,
+            sigma: *sigma,
+            ranked: moves.iter().map(|m| format!("m{m}")).collect(),
+        })
+        .collect();
+    vote::decide(Method::Approval, VoteSettings { d: 100.0, k }, &ours)
+        .expect("ballots given")
+        .mv
+}
+
+fn their_approval(k: usize, ballots: &[Ranked]) -> String {
+    let ranked: Vec<Vec<usize>> = ballots.iter().map(|b| b.0.clone()).collect();
+    let sigma: Vec<f64> = ballots.iter().map(|b| b.1).collect();
+    let i = sim_vote::approval_choice(&ranked, &sigma, k).expect("ballots given");
+    format!("m{i}")
+}
+
+fn ranked_ballots() -> impl Strategy<Value = Vec<Ranked>> {
+    prop::collection::vec(
+        (
+            // Distinct moves, best first: a member's MultiPV lines never repeat a move.
+            Just((0usize..5).collect::<Vec<_>>())
+                .prop_shuffle()
+                .prop_flat_map(|all| (1usize..=4).prop_map(move |n| all[..n].to_vec())),
+            prop::sample::select(vec![50.0, 100.0, 150.0]),
+        ),
+        1..6,
+    )
 }
 
 fn ballots() -> impl Strategy<Value = Vec<Plain>> {
@@ -75,6 +120,17 @@ proptest! {
         for method in [Method::Majority, Method::Optimistic, Method::Pessimistic] {
             prop_assert_eq!(our_choice(method, 100.0, &b), their_choice(method, 100.0, &b), "{:?} on {:?}", method, b);
         }
+    }
+
+    #[test]
+    fn approval_chooses_alike(b in ranked_ballots(), k in 1usize..4) {
+        prop_assert_eq!(our_approval(k, &b), their_approval(k, &b), "k {} on {:?}", k, b);
+    }
+
+    #[test]
+    fn approval_with_k_1_chooses_what_majority_chooses(b in ballots()) {
+        prop_assert_eq!(our_choice(Method::Approval, 100.0, &b), our_choice(Method::Majority, 100.0, &b));
+        prop_assert_eq!(their_choice(Method::Approval, 100.0, &b), their_choice(Method::Majority, 100.0, &b));
     }
 
     #[test]

@@ -332,10 +332,10 @@ fn rate_values(rates: &[Rate]) -> Vec<f64> {
 }
 
 /// `council --json`.
-pub fn council_json(run: &CouncilRun, timing: &Timing) -> Value {
+pub fn council_json(run: &CouncilRun, approval: Option<(usize, Count)>, timing: &Timing) -> Value {
     let r = run.rates();
     let p = &run.params;
-    json!({
+    let mut out = json!({
         "candidates": p.candidates,
         "sigma": p.sigma,
         "gap": p.gap,
@@ -362,11 +362,20 @@ pub fn council_json(run: &CouncilRun, timing: &Timing) -> Value {
             "ml_predicted": r.ml_predicted.se,
         },
         "agreement": run.agreement(),
-    })
+    });
+    if let Some((k, count)) = approval {
+        let rate = Rate::from(count);
+        out["approval"] = json!({ "k": k, "rate": rate.rate, "standard_error": rate.se });
+    }
+    out
 }
 
 /// `council` as a table.
-pub fn council_table(run: &CouncilRun, timing: &Timing) -> String {
+pub fn council_table(
+    run: &CouncilRun,
+    approval: Option<(usize, Count)>,
+    timing: &Timing,
+) -> String {
     let mut out = String::new();
     let p = &run.params;
     let sigma: Vec<String> = p.sigma.iter().map(|s| s.to_string()).collect();
@@ -410,6 +419,9 @@ pub fn council_table(run: &CouncilRun, timing: &Timing) -> String {
     line("pessimistic".into(), &r.pessimistic);
     line("max likelihood (oracle A)".into(), &r.ml);
     line("max likelihood (predicted A)".into(), &r.ml_predicted);
+    if let Some((k, count)) = approval {
+        line(format!("approval (k = {k})"), &Rate::from(count));
+    }
     let _ = writeln!(out, "\n  agreement");
     let a = run.agreement();
     let _ = write!(out, "  {:>8}", "");

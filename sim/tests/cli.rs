@@ -97,6 +97,28 @@ fn fit_prints_a_m_s_and_matches_the_target() {
 }
 
 #[test]
+fn council_approval_with_k_1_is_majority_on_the_same_positions() {
+    let run = |k: &str| {
+        json(&[
+            "council",
+            "--sigma",
+            "1,2,2",
+            "--trials",
+            "20000",
+            "--approval",
+            k,
+            "--json",
+        ])
+    };
+    let v = run("1");
+    assert_eq!(v["approval"]["k"], 1);
+    assert_eq!(v["approval"]["rate"], v["rates"]["majority"]);
+    let v = run("2");
+    let r = v["approval"]["rate"].as_f64().expect("rate");
+    assert!((0.0..=1.0).contains(&r) && r != v["rates"]["majority"].as_f64().expect("rate"));
+}
+
+#[test]
 fn council_json_has_every_method_and_the_agreement_matrix() {
     let v = json(&[
         "council",

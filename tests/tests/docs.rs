@@ -526,6 +526,9 @@ fn config_doc_problems(page: &Page, dir: &Path) -> Vec<String> {
         .take(4)
         .collect();
     std::fs::write(dir.join("openings.txt"), openings.join("\n") + "\n").expect("write openings");
+    // The candidate-model example's model file: an empty model is a valid one.
+    let model = engine::intuition::Model::new(engine::intuition::LearnOptions::default());
+    std::fs::write(dir.join("intuition.model"), model.to_bytes()).expect("write model");
     let bin_dir = workspace_bin("council-engine")
         .parent()
         .expect("binaries live in a folder")

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use sim::council::estimate::{noise_for_rate, rates_from_agreement};
 use sim::council::exact::{agreement, single_rate};
-use sim::council::simulate::simulate;
+use sim::council::simulate::{simulate, simulate_approval};
 use sim::council::{CouncilParams, SyncPair};
 use sim::error::SimError;
 use sim::moments::Count;
@@ -27,7 +27,7 @@ use super::analysis::{self, AnalysisError};
 use super::moves::read_games;
 use super::{Output, sorted_json};
 use crate::config::{Config, ConfigError, PlayerKind};
-use crate::council::vote::{Ballot, MlSettings, decide};
+use crate::council::vote::{Ballot, VoteSettings, decide};
 use crate::results::GameResult;
 use crate::results::votes::{CouncilVote, Method};
 use crate::runner::RunInfo;
@@ -222,12 +222,14 @@ fn ballots(vote: &CouncilVote, config: &Config) -> Vec<Ballot> {
                 eval: m.score,
                 win_rate_t: p.win_rate_t,
                 sigma: p.sigma,
+                ranked: m.ranked.clone(),
             })
         })
         .collect()
 }
 
-/// The methods predicted and measured, in the report's order.
+/// The methods predicted and measured, in the report's order (an approval council's own
+/// method, with its `k`, after them).
 const METHODS: [Method; 4] = [
     Method::Majority,
     Method::Optimistic,
@@ -244,6 +246,8 @@ struct Tally {
     hits: Vec<(usize, usize)>,
     /// Per method of `METHODS`: its choice on the recorded ballots was the reference's best.
     method_hits: [(usize, usize); 4],
+    /// Approval with the council's `k` on the recorded ranked ballots (approval councils).
+    approval_hits: Option<(usize, usize)>,
     /// Decisions with a reference best move.
     analysed: usize,
 }
@@ -254,13 +258,15 @@ impl Tally {
         decisions: &[(u64, &CouncilVote)],
         best: Option<&BTreeMap<(u64, u32), String>>,
         config: &Config,
-        ml: MlSettings,
+        settings: VoteSettings,
+        approval: bool,
     ) -> Tally {
         let k = members.len();
         let mut t = Tally {
             agree: vec![vec![(0, 0); k]; k],
             hits: vec![(0, 0); k],
             method_hits: [(0, 0); 4],
+            approval_hits: approval.then_some((0, 0)),
             analysed: 0,
         };
         for (game, v) in decisions {
@@ -297,11 +303,19 @@ impl Tally {
             }
             let b = ballots(v, config);
             for (mi, m) in METHODS.iter().enumerate() {
-                if let Some(choice) = decide(*m, ml, &b) {
+                if let Some(choice) = decide(*m, settings, &b) {
                     t.method_hits[mi].1 += 1;
                     if &choice.mv == best_mv {
                         t.method_hits[mi].0 += 1;
                     }
+                }
+            }
+            if let Some(hits) = t.approval_hits.as_mut()
+                && let Some(choice) = decide(Method::Approval, settings, &b)
+            {
+                hits.1 += 1;
+                if &choice.mv == best_mv {
+                    hits.0 += 1;
                 }
             }
         }
@@ -351,6 +365,7 @@ pub fn analyse(
             members,
             method,
             ml_d,
+            approval_k,
             ..
         } = &p.kind
         else {
@@ -364,11 +379,17 @@ pub fn analyse(
         if decisions.is_empty() {
             continue;
         }
-        let tally = Tally::count(members, &decisions, best, config, MlSettings { d: *ml_d });
+        let approval = *method == Method::Approval;
+        let settings = VoteSettings {
+            d: *ml_d,
+            k: *approval_k,
+        };
+        let tally = Tally::count(members, &decisions, best, config, settings, approval);
         let rates = member_rates(name, &tally, best.is_some(), opts.candidates)?;
         let council = Council {
             name,
             method: method.name(),
+            approval_k: approval.then_some(*approval_k),
             members,
             decisions: decisions.len(),
         };
@@ -417,6 +438,8 @@ fn member_rates(
 struct Council<'a> {
     name: &'a str,
     method: &'a str,
+    /// `k` of an approval council.
+    approval_k: Option<usize>,
     members: &'a [String],
     decisions: usize,
 }
@@ -474,6 +497,21 @@ fn estimate(
                 predicted_se: p.se,
                 measured: measured(counts),
             })
+            .chain(council.approval_k.map(|k| {
+                let p = sim::moments::Rate::from(simulate_approval(
+                    &params,
+                    k,
+                    opts.trials,
+                    opts.seed,
+                    &|_| {},
+                ));
+                MethodRates {
+                    method: format!("approval k={k}"),
+                    predicted: p.rate,
+                    predicted_se: p.se,
+                    measured: tally.approval_hits.and_then(measured),
+                }
+            }))
             .collect(),
         trials: opts.trials,
         seed: opts.seed,

@@ -11,8 +11,11 @@
 //! below, one check and one message at a time; `usi_engine` is an external engine's settings and
 //! where its command is found; `load` reads the file and makes TOML errors one line. Only the
 //! validated types leave this module, so the rest of the crate never sees an unchecked value.
-//! Imports run one way: `load` -> `validate` -> `raw` -> this file -> `usi_engine`.
+//! `intuition` reads the candidate model files intuition players and candidate-restricted
+//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> this file ->
+//! `usi_engine`, `intuition`.
 
+mod intuition;
 mod load;
 mod raw;
 mod usi_engine;
@@ -25,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 pub use crate::results::votes::Method;
+pub use intuition::{Candidates, IntuitionModel};
 pub use usi_engine::{DropNotation, OptionValue, UsiEngineSettings};
 
 /// A configuration problem, rendered as one line: `FILE: key `KEY`: PROBLEM`.
@@ -93,11 +97,24 @@ impl Limits {
     }
 }
 
-/// The three kinds of player.
+/// The kinds of player.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlayerKind {
-    /// The built-in engine, searched in this process.
-    Internal { noise_cp: u32, hash_mb: u32 },
+    /// The built-in engine, searched in this process; with `candidates`, its root searches only
+    /// the model's top K moves.
+    Internal {
+        noise_cp: u32,
+        hash_mb: u32,
+        candidates: Option<Candidates>,
+    },
+    /// The candidate model alone, no search: the best-scoring legal move under `setting`, or
+    /// with `temperature` > 0 a move drawn with weights `exp((score - best) / temperature)`
+    /// from the game's seed.
+    Intuition {
+        model: IntuitionModel,
+        setting: engine::intuition::Setting,
+        temperature: f64,
+    },
     /// An external USI engine run as a child process.
     Usi(UsiEngineSettings),
     /// Several players voting on one move.
@@ -107,6 +124,8 @@ pub enum PlayerKind {
         fairness: Fairness,
         /// The gap `d` between the best move and the others, cp (ml only).
         ml_d: f64,
+        /// How many moves each member names (approval only; 1 for the other methods).
+        approval_k: usize,
         /// `equal_resources = true`: the player added to the run beside this council, its
         /// strongest member alone with N times the budget (models.md section 9).
         equal_resources: Option<String>,

@@ -70,6 +70,16 @@ pub(super) enum RawKind {
     Internal,
     Usi,
     Council,
+    Intuition,
+}
+
+/// `candidates = { model = "...", k = K, setting = "d" }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCandidates {
+    pub(super) model: PathBuf,
+    pub(super) k: i64,
+    pub(super) setting: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +100,11 @@ pub(super) struct RawPlayer {
     // internal
     pub(super) noise_cp: Option<u32>,
     pub(super) hash_mb: Option<u32>,
+    pub(super) candidates: Option<RawCandidates>,
+    // intuition
+    pub(super) model: Option<PathBuf>,
+    pub(super) setting: Option<String>,
+    pub(super) temperature: Option<f64>,
     // usi
     pub(super) command: Option<PathBuf>,
     #[serde(default)]
@@ -110,6 +125,7 @@ pub(super) struct RawPlayer {
     pub(super) method: Option<Method>,
     pub(super) fairness: Option<Fairness>,
     pub(super) ml_d: Option<f64>,
+    pub(super) approval_k: Option<i64>,
     pub(super) equal_resources: Option<bool>,
 }
 

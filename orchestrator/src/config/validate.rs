@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
+use super::intuition::{self, Candidates};
 use super::raw::{RawConfig, RawKind, RawMatch, RawPlayer, RawResign};
 use super::usi_engine::{
     BadDropNotation, CommandProblem, DropNotation, UsiEngineSettings, resolve_command,
@@ -163,6 +164,11 @@ pub(super) fn validate_players(
         only("fairness", p.fairness.is_some() && !is_council, "council")?;
         only("ml_d", p.ml_d.is_some() && !is_council, "council")?;
         only(
+            "approval_k",
+            p.approval_k.is_some() && !is_council,
+            "council",
+        )?;
+        only(
             "equal_resources",
             p.equal_resources.is_some() && !is_council,
             "council",
@@ -172,11 +178,67 @@ pub(super) fn validate_players(
         }
         only("noise_cp", p.noise_cp.is_some() && !is_internal, "internal")?;
         only("hash_mb", p.hash_mb.is_some() && !is_internal, "internal")?;
+        only(
+            "candidates",
+            p.candidates.is_some() && !is_internal,
+            "internal",
+        )?;
+        let is_intuition = matches!(p.kind, RawKind::Intuition);
+        only("model", p.model.is_some() && !is_intuition, "intuition")?;
+        only("setting", p.setting.is_some() && !is_intuition, "intuition")?;
+        only(
+            "temperature",
+            p.temperature.is_some() && !is_intuition,
+            "intuition",
+        )?;
         let kind = match p.kind {
             RawKind::Internal => PlayerKind::Internal {
                 noise_cp: p.noise_cp.unwrap_or(0),
                 hash_mb: p.hash_mb.unwrap_or(16),
+                candidates: match &p.candidates {
+                    None => None,
+                    Some(c) => {
+                        let problem = |k: &str, e: String| {
+                            err(
+                                &key(&format!("candidates.{k}")),
+                                format!("player `{name}`: {e}"),
+                            )
+                        };
+                        if c.k < 1 {
+                            return Err(problem("k", format!("must be at least 1, got {}", c.k)));
+                        }
+                        Some(Candidates {
+                            model: intuition::load_model(base, &c.model)
+                                .map_err(|e| problem("model", e))?,
+                            k: c.k as usize,
+                            setting: intuition::setting(c.setting.as_deref())
+                                .map_err(|e| problem("setting", e))?,
+                        })
+                    }
+                },
             },
+            RawKind::Intuition => {
+                let Some(file) = &p.model else {
+                    return Err(err(
+                        &key("model"),
+                        format!("player `{name}`: an intuition player needs a model file"),
+                    ));
+                };
+                let temperature = p.temperature.unwrap_or(0.0);
+                if !(temperature.is_finite() && temperature >= 0.0) {
+                    return Err(err(
+                        &key("temperature"),
+                        format!("player `{name}`: must be a number >= 0, got {temperature}"),
+                    ));
+                }
+                PlayerKind::Intuition {
+                    model: intuition::load_model(base, file)
+                        .map_err(|e| err(&key("model"), format!("player `{name}`: {e}")))?,
+                    setting: intuition::setting(p.setting.as_deref())
+                        .map_err(|e| err(&key("setting"), format!("player `{name}`: {e}")))?,
+                    temperature,
+                }
+            }
             RawKind::Usi => PlayerKind::Usi(usi_engine(base, &p).map_err(|problem| {
                 err(&key(problem.key()), format!("player `{name}`: {problem}"))
             })?),
@@ -188,9 +250,36 @@ pub(super) fn validate_players(
                         format!("player `{name}`: a council needs at least one member"),
                     ));
                 }
+                let method = p.method.unwrap_or(Method::Majority);
+                let approval_k = match (method, p.approval_k) {
+                    (Method::Approval, Some(k)) if k >= 1 => k as usize,
+                    (Method::Approval, Some(k)) => {
+                        return Err(err(
+                            &key("approval_k"),
+                            format!("player `{name}`: must be at least 1, got {k}"),
+                        ));
+                    }
+                    (Method::Approval, None) => {
+                        return Err(err(
+                            &key("approval_k"),
+                            format!(
+                                "player `{name}`: method = \"approval\" needs approval_k, how \
+                                 many moves each member names (1 is majority)"
+                            ),
+                        ));
+                    }
+                    (_, Some(_)) => {
+                        return Err(err(
+                            &key("approval_k"),
+                            format!("player `{name}`: only meaningful with method = \"approval\""),
+                        ));
+                    }
+                    (_, None) => 1,
+                };
                 PlayerKind::Council {
                     members,
-                    method: p.method.unwrap_or(Method::Majority),
+                    method,
+                    approval_k,
                     fairness: p.fairness.unwrap_or(Fairness::Full),
                     ml_d: positive("ml_d", p.ml_d, DEFAULT_ML_D)?,
                     equal_resources: None,
@@ -661,10 +750,13 @@ fn check_time_needs(
     }
 }
 
-/// A player has a limit if it sets one, or is a council whose members all have one.
+/// A player has a limit if it sets one, is an intuition player (it does not search), or is a
+/// council whose members all have one.
 fn has_limit(players: &BTreeMap<String, PlayerConfig>, name: &str) -> bool {
     let p = &players[name];
     !p.limits.is_empty()
+        // Intuition does not search: it needs no budget.
+        || matches!(p.kind, PlayerKind::Intuition { .. })
         || matches!(&p.kind, PlayerKind::Council { members, .. }
             if members.iter().all(|m| has_limit(players, m)))
 }
@@ -672,6 +764,7 @@ fn has_limit(players: &BTreeMap<String, PlayerConfig>, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::intuition::Setting;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(Path::new("test.toml"), text)
@@ -785,6 +878,113 @@ nodes = 1000
             "kind = \"internal\"\nmembers = []\nnodes",
         ));
         assert!(e.contains("only meaningful"), "{e}");
+    }
+
+    #[test]
+    fn approval_needs_a_positive_k_and_k_needs_approval() {
+        let council = |extra: &str| {
+            BASE.replace(
+                "members = [\"a\", \"single\"]",
+                &format!("members = [\"a\", \"single\"]\n{extra}"),
+            )
+        };
+        let c = parse(&council("method = \"approval\"\napproval_k = 3")).expect("valid");
+        assert!(matches!(
+            c.player("council").kind,
+            PlayerKind::Council {
+                method: Method::Approval,
+                approval_k: 3,
+                ..
+            }
+        ));
+        for (extra, expect) in [
+            ("method = \"approval\"", "needs approval_k"),
+            ("method = \"approval\"\napproval_k = 0", "at least 1, got 0"),
+            (
+                "approval_k = 2",
+                "only meaningful with method = \"approval\"",
+            ),
+        ] {
+            let e = one_line_error(&council(extra));
+            assert!(
+                e.contains("player[2].approval_k") && e.contains(expect),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn intuition_and_candidates_read_their_model_and_name_a_bad_one() {
+        let dir = std::env::temp_dir().join(format!("council-intuition-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let model = engine::intuition::Model::new(engine::intuition::LearnOptions::default());
+        std::fs::write(dir.join("good.bin"), model.to_bytes()).expect("write");
+        std::fs::write(dir.join("bad.bin"), b"not a model").expect("write");
+        let path = dir.join("c.toml");
+        let config = |players: &str| {
+            format!(
+                "[match]\nplayers = [\"i\", \"r\"]\n[[player]]\nname = \"i\"\nkind = \"intuition\"\n\
+                 {players}\n[[player]]\nname = \"r\"\nkind = \"internal\"\nnodes = 100\n\
+                 candidates = {{ model = \"good.bin\", k = 4, setting = \"b\" }}\n"
+            )
+        };
+        let c = Config::parse(&path, &config("model = \"good.bin\"\ntemperature = 0.5"))
+            .expect("valid");
+        match &c.player("i").kind {
+            PlayerKind::Intuition {
+                setting,
+                temperature,
+                ..
+            } => assert_eq!((*setting, *temperature), (Setting::D, 0.5)),
+            k => panic!("{k:?}"),
+        }
+        match &c.player("r").kind {
+            PlayerKind::Internal {
+                candidates: Some(cand),
+                ..
+            } => assert_eq!((cand.k, cand.setting), (4, Setting::B)),
+            k => panic!("{k:?}"),
+        }
+        for (players, key, expect) in [
+            (
+                "model = \"bad.bin\"",
+                "player[0].model",
+                "bad.bin is not a usable model file",
+            ),
+            (
+                "model = \"none.bin\"",
+                "player[0].model",
+                "cannot read the model file",
+            ),
+            ("", "player[0].model", "needs a model file"),
+            (
+                "model = \"good.bin\"\nsetting = \"z\"",
+                "player[0].setting",
+                "unknown setting",
+            ),
+            (
+                "model = \"good.bin\"\ntemperature = -1.0",
+                "player[0].temperature",
+                ">= 0",
+            ),
+            (
+                "model = \"good.bin\"\nnodes = 5\nnoise_cp = 3",
+                "player[0].noise_cp",
+                "only meaningful",
+            ),
+        ] {
+            let e = Config::parse(&path, &config(players))
+                .expect_err(players)
+                .to_string();
+            assert!(e.contains(key) && e.contains(expect), "{players}: {e}");
+        }
+        let bad_k = config("model = \"good.bin\"").replace("k = 4", "k = 0");
+        let e = Config::parse(&path, &bad_k).expect_err("k = 0").to_string();
+        assert!(
+            e.contains("player[1].candidates.k") && e.contains("at least 1"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     fn with_usi(extra: &str) -> String {

@@ -17,7 +17,7 @@ use crate::player::{
     BoxFuture, Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought,
 };
 use crate::results::votes::{CouncilVote, MemberVote};
-use vote::{Ballot, Method, MlSettings};
+use vote::{Ballot, Method, VoteSettings};
 
 /// The most a council keeps back from its own deadline: time to vote with the members that did
 /// answer when another one hangs.
@@ -61,7 +61,7 @@ pub(crate) struct CouncilPlayer {
     name: String,
     method: Method,
     fairness: Fairness,
-    ml: MlSettings,
+    settings: VoteSettings,
     members: Vec<Member>,
 }
 
@@ -70,15 +70,23 @@ impl CouncilPlayer {
         name: &str,
         method: Method,
         fairness: Fairness,
-        ml_d: f64,
+        settings: VoteSettings,
         members: Vec<Member>,
     ) -> Self {
         Self {
             name: name.to_string(),
             method,
             fairness,
-            ml: MlSettings { d: ml_d },
+            settings,
             members,
+        }
+    }
+
+    /// The MultiPV lines the members are asked for: the approval ballot's length, else one.
+    fn lines_wanted(&self) -> usize {
+        match self.method {
+            Method::Approval => self.settings.k,
+            _ => 1,
         }
     }
 
@@ -112,6 +120,7 @@ impl CouncilPlayer {
         req: &MoveRequest,
     ) -> Vec<Option<Result<Thought, PlayerError>>> {
         let deadline = member_deadline(req.deadline, tokio::time::Instant::now());
+        let multipv = self.lines_wanted();
         let requests: Vec<Option<MoveRequest>> = self
             .members
             .iter()
@@ -119,6 +128,7 @@ impl CouncilPlayer {
                 m.active.then(|| MoveRequest {
                     budget: self.member_budget(m, &req.budget),
                     deadline,
+                    multipv,
                     ..req.clone()
                 })
             })
@@ -154,6 +164,7 @@ impl CouncilPlayer {
                 error: None,
                 time_ms: 0,
                 nodes: None,
+                ranked: Vec::new(),
             };
             let thought = match answer {
                 None => {
@@ -174,12 +185,21 @@ impl CouncilPlayer {
                     match check_move(req, &t.decision) {
                         Ok(()) => {
                             vote.mv = Some(t.decision.as_usi().to_string());
-                            h.ballots.push(Ballot {
+                            let ballot = Ballot {
                                 mv: t.decision.as_usi().to_string(),
                                 eval: t.eval,
                                 win_rate_t: m.win_rate_t,
                                 sigma: m.sigma,
-                            });
+                                ranked: ranked_moves(req, &t),
+                            };
+                            if self.method == Method::Approval {
+                                vote.ranked = ballot
+                                    .ranking()
+                                    .take(self.settings.k)
+                                    .map(String::from)
+                                    .collect();
+                            }
+                            h.ballots.push(ballot);
                             h.ballot_member.push(i);
                         }
                         Err(e) => vote.error = Some(e),
@@ -197,7 +217,7 @@ impl CouncilPlayer {
     /// common scale and its pv, every member's nodes, and the vote record (with member
     /// councils' records after it). Fails only when no member gave a legal move.
     fn tally(&self, req: &MoveRequest, mut h: Hearing) -> Result<Thought, PlayerError> {
-        let Some(choice) = vote::decide(self.method, self.ml, &h.ballots) else {
+        let Some(choice) = vote::decide(self.method, self.settings, &h.ballots) else {
             return Err(h.first_error.unwrap_or_else(|| PlayerError::Malformed {
                 player: self.name.clone(),
                 detail: "no member gave a legal move".into(),
@@ -225,14 +245,23 @@ impl CouncilPlayer {
             unreachable!("the speaker answered");
         };
         let t = self.members[speaker].win_rate_t;
+        // Under approval the speaker may have named the move below its first: that line's score
+        // and the move alone as the pv.
+        let (eval, pv) = if spoken.decision.as_usi() == choice.mv {
+            (spoken.eval, spoken.pv)
+        } else {
+            let line = spoken.lines.iter().find(|(mv, _)| *mv == choice.mv);
+            (line.and_then(|l| l.1), vec![choice.mv.clone()])
+        };
         Ok(Thought {
             decision: Decision::from_usi(&choice.mv),
-            eval: spoken.eval.map(|e| vote::on_common_scale(e, t)),
-            pv: spoken.pv,
+            eval: eval.map(|e| vote::on_common_scale(e, t)),
+            pv,
             depth: spoken.depth,
             nodes: Some(nodes),
             engine_time: h.engine_time,
             votes,
+            lines: Vec::new(),
         })
     }
 }
@@ -250,6 +279,16 @@ struct Hearing {
     first_error: Option<PlayerError>,
     /// The slowest member's thinking time.
     engine_time: Duration,
+}
+
+/// A member's MultiPV moves that are legal in the position (others are left out of its ranked
+/// ballot, as an illegal first move is left out of the vote).
+fn ranked_moves(req: &MoveRequest, t: &Thought) -> Vec<String> {
+    t.lines
+        .iter()
+        .filter(|(mv, _)| req.position.parse_usi_move(mv).is_ok())
+        .map(|(mv, _)| mv.clone())
+        .collect()
 }
 
 /// A member's move must parse as a move of the position (`resign` and `win` are voted on as

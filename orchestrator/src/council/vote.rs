@@ -9,8 +9,9 @@
 //! 1. Unanimity: every ballot names the same move.
 //! 2. Mate: a member that sees a forced mate wins the vote for its move, unless another sees a
 //!    faster one. Equally fast mates with different moves: majority among them.
-//! 3. The method: `majority`, `optimistic`, `pessimistic` or `ml` (maximum likelihood with `A`
-//!    predicted from the votes).
+//! 3. The method: `majority`, `optimistic`, `pessimistic`, `ml` (maximum likelihood with `A`
+//!    predicted from the votes) or `approval` (each member's top `k` moves: its ranked ballot,
+//!    its own move first; the speaker is the strongest member naming the chosen move).
 //!
 //! The methods themselves, the ML likelihood and the **tie rule** (the strongest member, smallest
 //! `s_i` then first listed, breaks every tie) have one implementation, the simulator's
@@ -40,6 +41,21 @@ pub struct Ballot {
     pub win_rate_t: f64,
     /// Noise `s_i` of this member's judgement (cp, common scale); smaller is stronger.
     pub sigma: f64,
+    /// Its moves best first, for approval (its MultiPV lines); `mv` counts as its first move
+    /// whatever this says, and empty means `mv` alone.
+    pub ranked: Vec<String>,
+}
+
+impl Ballot {
+    /// The ranked ballot approval counts: `mv` first, then the other moves of `ranked` in order.
+    pub fn ranking(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.mv.as_str()).chain(
+            self.ranked
+                .iter()
+                .map(String::as_str)
+                .filter(|m| *m != self.mv),
+        )
+    }
 }
 
 /// The council's choice on one position (the [`crate::player::Decision`] it plays follows
@@ -54,11 +70,13 @@ pub struct Choice {
     pub speaker: usize,
 }
 
-/// Settings of the ml method.
+/// Settings of the methods that have some.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MlSettings {
-    /// Gap `d` between the best candidate and the others, cp on the common scale.
+pub struct VoteSettings {
+    /// ml: gap `d` between the best candidate and the others, cp on the common scale.
     pub d: f64,
+    /// approval: how many moves of each ranked ballot count (>= 1).
+    pub k: usize,
 }
 
 /// A score on the common scale as a number to rank by: mates beyond any cp, faster mates higher,
@@ -86,29 +104,47 @@ pub(crate) fn on_common_scale(score: Score, win_rate_t: f64) -> Score {
     }
 }
 
+/// The number of `mv` in `moves`, adding it when new (moves numbered in first-seen order).
+fn number<'a>(moves: &mut Vec<&'a str>, mv: &'a str) -> usize {
+    moves.iter().position(|m| *m == mv).unwrap_or_else(|| {
+        moves.push(mv);
+        moves.len() - 1
+    })
+}
+
 /// The ballots as the simulator's rules take them: moves numbered in first-seen order, values
 /// on the common scale. Returns them and the number of distinct moves.
 fn plain(ballots: &[Ballot]) -> (Vec<rules::Ballot>, usize) {
     let mut moves: Vec<&str> = Vec::new();
     let plain = ballots
         .iter()
-        .map(|b| {
-            let mv = moves.iter().position(|m| *m == b.mv).unwrap_or_else(|| {
-                moves.push(&b.mv);
-                moves.len() - 1
-            });
-            rules::Ballot {
-                mv,
-                value: common_value(b.eval, b.win_rate_t),
-                sigma: b.sigma,
-            }
+        .map(|b| rules::Ballot {
+            mv: number(&mut moves, &b.mv),
+            value: common_value(b.eval, b.win_rate_t),
+            sigma: b.sigma,
         })
         .collect();
     (plain, moves.len())
 }
 
+/// Approval on the ballots' rankings: the chosen move, the ballot that speaks for it (the
+/// strongest member naming it within its top `k`) and whether support and summed rank decided
+/// alone.
+fn approval(ballots: &[Ballot], k: usize) -> Option<(String, usize, bool)> {
+    let mut moves: Vec<&str> = Vec::new();
+    let ranked: Vec<Vec<usize>> = ballots
+        .iter()
+        .map(|b| b.ranking().map(|m| number(&mut moves, m)).collect())
+        .collect();
+    let sigma: Vec<f64> = ballots.iter().map(|b| b.sigma).collect();
+    let outcome = rules::approval_outcome(&ranked, &sigma, k)?;
+    let naming = (0..ballots.len()).filter(|&i| ranked[i].iter().take(k).any(|&m| m == outcome.mv));
+    let speaker = rules::strongest(&sigma, naming)?;
+    Some((moves[outcome.mv].to_string(), speaker, outcome.unique))
+}
+
 /// Combine the ballots. Returns `None` only when there are no ballots.
-pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Choice> {
+pub fn decide(method: Method, settings: VoteSettings, ballots: &[Ballot]) -> Option<Choice> {
     let (plain, distinct) = plain(ballots);
     let choice = |speaker: usize, rule: Rule| Choice {
         mv: ballots[speaker].mv.clone(),
@@ -154,9 +190,18 @@ pub fn decide(method: Method, ml: MlSettings, ballots: &[Ballot]) -> Option<Choi
             Rule::Pessimistic,
         )),
         Method::Ml => Some(choice(
-            speaker_for(rules::ml_choice(&plain, ml.d)?)?,
+            speaker_for(rules::ml_choice(&plain, settings.d)?)?,
             Rule::Ml,
         )),
+        Method::Approval => {
+            let (mv, speaker, unique) = approval(ballots, settings.k)?;
+            let rule = if unique {
+                Rule::Approval
+            } else {
+                Rule::Strongest
+            };
+            Some(Choice { mv, rule, speaker })
+        }
     }
 }
 
@@ -165,7 +210,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const ML: MlSettings = MlSettings { d: 100.0 };
+    const ML: VoteSettings = VoteSettings { d: 100.0, k: 2 };
 
     fn b(mv: &str, eval: Score, sigma: f64) -> Ballot {
         Ballot {
@@ -173,6 +218,7 @@ mod tests {
             eval: Some(eval),
             win_rate_t: 600.0,
             sigma,
+            ranked: Vec::new(),
         }
     }
 
@@ -298,10 +344,10 @@ mod tests {
         v[0].win_rate_t = 450.0;
         v[1].win_rate_t = 300.0;
         v[2].win_rate_t = 300.0;
-        let d = decide(Method::Ml, MlSettings { d: 300.0 }, &v).expect("ballots");
+        let d = decide(Method::Ml, VoteSettings { d: 300.0, k: 1 }, &v).expect("ballots");
         assert_eq!((d.mv.as_str(), d.speaker), ("7g7f", 1));
         v.swap(1, 2);
-        let d = decide(Method::Ml, MlSettings { d: 300.0 }, &v).expect("ballots");
+        let d = decide(Method::Ml, VoteSettings { d: 300.0, k: 1 }, &v).expect("ballots");
         assert_eq!((d.mv.as_str(), d.speaker), ("5g5f", 1));
     }
 
@@ -332,6 +378,36 @@ mod tests {
         assert_eq!(pick(Method::Majority, &v).mv, "X");
     }
 
+    #[test]
+    fn approval_counts_the_members_top_k() {
+        let ranked = |mv: &str, rest: &[&str], sigma: f64| Ballot {
+            ranked: rest.iter().map(|m| m.to_string()).collect(),
+            ..b(mv, Score::Cp(0), sigma)
+        };
+        // Everyone's second choice 5g5f is named by all three with k = 2.
+        let v = [
+            ranked("7g7f", &["7g7f", "5g5f"], 100.0),
+            ranked("2g2f", &["5g5f"], 200.0),
+            ranked("1g1f", &["5g5f", "1g1f"], 300.0),
+        ];
+        let d = pick(Method::Approval, &v);
+        assert_eq!(
+            (d.mv.as_str(), d.rule, d.speaker),
+            ("5g5f", Rule::Approval, 0)
+        );
+        // k = 1: three different first moves, the strongest member's.
+        let one = VoteSettings { d: 100.0, k: 1 };
+        let d = decide(Method::Approval, one, &v).expect("ballots");
+        assert_eq!(
+            (d.mv.as_str(), d.rule, d.speaker),
+            ("7g7f", Rule::Strongest, 0)
+        );
+        // A mate still wins before the method.
+        let mut v = v;
+        v[2].eval = Some(Score::Mate(3));
+        assert_eq!(pick(Method::Approval, &v).rule, Rule::Mate);
+    }
+
     fn ballots_strategy() -> impl Strategy<Value = Vec<Ballot>> {
         let moves = prop::sample::select(vec!["7g7f", "2g2f", "5g5f", "1g1f"]);
         let eval = prop_oneof![
@@ -340,15 +416,21 @@ mod tests {
                 .prop_filter("nonzero", |n| *n != 0)
                 .prop_map(Score::Mate),
         ];
-        prop::collection::vec((moves, eval, 100.0f64..1000.0, 20.0f64..500.0), 1..7).prop_map(|v| {
+        let ranked = prop::collection::vec(moves.clone(), 0..4);
+        prop::collection::vec(
+            (moves, eval, 100.0f64..1000.0, 20.0f64..500.0, ranked),
+            1..7,
+        )
+        .prop_map(|v| {
             v.into_iter()
                 .enumerate()
                 // Distinct sigmas: "strongest" is well defined whatever the order.
-                .map(|(i, (m, e, t, s))| Ballot {
+                .map(|(i, (m, e, t, s, r))| Ballot {
                     mv: m.to_string(),
                     eval: Some(e),
                     win_rate_t: t,
                     sigma: s + i as f64 * 1e-3,
+                    ranked: r.into_iter().map(String::from).collect(),
                 })
                 .collect()
         })
@@ -364,7 +446,7 @@ mod tests {
             use rand_chacha::rand_core::SeedableRng;
             let mut shuffled = ballots.clone();
             shuffled.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
-            for m in [Method::Majority, Method::Optimistic, Method::Pessimistic, Method::Ml] {
+            for m in [Method::Majority, Method::Optimistic, Method::Pessimistic, Method::Ml, Method::Approval] {
                 let a = pick(m, &ballots);
                 let b = pick(m, &shuffled);
                 prop_assert_eq!(&a.mv, &b.mv, "method {:?}", m);
@@ -380,6 +462,20 @@ mod tests {
                 prop_assert!(ballots.iter().any(|b| b.mv == d.mv));
                 prop_assert_eq!(&ballots[d.speaker].mv, &d.mv);
             }
+            // Approval: a move the speaker names within its top k.
+            let d = pick(Method::Approval, &ballots);
+            prop_assert!(ballots[d.speaker].ranking().take(ML.k).any(|m| m == d.mv));
+        }
+
+        #[test]
+        fn approval_with_k_1_is_majority(ballots in ballots_strategy()) {
+            let one = VoteSettings { k: 1, ..ML };
+            let a = decide(Method::Approval, one, &ballots).expect("ballots");
+            let m = decide(Method::Majority, one, &ballots).expect("ballots");
+            prop_assert_eq!(&a.mv, &m.mv);
+            prop_assert_eq!(a.speaker, m.speaker);
+            let rule = match m.rule { Rule::Plurality => Rule::Approval, r => r };
+            prop_assert_eq!(a.rule, rule);
         }
     }
 }

@@ -3,18 +3,22 @@
 //! Invariants: the search runs on a blocking thread (never on the async workers); the engine is
 //! moved into that thread and back, so one instance searches one position at a time; each game
 //! starts from a cleared engine with its noise seeded from the game's seed, so node- or
-//! depth-limited games replay exactly. At the deadline the search is stopped and the move is a
+//! depth-limited games replay exactly. With `candidates`, the root searches only the model's top
+//! K moves of the position (computed on the search thread, before the search). At the deadline the search is stopped and the move is a
 //! timeout. A player made with [`InternalPlayer::stoppable`] also ends its search, with the best
 //! move found so far, when a shared [`StopFlag`] is raised (a GUI's `stop` in `council-usi`).
 
 use std::time::Duration;
 
 use engine::search::{
-    BestMove, Clock, Engine, EngineSettings, Limits, SearchResult, Silent, StopFlag,
+    BestMove, Clock, Engine, EngineSettings, Limits, SearchInfo, SearchObserver, SearchResult,
+    Silent, StopFlag,
 };
+use engine::types::Score;
 
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use crate::config::{PlayerConfig, PlayerKind};
+use crate::config::{Candidates, PlayerConfig, PlayerKind};
+use engine::intuition::Intuition;
 
 /// How often a [`InternalPlayer::stoppable`] search looks at the shared flag.
 const SHARED_STOP_POLL: Duration = Duration::from_millis(5);
@@ -22,6 +26,8 @@ const SHARED_STOP_POLL: Duration = Duration::from_millis(5);
 pub(crate) struct InternalPlayer {
     name: String,
     settings: EngineSettings,
+    /// The root searches only these candidates' top K moves.
+    candidates: Option<Candidates>,
     engine: Option<Engine>,
     /// Raised by someone else to end the search now with its best move (never reset here).
     shared_stop: Option<StopFlag>,
@@ -30,7 +36,12 @@ pub(crate) struct InternalPlayer {
 impl InternalPlayer {
     /// A player for `config`, which must be of kind `internal`.
     pub fn new(config: &PlayerConfig) -> Self {
-        let PlayerKind::Internal { noise_cp, hash_mb } = &config.kind else {
+        let PlayerKind::Internal {
+            noise_cp,
+            hash_mb,
+            candidates,
+        } = &config.kind
+        else {
             unreachable!("InternalPlayer::new is only called for internal players");
         };
         let settings = EngineSettings {
@@ -41,6 +52,7 @@ impl InternalPlayer {
         Self {
             name: config.name.clone(),
             settings,
+            candidates: candidates.clone(),
             engine: None,
             shared_stop: None,
         }
@@ -61,7 +73,7 @@ impl InternalPlayer {
             .take()
             .unwrap_or_else(|| Engine::new(self.settings.clone()));
         let b = req.budget;
-        let limits = Limits {
+        let mut limits = Limits {
             nodes: b.nodes,
             depth: b.depth,
             movetime: b.movetime_ms.map(Duration::from_millis),
@@ -75,15 +87,37 @@ impl InternalPlayer {
             infinite: false,
             searchmoves: None,
         };
+        if engine.settings().multipv != req.multipv.max(1) {
+            let settings = EngineSettings {
+                multipv: req.multipv.max(1),
+                ..engine.settings().clone()
+            };
+            engine.set_settings(settings);
+        }
         let position = req.position.clone();
         let stop = StopFlag::new();
         let stopper = stop.clone();
         // Engine time runs from handing the position over until the answer is back, as for a
         // USI process (from `go` to `bestmove`): waiting for a free core counts as the engine's.
         let dispatched = std::time::Instant::now();
+        let multipv = req.multipv.max(1);
+        let candidates = self.candidates.clone();
         let task = tokio::task::spawn_blocking(move || {
-            let result = engine.search(&position, &limits, &stop, &mut Silent);
-            (engine, result)
+            if let Some(c) = candidates {
+                let top = Intuition::new(&c.model.model, c.setting).top(&position, c.k);
+                limits.searchmoves = (!top.is_empty()).then_some(top);
+            }
+            if multipv == 1 {
+                let result = engine.search(&position, &limits, &stop, &mut Silent);
+                return (engine, result, Vec::new());
+            }
+            let roots = limits
+                .searchmoves
+                .as_ref()
+                .map_or_else(|| position.legal_moves().len(), Vec::len);
+            let mut lines = MultiPvLines::new(multipv.min(roots));
+            let result = engine.search(&position, &limits, &stop, &mut lines);
+            (engine, result, lines.complete)
         });
         let mut task = std::pin::pin!(task);
         // The shared flag is only read (polled), so a deadline here never stops anyone else.
@@ -110,7 +144,7 @@ impl InternalPlayer {
             }
         };
         let engine_time = dispatched.elapsed();
-        let (engine, result) = joined.map_err(|e| PlayerError::Crash {
+        let (engine, result, lines) = joined.map_err(|e| PlayerError::Crash {
             player: self.name.clone(),
             detail: format!("search thread failed: {e}"),
         })?;
@@ -124,7 +158,41 @@ impl InternalPlayer {
                 ),
             });
         }
-        Ok(thought(result, engine_time))
+        let mut t = thought(result, engine_time);
+        t.lines = lines;
+        Ok(t)
+    }
+}
+
+/// Collects the last complete iteration's MultiPV lines (first move and score, best first).
+pub(crate) struct MultiPvLines {
+    want: usize,
+    current: Vec<(String, Option<Score>)>,
+    pub(crate) complete: Vec<(String, Option<Score>)>,
+}
+
+impl MultiPvLines {
+    /// For `want` lines (at most the legal moves; at least one).
+    pub(crate) fn new(want: usize) -> Self {
+        Self {
+            want: want.max(1),
+            current: Vec::new(),
+            complete: Vec::new(),
+        }
+    }
+}
+
+impl SearchObserver for MultiPvLines {
+    fn on_info(&mut self, info: &SearchInfo) {
+        if info.multipv == 1 {
+            self.current.clear();
+        }
+        if let Some(mv) = info.pv.first() {
+            self.current.push((mv.to_usi(), Some(info.score)));
+        }
+        if self.current.len() == self.want {
+            self.complete = self.current.clone();
+        }
     }
 }
 
@@ -141,6 +209,7 @@ fn thought(r: SearchResult, engine_time: Duration) -> Thought {
         nodes: Some(r.nodes),
         engine_time,
         votes: Vec::new(),
+        lines: Vec::new(),
     }
 }
 

@@ -1,5 +1,6 @@
-//! The one [`Player`] abstraction the arbiter talks to: the in-process engine ([`internal`]), a
-//! USI child process ([`usi`]) and a council of players ([`crate::council`]).
+//! The one [`Player`] abstraction the arbiter talks to: the in-process engine ([`internal`]),
+//! the candidate model without search ([`intuition`]), a USI child process ([`usi`]) and a
+//! council of players ([`crate::council`]).
 //!
 //! A player answers one move at a time with a [`Thought`]; it never judges the game's legality
 //! (the arbiter does, against the full legal-move list; a council only leaves its members'
@@ -8,6 +9,7 @@
 //! restarts itself at its next [`Player::new_game`].
 
 pub mod internal;
+pub mod intuition;
 pub mod process;
 pub mod usi;
 
@@ -132,6 +134,9 @@ pub struct MoveRequest {
     /// Hard wall-time cap for this move (the arbiter's deadline plus a margin); a player that
     /// has not answered by then has timed out.
     pub deadline: tokio::time::Instant,
+    /// MultiPV lines wanted in [`Thought::lines`] (1: the move alone; approval councils ask
+    /// their members for `approval_k`).
+    pub multipv: usize,
 }
 
 /// What a player decided.
@@ -177,6 +182,9 @@ pub struct Thought {
     pub engine_time: Duration,
     /// Council decisions behind this move (this council's and its member councils').
     pub votes: Vec<CouncilVote>,
+    /// With `multipv` > 1 asked: each MultiPV line's first move (USI) and its score when the
+    /// player has one, best first. Players that cannot give lines (councils) leave it empty.
+    pub lines: Vec<(String, Option<Score>)>,
 }
 
 /// Why a player could not answer.

@@ -42,7 +42,7 @@ pub struct UsiPlayer {
     settings: UsiEngineSettings,
     /// `go searchmoves`: set only through [`UsiPlayer::restrict_search`], a test hook.
     searchmoves: Vec<String>,
-    /// The MultiPV option last sent (analysis only).
+    /// The MultiPV option last sent to the running process (analysis, approval councils).
     multipv: Option<usize>,
     process: Option<EngineProcess>,
 }
@@ -112,6 +112,8 @@ impl UsiPlayer {
                 .map_err(|e| self.error(e, "setoption"))?;
         }
         self.process = Some(p);
+        // A fresh process has the default MultiPV.
+        self.multipv = None;
         Ok(())
     }
 
@@ -263,9 +265,20 @@ impl UsiPlayer {
             }
         }
         let mate_cp = s.mate_cp;
+        let multipv = req.multipv.max(1);
+        self.set_multipv(multipv).await?;
         // The whole wait for the answer, from the request on: what a timeout reports.
         let deadline = Deadline::until(req.deadline);
-        let (infos, best, engine_time) = self.search(position, go, deadline, 64).await?;
+        let keep = if multipv == 1 { 64 } else { 4 * multipv + 64 };
+        let (infos, best, engine_time) = self.search(position, go, deadline, keep).await?;
+        let lines = if multipv == 1 {
+            Vec::new()
+        } else {
+            multipv_lines(&infos, mate_cp)
+                .into_iter()
+                .map(|l| (l.mv, Some(l.score)))
+                .collect()
+        };
         let decision = match best {
             UsiBestMove::Move { mv, .. } => Decision::Move(mv),
             UsiBestMove::Resign => Decision::Resign,
@@ -289,6 +302,7 @@ impl UsiPlayer {
             decision,
             engine_time,
             votes: Vec::new(),
+            lines,
         })
     }
 
@@ -306,22 +320,7 @@ impl UsiPlayer {
         timeout: Duration,
     ) -> Result<Vec<AnalysisLine>, PlayerError> {
         let name = self.name.clone();
-        if self.multipv != Some(multipv) {
-            let Some(p) = self.process.as_mut() else {
-                return Err(PlayerError::Crash {
-                    player: name,
-                    detail: "not running".into(),
-                });
-            };
-            let cmd = GuiCommand::SetOption {
-                name: "MultiPV".into(),
-                value: Some(multipv.to_string()),
-            };
-            p.send(&cmd.to_string())
-                .await
-                .map_err(|e| process_error(&name, e, "setoption MultiPV"))?;
-            self.multipv = Some(multipv);
-        }
+        self.set_multipv(multipv).await?;
         let notation = self.settings.drop_notation;
         let go = Go {
             nodes,
@@ -334,20 +333,7 @@ impl UsiPlayer {
         let (infos, best, _) = self
             .search(position, go, Deadline::after(timeout), keep)
             .await?;
-        let mate_cp = self.settings.mate_cp;
-        let mut by_index: std::collections::BTreeMap<u32, AnalysisLine> = Default::default();
-        for i in &infos {
-            if let (Some(mv), Some(score)) = (i.pv.first(), i.score) {
-                by_index.insert(
-                    i.multipv.unwrap_or(1),
-                    AnalysisLine {
-                        mv: mv.clone(),
-                        score: normalize_score(score.value, mate_cp),
-                    },
-                );
-            }
-        }
-        let mut lines: Vec<AnalysisLine> = by_index.into_values().collect();
+        let lines = multipv_lines(&infos, self.settings.mate_cp);
         if lines.is_empty()
             && let UsiBestMove::Move { mv, .. } = best
         {
@@ -356,9 +342,52 @@ impl UsiPlayer {
                 detail: format!("answered bestmove {mv} without a scored info line"),
             });
         }
-        lines.dedup_by(|a, b| a.mv == b.mv);
         Ok(lines)
     }
+
+    /// Send `setoption MultiPV` when `multipv` is not what the engine has (never sent counts as
+    /// the USI default, 1).
+    async fn set_multipv(&mut self, multipv: usize) -> Result<(), PlayerError> {
+        if self.multipv.unwrap_or(1) == multipv {
+            return Ok(());
+        }
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
+        };
+        let cmd = GuiCommand::SetOption {
+            name: "MultiPV".into(),
+            value: Some(multipv.to_string()),
+        };
+        p.send(&cmd.to_string())
+            .await
+            .map_err(|e| process_error(&name, e, "setoption MultiPV"))?;
+        self.multipv = Some(multipv);
+        Ok(())
+    }
+}
+
+/// Each MultiPV index's last reported line (first move, score with `mate_cp` undone), best
+/// first, a move repeated by consecutive lines once.
+fn multipv_lines(infos: &[Info], mate_cp: i32) -> Vec<AnalysisLine> {
+    let mut by_index: std::collections::BTreeMap<u32, AnalysisLine> = Default::default();
+    for i in infos {
+        if let (Some(mv), Some(score)) = (i.pv.first(), i.score) {
+            by_index.insert(
+                i.multipv.unwrap_or(1),
+                AnalysisLine {
+                    mv: mv.clone(),
+                    score: normalize_score(score.value, mate_cp),
+                },
+            );
+        }
+    }
+    let mut lines: Vec<AnalysisLine> = by_index.into_values().collect();
+    lines.dedup_by(|a, b| a.mv == b.mv);
+    lines
 }
 
 /// A USI move as an engine with `notation` writes it.

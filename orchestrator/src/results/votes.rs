@@ -14,6 +14,9 @@ pub enum Method {
     Pessimistic,
     /// Maximum likelihood with the best move's value `A` predicted from the votes.
     Ml,
+    /// Each member names its top `k` moves (the council's `approval_k`); the move named most
+    /// often wins, then the smaller summed rank, then the strongest member's first move.
+    Approval,
 }
 
 /// Which rule decided.
@@ -31,6 +34,8 @@ pub enum Rule {
     Optimistic,
     Pessimistic,
     Ml,
+    /// Support, then summed rank, decided alone (approval method).
+    Approval,
 }
 
 impl Method {
@@ -41,6 +46,7 @@ impl Method {
             Method::Optimistic => "optimistic",
             Method::Pessimistic => "pessimistic",
             Method::Ml => "ml",
+            Method::Approval => "approval",
         }
     }
 }
@@ -56,6 +62,7 @@ impl Rule {
             Rule::Optimistic => "optimistic",
             Rule::Pessimistic => "pessimistic",
             Rule::Ml => "ml",
+            Rule::Approval => "approval",
         }
     }
 }
@@ -77,6 +84,10 @@ pub struct MemberVote {
     /// Nodes it reported searching.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+    /// Its ranked ballot, best first (approval councils only: the moves of its MultiPV lines,
+    /// its own move first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranked: Vec<String>,
 }
 
 /// One council decision: the line stored per council move in `results.jsonl` (`votes`).
@@ -115,6 +126,7 @@ mod tests {
             Method::Optimistic,
             Method::Pessimistic,
             Method::Ml,
+            Method::Approval,
         ] {
             assert_eq!(m.name(), serde_name(m));
         }
@@ -126,6 +138,7 @@ mod tests {
             Rule::Optimistic,
             Rule::Pessimistic,
             Rule::Ml,
+            Rule::Approval,
         ] {
             assert_eq!(r.name(), serde_name(r));
         }

@@ -279,6 +279,7 @@ impl<'a> Arbiter<'a> {
             position: self.position.clone(),
             budget,
             deadline: asked + wait,
+            multipv: 1,
         }
     }
 
@@ -464,6 +465,7 @@ mod tests {
                 nodes: Some(100),
                 engine_time: ms(spent_ms),
                 votes: Vec::new(),
+                lines: Vec::new(),
             }),
         }
     }

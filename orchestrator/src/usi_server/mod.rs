@@ -296,6 +296,7 @@ impl Server {
             position,
             budget: plan.budget,
             deadline: tokio::time::Instant::now() + plan.deadline,
+            multipv: 1,
         };
         log_budget(&self.name, &plan.budget);
         self.stop.reset();

@@ -163,6 +163,10 @@ struct CouncilArgs {
     /// Trials (the source used 1e7 per point).
     #[arg(long, default_value = "1e7", value_parser = parse_count)]
     trials: u64,
+    /// Also the approval method with each member's top K candidates (K >= 1), on the same
+    /// simulated positions.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    approval: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -409,9 +413,16 @@ fn council(common: &Common, threads: usize, args: &CouncilArgs) -> Result<()> {
         args.gap,
         args.sync.clone(),
     )?;
-    let bar = progress_bar(common, args.trials, "trials");
+    let runs = if args.approval.is_some() { 2 } else { 1 };
+    let bar = progress_bar(common, args.trials * runs, "trials");
     let start = Instant::now();
     let run = council_sim::simulate(&params, args.trials, common.seed, &|n| bar.inc(n));
+    let approval = args.approval.map(|k| {
+        let k = k as usize;
+        let count =
+            council_sim::simulate_approval(&params, k, args.trials, common.seed, &|n| bar.inc(n));
+        (k, count)
+    });
     let timing = Timing {
         seconds: start.elapsed().as_secs_f64(),
         threads,
@@ -421,9 +432,9 @@ fn council(common: &Common, threads: usize, args: &CouncilArgs) -> Result<()> {
         bail!("council draws no figure; use council-sweep --svg");
     }
     if common.json {
-        print_json(&report::council_json(&run, &timing))
+        print_json(&report::council_json(&run, approval, &timing))
     } else {
-        print!("{}", report::council_table(&run, &timing));
+        print!("{}", report::council_table(&run, approval, &timing));
         Ok(())
     }
 }

@@ -9,7 +9,7 @@ use rand::RngExt;
 use serde::Serialize;
 
 use super::CouncilParams;
-use super::vote::{Report, Voting};
+use super::vote::{Approval, Report, Voting};
 use crate::moments::{Count, Rate};
 use crate::streams::{self, Batch, NormalBlock, SimRng};
 
@@ -108,9 +108,29 @@ pub fn perceive(
     normals: &mut NormalBlock,
     reports: &mut [Report],
 ) {
+    perceive_ranked(params, rng, normals, reports, &mut [], 0);
+}
+
+/// [`perceive`], and with `k > 0` also each member's top `k` candidates by its perceived values,
+/// best first, into `ranked` (one list per member; a synced member copies the list too). The
+/// same draws as [`perceive`], so a seed means the same positions for every method.
+#[inline]
+pub fn perceive_ranked(
+    params: &CouncilParams,
+    rng: &mut SimRng,
+    normals: &mut NormalBlock,
+    reports: &mut [Report],
+    ranked: &mut [Vec<usize>],
+    k: usize,
+) {
     let (d, n) = (params.gap, params.candidates);
     let z = normals.take(rng, n * reports.len());
-    for ((report, &s), z) in reports.iter_mut().zip(&params.sigma).zip(z.chunks_exact(n)) {
+    for (i, ((report, &s), z)) in reports
+        .iter_mut()
+        .zip(&params.sigma)
+        .zip(z.chunks_exact(n))
+        .enumerate()
+    {
         let mut best = 0;
         let mut value = s * z[0];
         for (j, &zj) in z.iter().enumerate().skip(1) {
@@ -121,26 +141,43 @@ pub fn perceive(
             }
         }
         *report = Report { best, value };
+        if k > 0 {
+            let perceived = |j: usize| s * z[j] - if j == 0 { 0.0 } else { d };
+            let list = &mut ranked[i];
+            list.clear();
+            list.extend(0..n);
+            list.sort_by(|&a, &b| perceived(b).total_cmp(&perceived(a)));
+            list.truncate(k);
+        }
     }
     for p in &params.syncs {
         let u: f64 = rng.random();
         if u < p.rho {
             reports[p.to] = reports[p.from];
+            if k > 0 {
+                let from = ranked[p.from].clone();
+                ranked[p.to] = from;
+            }
         }
     }
+}
+
+/// One placeholder report per member, overwritten by every [`perceive`].
+fn blank_reports(members: usize) -> Vec<Report> {
+    vec![
+        Report {
+            best: 0,
+            value: 0.0
+        };
+        members
+    ]
 }
 
 fn run_batch(params: &CouncilParams, batch: Batch) -> CouncilCounts {
     let mut rng = batch.rng;
     let members = params.members();
     let mut normals = NormalBlock::default();
-    let mut reports = vec![
-        Report {
-            best: 0,
-            value: 0.0
-        };
-        members
-    ];
+    let mut reports = blank_reports(members);
     let mut voting = Voting::new(params);
     let mut single = vec![0u64; members];
     let mut agree = vec![0u64; members * members];
@@ -200,5 +237,81 @@ pub fn simulate(
         trials,
         seed,
         counts,
+    }
+}
+
+/// The approval method with each member's top `k` (`sim::council::vote::Approval`): its
+/// best-move count over `trials` trials (at least one) with master seed `seed`, on the same
+/// perceived positions as [`simulate`] with that seed.
+pub fn simulate_approval(
+    params: &CouncilParams,
+    k: usize,
+    trials: u64,
+    seed: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Count {
+    let trials = trials.max(1);
+    let mut total = Count::default();
+    streams::run(
+        seed,
+        trials,
+        |batch| {
+            let mut rng = batch.rng;
+            let members = params.members();
+            let mut normals = NormalBlock::default();
+            let mut reports = blank_reports(members);
+            let mut ranked = vec![Vec::with_capacity(params.candidates); members];
+            let mut approval = Approval::new(k, params.candidates);
+            let mut hits = 0u64;
+            for _ in 0..batch.items {
+                perceive_ranked(
+                    params,
+                    &mut rng,
+                    &mut normals,
+                    &mut reports,
+                    &mut ranked,
+                    k.max(1),
+                );
+                let choice = approval.decide(&ranked, &params.sigma).map(|o| o.mv);
+                hits += u64::from(choice == Some(0));
+            }
+            Count {
+                hits,
+                trials: batch.items,
+            }
+        },
+        |c| total.merge(&c),
+        progress,
+    );
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approval_with_k_1_counts_what_majority_counts_on_the_same_positions() {
+        let params = CouncilParams::new(
+            4,
+            vec![0.8, 1.0, 1.0, 1.6],
+            1.0,
+            vec![super::super::SyncPair {
+                from: 0,
+                to: 2,
+                rho: 0.3,
+            }],
+        )
+        .expect("valid");
+        let run = simulate(&params, 20_000, 7, &|_| {});
+        assert_eq!(
+            simulate_approval(&params, 1, 20_000, 7, &|_| {}),
+            run.counts.majority
+        );
+        // Wider ballots change the choice on some positions.
+        assert_ne!(
+            simulate_approval(&params, 2, 20_000, 7, &|_| {}),
+            run.counts.majority
+        );
     }
 }

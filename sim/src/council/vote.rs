@@ -14,6 +14,10 @@
 //!   distinct voted moves. Among moves with exactly equal likelihood, the move whose strongest
 //!   supporter is the strongest.
 //!
+//! - approval (with `k`): each member names its top `k` moves; the move named by the most
+//!   members, among equal support the one with the smallest summed rank (1 = a member's first);
+//!   a tie left after both goes to the strongest member's first-ranked move. `k = 1` is majority.
+//!
 //! **Tie rule** (one rule for every method, and one code: [`stronger`]): a tie is
 //! broken by the *strongest member*, the one with the smallest `s_i`, and among equal `s_i` the
 //! member listed first. Majority without a unique plurality plays the strongest member's move;
@@ -24,7 +28,8 @@
 //! [`Ballot`] and the functions [`majority_choice`] (with [`majority_outcome`]),
 //! [`optimistic_choice`] / [`optimistic_member`], [`pessimistic_choice`] / [`pessimistic_member`],
 //! [`ml_choice`] (and [`ml_choice_with_a`]) decide one position from plain ballots (move index,
-//! value on the common scale, `s_i`). They are the only implementation of the methods: the
+//! value on the common scale, `s_i`); [`approval_choice`] (with [`approval_outcome`]) from ranked
+//! ballots (each member's moves, best first). They are the only implementation of the methods: the
 //! orchestrator's `council::vote` turns a real council's answers into these ballots and calls
 //! them. [`Voting`] is the same rules with scratch space kept between positions (the
 //! simulation's inner loop).
@@ -360,6 +365,106 @@ pub fn ml_choice_with_a(ballots: &[Ballot], gap: f64, a: f64) -> Option<usize> {
     Some(v.max_likelihood(&reports, a))
 }
 
+/// Approval with the members' top `k` moves: how it was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApprovalOutcome {
+    pub mv: usize,
+    /// The move led by support, then by summed rank, alone; otherwise it is the strongest
+    /// member's first-ranked move (the tie rule).
+    pub unique: bool,
+}
+
+/// Approval voting with scratch space kept between positions (the simulation's inner loop;
+/// [`approval_outcome`] is the same rule on plain ranked ballots).
+///
+/// Each member names its first `k` distinct moves (best first); a move's support is the number
+/// of members naming it; among equal support, the smaller sum of the ranks (1 = first) given by
+/// the members naming it wins; a tie left after both is broken by the tie rule: the strongest
+/// member's first-ranked move. With `k = 1` the support is the vote count and the rank sum
+/// equals it, so approval is majority, ballot for ballot.
+#[derive(Debug, Clone)]
+pub struct Approval {
+    k: usize,
+    support: Vec<u32>,
+    rank_sum: Vec<u32>,
+    /// Distinct named moves, in order of first naming.
+    named: Vec<usize>,
+}
+
+impl Approval {
+    /// Approval with the top `k` (>= 1) of each member, moves `0..candidates` (grows as needed).
+    pub fn new(k: usize, candidates: usize) -> Approval {
+        Approval {
+            k: k.max(1),
+            support: vec![0; candidates],
+            rank_sum: vec![0; candidates],
+            named: Vec::with_capacity(candidates),
+        }
+    }
+
+    /// The choice on `ranked` (one list per member, best first; only the first `k` distinct
+    /// moves count) with noises `sigma` (member order). `None` when no member names a move.
+    pub fn decide(&mut self, ranked: &[Vec<usize>], sigma: &[f64]) -> Option<ApprovalOutcome> {
+        for &c in &self.named {
+            self.support[c] = 0;
+            self.rank_sum[c] = 0;
+        }
+        self.named.clear();
+        for list in ranked {
+            let mut rank = 0u32;
+            for (i, &mv) in list.iter().enumerate() {
+                if rank as usize == self.k {
+                    break;
+                }
+                if list[..i].contains(&mv) {
+                    continue;
+                }
+                rank += 1;
+                if mv >= self.support.len() {
+                    self.support.resize(mv + 1, 0);
+                    self.rank_sum.resize(mv + 1, 0);
+                }
+                if self.support[mv] == 0 {
+                    self.named.push(mv);
+                }
+                self.support[mv] += 1;
+                self.rank_sum[mv] += rank;
+            }
+        }
+        let mut best = *self.named.first()?;
+        let mut unique = true;
+        let key = |c: usize| (self.support[c], std::cmp::Reverse(self.rank_sum[c]));
+        for &c in &self.named[1..] {
+            if key(c) > key(best) {
+                best = c;
+                unique = true;
+            } else if key(c) == key(best) {
+                unique = false;
+            }
+        }
+        if unique {
+            return Some(ApprovalOutcome { mv: best, unique });
+        }
+        let strongest = strongest(sigma, (0..ranked.len()).filter(|&i| !ranked[i].is_empty()))?;
+        Some(ApprovalOutcome {
+            mv: ranked[strongest][0],
+            unique: false,
+        })
+    }
+}
+
+/// Approval with each member's top `k` (see [`Approval`]) on plain ranked ballots: `ranked[i]`
+/// is member `i`'s moves, best first, `sigma[i]` its noise. `None` when no member names a move.
+pub fn approval_outcome(ranked: &[Vec<usize>], sigma: &[f64], k: usize) -> Option<ApprovalOutcome> {
+    let moves = ranked.iter().flatten().max().map_or(0, |m| m + 1);
+    Approval::new(k, moves).decide(ranked, sigma)
+}
+
+/// The move [`approval_outcome`] chooses.
+pub fn approval_choice(ranked: &[Vec<usize>], sigma: &[f64], k: usize) -> Option<usize> {
+    approval_outcome(ranked, sigma, k).map(|o| o.mv)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -597,6 +702,40 @@ mod tests {
             .product()
     }
 
+    #[test]
+    fn approval_counts_support_then_rank_sum_then_the_strongest() {
+        let sigma = [1.0, 0.5, 2.0];
+        // Move 7 is named by all three, 3 by two: support wins whatever the ranks.
+        let r = vec![vec![3, 7], vec![3, 7], vec![9, 7]];
+        assert_eq!(approval_choice(&r, &sigma, 2), Some(7));
+        // k = 1: only the first moves count: 3 has two votes.
+        assert_eq!(approval_choice(&r, &sigma, 1), Some(3));
+        // Equal support (2 and 2) and equal rank sums (1 + 2 for move 4, 2 + 1 for move 5): the
+        // strongest member (index 1, sigma 0.5) decides with its first move.
+        let r = vec![vec![4, 5], vec![5, 4], vec![8, 6]];
+        assert_eq!(
+            approval_outcome(&r, &sigma, 2),
+            Some(ApprovalOutcome {
+                mv: 5,
+                unique: false
+            })
+        );
+        // Equal support, smaller rank sum wins: 4 gets 1+1, 5 gets 2+2.
+        let r = vec![vec![4, 5], vec![4, 5], vec![8, 6]];
+        assert_eq!(
+            approval_outcome(&r, &sigma, 2),
+            Some(ApprovalOutcome {
+                mv: 4,
+                unique: true
+            })
+        );
+        // A move named twice by one member counts once; a list longer than k is cut.
+        let r = vec![vec![1, 1, 2], vec![2, 3, 1]];
+        assert_eq!(approval_choice(&r, &[1.0, 1.0], 2), Some(2));
+        assert_eq!(approval_choice(&[], &[], 2), None);
+        assert_eq!(approval_choice(&[vec![]], &[1.0], 2), None);
+    }
+
     proptest! {
         #[test]
         fn log_space_ml_chooses_what_the_literal_product_chooses(
@@ -612,6 +751,27 @@ mod tests {
             prop_assert!(reports.iter().any(|r| r.best == fast));
             // The chosen move's likelihood is the largest (up to rounding in the products).
             prop_assert!(p(fast) >= best * (1.0 - 1e-9), "chose {fast}: {} < {best}", p(fast));
+        }
+
+        #[test]
+        fn approval_with_k_1_is_majority(
+            members in prop::collection::vec((0usize..4, prop::collection::vec(0usize..4, 0..3), 0.5f64..2.0), 1..7),
+        ) {
+            // Some sigma equal (a coarse grid) so the tie rule is exercised.
+            let sigma: Vec<f64> = members.iter().map(|m| (m.2 * 2.0).round() / 2.0).collect();
+            let ranked: Vec<Vec<usize>> = members
+                .iter()
+                .map(|(first, rest, _)| std::iter::once(*first).chain(rest.iter().copied()).collect())
+                .collect();
+            let ballots: Vec<Ballot> = members
+                .iter()
+                .zip(&sigma)
+                .map(|(m, &s)| ballot(m.0, 0.0, s))
+                .collect();
+            let a = approval_outcome(&ranked, &sigma, 1).expect("ballots");
+            let m = majority_outcome(&ballots).expect("ballots");
+            prop_assert_eq!(a.mv, m.mv);
+            prop_assert_eq!(a.unique, m.plurality);
         }
 
         #[test]
