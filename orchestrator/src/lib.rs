@@ -3,6 +3,7 @@
 
 // Shared vocabulary: what every program of the crate speaks.
 pub mod config;
+pub mod corpus;
 pub mod results;
 pub mod seed;
 pub mod stats;
@@ -16,6 +17,7 @@ pub mod player;
 // server, council-elo's report. The runner tells a watcher of its moves through `runner::feed`.
 pub mod analyze;
 pub mod elo_report;
+pub mod learn;
 pub mod runner;
 pub mod usi_server;
 
