@@ -235,3 +235,42 @@ fn the_split_is_order_free_and_near_its_share() {
         engine::intuition::fnv1a64(b"\x01\0\0\0\0\0\0\0s a")
     );
 }
+
+#[test]
+fn adding_games_and_reordering_moves_no_game_between_sides() {
+    let dir = scratch("orderfree");
+    let line = |i: usize| {
+        format!(
+            "startpos moves {}\n",
+            [
+                "7g7f 3c3d",
+                "2g2f 8c8d",
+                "5g5f 5c5d",
+                "1g1f 1c1d",
+                "9g9f 9c9d",
+                "6g6f 4c4d"
+            ][i]
+        )
+    };
+    let small = dir.join("small.txt");
+    std::fs::write(&small, (0..3).map(line).collect::<String>()).unwrap();
+    let big = dir.join("big.txt");
+    std::fs::write(&big, [5, 2, 4, 1, 3, 0].map(line).concat()).unwrap();
+    let share = TestShare::new(0.5).unwrap();
+    let sides = |path: &PathBuf| -> std::collections::HashMap<Vec<String>, bool> {
+        read(std::slice::from_ref(path))
+            .unwrap()
+            .games
+            .into_iter()
+            .map(|g| {
+                let side = is_test(3, share, &g.start, &g.moves);
+                (g.moves, side)
+            })
+            .collect()
+    };
+    let (small, big) = (sides(&small), sides(&big));
+    assert_eq!(small.len(), 3);
+    for (moves, side) in &small {
+        assert_eq!(big[moves], *side, "{moves:?}");
+    }
+}
