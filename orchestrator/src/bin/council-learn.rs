@@ -72,10 +72,10 @@ fn main() -> ExitCode {
 /// The command line as typed (arguments with spaces quoted), for provenance.
 fn command_line() -> String {
     let mut words: Vec<String> = std::env::args().collect();
-    if let Some(first) = words.first_mut() {
-        if let Some(name) = std::path::Path::new(first.as_str()).file_name() {
-            *first = name.to_string_lossy().into_owned();
-        }
+    if let Some(first) = words.first_mut()
+        && let Some(name) = std::path::Path::new(first.as_str()).file_name()
+    {
+        *first = name.to_string_lossy().into_owned();
     }
     words
         .iter()

@@ -47,7 +47,7 @@ fn reads_a_floodgate_csa_with_toryo() {
         floodgate_game(&["+7776FU", "-3334FU", "+2726FU"], "%TORYO"),
     )
     .unwrap();
-    let corpus = read(&[file.clone()]).unwrap();
+    let corpus = read(std::slice::from_ref(&file)).unwrap();
     assert_eq!(corpus.warnings, []);
     assert_eq!(corpus.games.len(), 1);
     let g = &corpus.games[0];
@@ -69,7 +69,7 @@ fn reads_a_kachi_declaration_and_several_games_in_one_file() {
         floodgate_game(&["+2726FU", "-8384FU"], "%KACHI")
     );
     std::fs::write(&file, &text).unwrap();
-    let corpus = read(&[file.clone()]).unwrap();
+    let corpus = read(std::slice::from_ref(&file)).unwrap();
     assert_eq!(corpus.warnings, []);
     let second_line = text.lines().position(|l| l == "/").unwrap() + 2;
     let got: Vec<_> = corpus
@@ -116,7 +116,7 @@ fn a_bad_csa_move_names_the_file_and_line_and_the_rest_is_read() {
     // The pawn on 7六 cannot reach 7四 in one move.
     let text = text.replace("+7775FU", "+7774FU");
     std::fs::write(&file, &text).unwrap();
-    let corpus = read(&[file.clone()]).unwrap();
+    let corpus = read(std::slice::from_ref(&file)).unwrap();
     assert_eq!(corpus.games.len(), 1);
     assert_eq!(corpus.games[0].moves, ["2g2f", "8c8d"]);
     assert_eq!(corpus.warnings.len(), 1);
@@ -147,7 +147,7 @@ fn usi_lines_read_with_results_comments_and_bad_lines_named() {
     bytes.extend_from_slice(b"startpos moves \xff\xfe\x81\n");
     bytes.extend_from_slice(b"position startpos moves 5g5f\n");
     std::fs::write(&file, bytes).unwrap();
-    let corpus = read(&[file.clone()]).unwrap();
+    let corpus = read(std::slice::from_ref(&file)).unwrap();
     let moves: Vec<_> = corpus.games.iter().map(|g| g.moves.join(" ")).collect();
     assert_eq!(moves, ["7g7f 3c3d", "2g2f", "5g5f"]);
     assert_eq!(corpus.games[0].winner, Some(Winner::Gote));
@@ -184,7 +184,7 @@ fn written_lines_read_back_as_the_same_games() {
     ];
     let file = dir.join("c.txt");
     std::fs::write(&file, lines::format_file(&["made by hand".into()], &games)).unwrap();
-    let back = read(&[file.clone()]).unwrap();
+    let back = read(std::slice::from_ref(&file)).unwrap();
     assert_eq!(back.warnings, []);
     let strip = |g: &CorpusGame| (g.start.clone(), g.moves.clone(), g.winner, g.reason.clone());
     assert_eq!(
@@ -203,7 +203,7 @@ fn folders_are_recursed_in_name_order_and_a_missing_input_is_an_error() {
     std::fs::write(dir.join("b/one.txt"), "startpos moves 2g2f\n").unwrap();
     std::fs::write(dir.join("a.txt"), "startpos moves 7g7f\n").unwrap();
     std::fs::write(dir.join("README"), "not a game\n").unwrap();
-    let corpus = read(&[dir.clone()]).unwrap();
+    let corpus = read(std::slice::from_ref(&dir)).unwrap();
     let moves: Vec<_> = corpus.games.iter().map(|g| g.moves.join(" ")).collect();
     assert_eq!(moves, ["7g7f", "2g2f"]);
     assert_eq!(corpus.warnings, []);
