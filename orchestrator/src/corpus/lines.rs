@@ -16,7 +16,7 @@ use std::path::Path;
 
 use engine::position::Handicap;
 
-use super::{CorpusGame, FileGames, RawGame, Warning};
+use super::types::{CorpusGame, FileGames, RawGame, Warning};
 use crate::results::Winner;
 
 /// Reads a file of USI position lines; a line that is not one is a warning naming the line.

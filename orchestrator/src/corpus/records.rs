@@ -7,7 +7,7 @@ use std::path::Path;
 use engine::record::{EndReason, GameRecord};
 use engine::types::Color;
 
-use super::{FileGames, RawGame, Warning};
+use super::types::{FileGames, RawGame, Warning};
 use crate::results::Winner;
 
 pub(super) fn read_kif(path: &Path) -> FileGames {

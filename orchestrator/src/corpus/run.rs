@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::results::read::{Malformed, Policy, Repeats, ResultsReader, TornTail};
 
-use super::{FileGames, RawGame, Warning};
+use super::types::{FileGames, RawGame, Warning};
 
 const POLICY: Policy = Policy {
     torn_tail: TornTail::Skip,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::results::Winner;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("council-corpus-{}-{name}", std::process::id()));
