@@ -141,26 +141,26 @@ pub fn run(options: &CandidatesOptions) -> Result<CandidatesReport, CandidatesEr
         path: options.out.clone(),
         cause,
     })?;
-    let names = [
-        "full.prev1",
-        "full.prev2",
-        "full.after",
-        "f.prev1",
-        "f.prev2",
-        "f.after",
-    ];
-    let pairs = [
-        engine::intuition::Variant::Full,
-        engine::intuition::Variant::F,
-    ]
-    .into_iter()
-    .flat_map(|v| {
-        let t = model.tables(v);
-        [t.prev1.len(), t.prev2.len(), t.after.len()]
-    })
-    .zip(names)
-    .map(|(n, name)| (name.to_string(), n))
-    .collect();
+    // The pair counts as the file's own header states them (its first line, JSON).
+    let header: serde_json::Value = bytes
+        .split(|&b| b == b'\n')
+        .next()
+        .and_then(|line| serde_json::from_slice(line).ok())
+        .unwrap_or_default();
+    let pairs = header["tables"]
+        .as_array()
+        .map(|tables| {
+            tables
+                .iter()
+                .map(|t| {
+                    (
+                        t["name"].as_str().unwrap_or("?").to_string(),
+                        t["pairs"].as_u64().unwrap_or(0) as usize,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(CandidatesReport {
         out: options.out.clone(),
         games: read.games.len(),
