@@ -1,8 +1,11 @@
 //! Players (in-process engine, USI process, council), the match runner and its arbiter, records
-//! and ratings: `council-match`, the USI server `council-usi`, and `council-elo`.
+//! and ratings: `council-match`, the USI server `council-usi`, `council-elo`, `council-analyze`
+//! and `council-learn`.
 
-// Shared vocabulary: what every program of the crate speaks.
+// Shared vocabulary: what every program of the crate speaks (`corpus`: recorded games to learn
+// from, read through `results` for run folders).
 pub mod config;
+pub mod corpus;
 pub mod results;
 pub mod seed;
 pub mod stats;
@@ -13,9 +16,11 @@ pub mod factory;
 pub mod player;
 
 // The programs' rooms: council-match's runner (arbiter, records, summary), council-usi's USI
-// server, council-elo's report. The runner tells a watcher of its moves through `runner::feed`.
+// server, council-elo's report, council-analyze's analyses, council-learn's learning. The
+// runner tells a watcher of its moves through `runner::feed`.
 pub mod analyze;
 pub mod elo_report;
+pub mod learn;
 pub mod runner;
 pub mod usi_server;
 

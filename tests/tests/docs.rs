@@ -18,11 +18,12 @@ use std::process::Command;
 use council_tests::{workspace_bin, workspace_root};
 
 /// The programs whose flags the pages may show.
-const PROGRAMS: [&str; 6] = [
+const PROGRAMS: [&str; 7] = [
     "council-match",
     "council-elo",
     "council-usi",
     "council-analyze",
+    "council-learn",
     "council-sim",
     "council-engine",
 ];

@@ -2,7 +2,8 @@
 //! move (`moves`), intrinsic ratings from it (`ir`, `calibrate_ir`), the random-walk model of
 //! game length fitted to a run (`game_length`), seed 004's whole-game indicators (`complexity`)
 //! and its models of famous games and resignation (`famous`, `resign`), and the council model
-//! held against a run's councils (`council`).
+//! held against a run's councils (`council`), and seed 003's candidate model held against the
+//! test side of its corpus (`candidates`).
 //!
 //! Each subcommand is a module with a `run` from its options to a typed report (or a typed error
 //! naming the file, line or flag at fault) and the report's [`Output`]: its table, and its JSON.
@@ -17,6 +18,7 @@ use serde::Serialize;
 
 pub mod analysis;
 pub mod calibrate_ir;
+pub mod candidates;
 pub mod complexity;
 pub mod council;
 pub mod csv;

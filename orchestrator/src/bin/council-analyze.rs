@@ -1,4 +1,4 @@
-//! `council-analyze moves|ir|calibrate-ir|game-length|complexity|famous|resign|council`:
+//! `council-analyze moves|ir|calibrate-ir|game-length|complexity|famous|resign|council|candidates`:
 //! recorded games held against theory. Each subcommand is `orchestrator::analyze::<name>::run`;
 //! this only parses the flags, calls it, and prints its report (exit 2 on any error).
 
@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use orchestrator::analyze::calibrate_ir::{self, CalibrateOptions};
+use orchestrator::analyze::candidates::{self, CandidatesOptions};
 use orchestrator::analyze::complexity::{self, ComplexityOptions};
 use orchestrator::analyze::council::{self, CouncilOptions, ModelSettings};
 use orchestrator::analyze::game_length::{self, GameLengthOptions};
@@ -29,6 +30,14 @@ struct Cli {
 enum Format {
     Text,
     Json,
+}
+
+/// `candidates` also writes its hit rates as CSV.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TableFormat {
+    Text,
+    Json,
+    Csv,
 }
 
 #[derive(Subcommand, Debug)]
@@ -56,6 +65,27 @@ enum Command {
     /// analysis of the run: best-move rates), the council model's predicted best-move rate of
     /// every method beside the measured one.
     Council(CouncilArgs),
+    /// Seed 003's candidate model on the test side of its corpus: for every setting a-f, the
+    /// normalised rank by decile and the top-k hit rates (k = 1..10) beside the exact chance
+    /// rate, overall and by legal moves (6-25, 26-50, 51+).
+    Candidates(CandidatesArgs),
+}
+
+#[derive(Args, Debug)]
+struct CandidatesArgs {
+    /// A model file of `council-learn candidates`.
+    model: PathBuf,
+    /// The corpus (any input `council-learn corpus` reads); only its test side is used.
+    #[arg(required = true)]
+    corpus: Vec<PathBuf>,
+    /// The split's seed [default: the one the model file records].
+    #[arg(long)]
+    split_seed: Option<u64>,
+    /// The test side's share [default: the one the model file records].
+    #[arg(long)]
+    test_share: Option<f64>,
+    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
+    format: TableFormat,
 }
 
 #[derive(Args, Debug)]
@@ -268,6 +298,22 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Famous(a) => print(&famous::run(&a.csv)?, a.format)?,
         Command::Resign(a) => print(&resign::run(&a.csv, !a.no_ebf)?, a.format)?,
         Command::Council(a) => print(&council::run(&a.options())?, a.format)?,
+        Command::Candidates(a) => {
+            let report = candidates::run(&CandidatesOptions {
+                model: a.model,
+                corpus: a.corpus,
+                split_seed: a.split_seed,
+                test_share: a.test_share,
+            })?;
+            for w in &report.warnings {
+                eprintln!("council-analyze: warning: {w}");
+            }
+            match a.format {
+                TableFormat::Text => print!("{}", report.table()),
+                TableFormat::Json => println!("{}", report.json()?),
+                TableFormat::Csv => print!("{}", report.csv()),
+            }
+        }
     }
     Ok(())
 }

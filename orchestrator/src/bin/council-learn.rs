@@ -1,0 +1,124 @@
+//! `council-learn corpus|candidates`: what is learned from recorded games. Each subcommand is
+//! `orchestrator::learn::<name>::run`; this only parses the flags, calls it, prints its report
+//! (problems with the inputs as warning lines on stderr) and exits 2 on any error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use orchestrator::learn::candidates::{self, CandidatesOptions};
+use orchestrator::learn::corpus::{self, CorpusOptions};
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Learn from recorded games: pack a corpus, learn the candidate-move model"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Pack games (CSA, KIF, run folders, results files, USI position lines; folders
+    /// recursed) into one corpus file of USI position lines with a provenance header.
+    Corpus(CorpusArgs),
+    /// Learn the candidate-move model (seed 003) from the training side of the corpus's
+    /// seeded split and write the model file.
+    Candidates(CandidatesArgs),
+}
+
+#[derive(Args, Debug)]
+struct CorpusArgs {
+    /// Files, folders and run folders.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The corpus file to write.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct CandidatesArgs {
+    /// Corpus files (or any input `corpus` reads).
+    #[arg(required = true)]
+    corpus: Vec<PathBuf>,
+    /// The model file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Share of the games kept for testing, not learned.
+    #[arg(long, default_value_t = 0.1)]
+    test_share: f64,
+    /// The seed of the train/test split.
+    #[arg(long, default_value_t = 1)]
+    split_seed: u64,
+    /// Learn only the winners' moves.
+    #[arg(long)]
+    winner_only: bool,
+}
+
+fn main() -> ExitCode {
+    orchestrator::init_logging(true);
+    match run(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("council-learn: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The command line as typed (arguments with spaces quoted), for provenance.
+fn command_line() -> String {
+    let mut words: Vec<String> = std::env::args().collect();
+    if let Some(first) = words.first_mut()
+        && let Some(name) = std::path::Path::new(first.as_str()).file_name()
+    {
+        *first = name.to_string_lossy().into_owned();
+    }
+    words
+        .iter()
+        .map(|w| {
+            if w.is_empty() || w.contains(char::is_whitespace) {
+                format!("'{w}'")
+            } else {
+                w.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn warn_all(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("council-learn: warning: {w}");
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Corpus(a) => {
+            let report = corpus::run(&CorpusOptions {
+                inputs: a.inputs,
+                out: a.out,
+                command: command_line(),
+            })?;
+            warn_all(&report.warnings);
+            print!("{}", report.table());
+        }
+        Command::Candidates(a) => {
+            let report = candidates::run(&CandidatesOptions {
+                corpus: a.corpus,
+                out: a.out,
+                test_share: a.test_share,
+                split_seed: a.split_seed,
+                winner_only: a.winner_only,
+                command: command_line(),
+            })?;
+            warn_all(&report.warnings);
+            print!("{}", report.table());
+        }
+    }
+    Ok(())
+}
