@@ -221,6 +221,14 @@ fn replayed(raw: RawGame) -> Result<CorpusGame, Warning> {
         place: raw.place.clone(),
         problem,
     };
+    if raw.moves.is_empty() {
+        // A game that ended before its first move (an engine that never started, a timeout at
+        // ply 0) teaches nothing and would count as a duplicate of every other such game.
+        let why = raw.reason.as_deref().unwrap_or("no reason given");
+        return Err(warn(format!(
+            "no moves (the game ended before its first move: {why})"
+        )));
+    }
     let game = replay(&raw.start, &raw.moves)
         .map_err(|e| warn(format!("bad start position `{}`: {e}", raw.start)))?;
     let start = game.position().to_sfen();

@@ -275,3 +275,28 @@ fn adding_games_and_reordering_moves_no_game_between_sides() {
         assert_eq!(big[moves], *side, "{moves:?}");
     }
 }
+
+#[test]
+fn games_without_a_move_are_skipped_by_name_not_kept_or_counted_as_duplicates() {
+    let dir = scratch("empty");
+    let file = dir.join("games.txt");
+    std::fs::write(
+        &file,
+        "startpos\tresult=sente reason=timeout\nstartpos moves 7g7f\nstartpos\tresult=gote reason=crash\n",
+    )
+    .unwrap();
+    let corpus = read(std::slice::from_ref(&file)).unwrap();
+    let moves: Vec<_> = corpus.games.iter().map(|g| g.moves.join(" ")).collect();
+    assert_eq!(moves, ["7g7f"]);
+    assert_eq!((corpus.skipped(), corpus.duplicates()), (2, 0));
+    let problems: Vec<_> = corpus.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0].ends_with(":1: no moves (the game ended before its first move: timeout)"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].contains(":3: no moves") && problems[1].contains("crash"),
+        "{problems:?}"
+    );
+}
