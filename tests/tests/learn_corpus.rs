@@ -107,8 +107,14 @@ fn corpus_reads_every_kind_of_input_and_names_each_broken_one() {
     let bad_line = bad.lines().position(|l| l == "+7774FU").unwrap() + 1;
     std::fs::write(inputs.join("records/bad.csa"), &bad).unwrap();
     std::fs::copy(
-        workspace_root().join("tests/fixtures/seed000_ply74.kif"),
+        workspace_root().join("tests/fixtures/seed000_ply74_moves.kif"),
         inputs.join("records/seed000.kif"),
+    )
+    .unwrap();
+    // A KIF of a position and no move: nothing to learn, skipped by name.
+    std::fs::copy(
+        workspace_root().join("tests/fixtures/seed000_ply74.kif"),
+        inputs.join("records/position-only.kif"),
     )
     .unwrap();
     // Garbage that is neither UTF-8 nor Shift_JIS text of a record.
@@ -140,7 +146,7 @@ startpos moves 5g5f 5g5f\n"
         .collect();
     let txt = inputs.join("games.txt").display().to_string();
     let named = |needle: &str| warnings.iter().filter(|w| w.contains(needle)).count();
-    assert_eq!(warnings.len(), 5, "{stderr}");
+    assert_eq!(warnings.len(), 6, "{stderr}");
     assert_eq!(named(&format!("{txt}:3: ")), 1, "bad SFEN: {stderr}");
     assert_eq!(named(&format!("{txt}:4: move 2 `5g5f`")), 1, "{stderr}");
     assert_eq!(named(&format!("{txt}:5: not UTF-8")), 1, "{stderr}");
@@ -153,12 +159,13 @@ startpos moves 5g5f 5g5f\n"
         "{stderr}"
     );
     assert_eq!(named("garbage.kif"), 1, "{stderr}");
+    assert_eq!(named("position-only.kif: no moves"), 1, "{stderr}");
 
     // 2 CSA games + 1 duplicate + 1 KIF + 1 USI line + 2 run games.
     assert_eq!(
         stdout,
         format!(
-            "wrote 6 games to {} (7 read, 5 skipped, 1 duplicates)\n",
+            "wrote 6 games to {} (7 read, 6 skipped, 1 duplicates)\n",
             out.display()
         )
     );
@@ -169,6 +176,12 @@ startpos moves 5g5f 5g5f\n"
     );
     assert!(games.contains(&"startpos moves 2g2f 8c8d\tresult=sente reason=impasse".to_string()));
     assert!(games.contains(&"startpos moves 5g5f 5c5d\tresult=draw reason=max_plies".to_string()));
+    assert!(
+        games
+            .iter()
+            .any(|g| g.starts_with("sfen ") && g.contains(" moves 2d3c+ 2b3c")),
+        "the KIF game (a position and two moves): {games:?}"
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("# command: council-learn corpus "), "{text}");
     assert!(
@@ -180,7 +193,7 @@ startpos moves 5g5f 5g5f\n"
         "{text}"
     );
     assert!(
-        text.contains("# games: 6 (7 read, 5 skipped, 1 duplicates)"),
+        text.contains("# games: 6 (7 read, 6 skipped, 1 duplicates)"),
         "{text}"
     );
 
