@@ -162,13 +162,28 @@ pub enum ReferenceLimit {
 }
 
 impl ReferenceLimit {
-    fn nodes(self) -> Option<u64> {
+    /// A node budget of at least 1, or a depth of 1 to 64.
+    ///
+    /// # Errors
+    /// [`MovesError::ZeroNodes`] or [`MovesError::Depth`].
+    pub fn check(self) -> Result<(), MovesError> {
+        match self {
+            ReferenceLimit::Nodes(0) => Err(MovesError::ZeroNodes),
+            ReferenceLimit::Depth(d) if !(1..=64).contains(&d) => Err(MovesError::Depth),
+            _ => Ok(()),
+        }
+    }
+    /// The node budget, if it is one.
+    #[must_use]
+    pub fn nodes(self) -> Option<u64> {
         match self {
             ReferenceLimit::Nodes(n) => Some(n),
             ReferenceLimit::Depth(_) => None,
         }
     }
-    fn depth(self) -> Option<u32> {
+    /// The depth, if it is one.
+    #[must_use]
+    pub fn depth(self) -> Option<u32> {
         match self {
             ReferenceLimit::Nodes(_) => None,
             ReferenceLimit::Depth(d) => Some(d),
@@ -872,11 +887,7 @@ fn check_options(opts: &MovesOptions) -> Result<(), MovesError> {
     if opts.inputs.is_empty() {
         return Err(MovesError::NoInputs);
     }
-    match opts.limit {
-        ReferenceLimit::Nodes(0) => return Err(MovesError::ZeroNodes),
-        ReferenceLimit::Depth(d) if !(1..=64).contains(&d) => return Err(MovesError::Depth),
-        _ => {}
-    }
+    opts.limit.check()?;
     if opts.screen_cp.is_some_and(|cp| cp <= 0) {
         return Err(MovesError::ScreenCp);
     }
@@ -891,6 +902,49 @@ fn check_options(opts: &MovesOptions) -> Result<(), MovesError> {
         return Err(MovesError::MultiPv);
     }
     Ok(())
+}
+
+/// The built-in reference's best move of each position (a single-line search at `limit`, each
+/// position from scratch as in the analysis, so the answer does not depend on the order or the
+/// workers), on `concurrency` workers; `None` where the engine finds no move.
+#[must_use]
+pub fn best_moves(
+    positions: &[Position],
+    limit: ReferenceLimit,
+    concurrency: usize,
+    progress: bool,
+) -> Vec<Option<Move>> {
+    let bar = progress_bar(positions.len() as u64, progress);
+    let next = AtomicUsize::new(0);
+    let mut best = vec![None; positions.len()];
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Move>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..concurrency.max(1) {
+            let (tx, next) = (tx.clone(), &next);
+            scope.spawn(move || {
+                let mut analyst = Analyst::new(limit, 1);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(pos) = positions.get(i) else { break };
+                    let (_, found, _, _) = analyst.search(pos, 1);
+                    let mv = match found {
+                        BestMove::Move(m) => Some(m),
+                        _ => None,
+                    };
+                    if tx.send((i, mv)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (i, mv) in rx {
+            best[i] = mv;
+            bar.inc(1);
+        }
+    });
+    bar.finish_and_clear();
+    best
 }
 
 fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {

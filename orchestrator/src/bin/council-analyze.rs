@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use orchestrator::analyze::calibrate_ir::{self, CalibrateOptions};
-use orchestrator::analyze::candidates::{self, CandidatesOptions};
+use orchestrator::analyze::candidates::{self, CandidatesOptions, ReferenceOptions};
 use orchestrator::analyze::complexity::{self, ComplexityOptions};
 use orchestrator::analyze::council::{self, CouncilOptions, ModelSettings};
 use orchestrator::analyze::game_length::{self, GameLengthOptions};
@@ -84,6 +84,18 @@ struct CandidatesArgs {
     /// The test side's share [default: the one the model file records].
     #[arg(long)]
     test_share: Option<f64>,
+    /// Also rank the built-in engine's best move, searched to this many nodes per position.
+    #[arg(long, value_name = "N", conflicts_with = "reference_depth")]
+    reference_nodes: Option<u64>,
+    /// Also rank the built-in engine's best move, searched to this fixed depth.
+    #[arg(long, value_name = "D")]
+    reference_depth: Option<u32>,
+    /// Positions the reference searches at once (default: the number of cores).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
     #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     format: TableFormat,
 }
@@ -304,6 +316,16 @@ fn run(command: Command) -> anyhow::Result<()> {
                 corpus: a.corpus,
                 split_seed: a.split_seed,
                 test_share: a.test_share,
+                reference: match (a.reference_nodes, a.reference_depth) {
+                    (Some(n), _) => Some(ReferenceLimit::Nodes(n)),
+                    (None, Some(d)) => Some(ReferenceLimit::Depth(d)),
+                    (None, None) => None,
+                }
+                .map(|limit| ReferenceOptions {
+                    limit,
+                    concurrency: a.concurrency.unwrap_or_else(cores),
+                    progress: !a.quiet,
+                }),
             })?;
             for w in &report.warnings {
                 eprintln!("council-analyze: warning: {w}");
