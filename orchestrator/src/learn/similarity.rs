@@ -40,7 +40,8 @@ pub const SLACK_PENALTY: f64 = 1000.0;
 /// A weight above this counts as relevant.
 pub const RELEVANT: f64 = 1e-9;
 /// The objective, as the weights file and the report state it.
-pub const OBJECTIVE: &str = "minimise sum of W_i subject to FAR pairs sum W_i (A_i - B_i)^2 >= D + 1, W in [0,1], D >= 0";
+pub const OBJECTIVE: &str =
+    "minimise sum of W_i subject to FAR pairs sum W_i (A_i - B_i)^2 >= D + 1, W in [0,1], D >= 0";
 
 /// Which plies of each game: `first`, `first + step`, ... up to `last`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -380,7 +381,9 @@ pub enum SimilarityError {
     Corpus(#[from] CorpusError),
     #[error("--grouping: only 56 and 112 are learned (raw has 1568 attributes)")]
     Grouping,
-    #[error("no FAR pairs: the positions at plies {first}-{last} ({positions}) do not span two families in two games")]
+    #[error(
+        "no FAR pairs: the positions at plies {first}-{last} ({positions}) do not span two families in two games"
+    )]
     NoPairs {
         first: usize,
         last: usize,
@@ -514,7 +517,11 @@ pub fn run(options: &SimilarityOptions) -> Result<SimilarityReport, SimilarityEr
         cause,
     })?;
     let mut order: Vec<usize> = (0..n).filter(|&i| solved.weights[i] > RELEVANT).collect();
-    order.sort_by(|&a, &b| solved.weights[b].total_cmp(&solved.weights[a]).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| {
+        solved.weights[b]
+            .total_cmp(&solved.weights[a])
+            .then(a.cmp(&b))
+    });
     let top = order
         .into_iter()
         .take(10)
@@ -577,7 +584,11 @@ mod tests {
         assert!(!solved.slack_used);
         assert!(solved.weights[1] > 0.0, "{:?}", solved.weights);
         // The cheapest vertex puts everything on the separating attribute: 25 W_1 >= 1.
-        assert!((solved.weights[1] - 1.0 / 25.0).abs() < 1e-9, "{:?}", solved.weights);
+        assert!(
+            (solved.weights[1] - 1.0 / 25.0).abs() < 1e-9,
+            "{:?}",
+            solved.weights
+        );
         assert!(solved.weights[0].abs() < 1e-9 && solved.weights[2].abs() < 1e-9);
         for (&(i, j), c) in pairs.iter().zip(&coefficients) {
             let dist = similarity::distance(
@@ -606,7 +617,11 @@ mod tests {
         let solved = solve(2, &coefficients).expect("slack form");
         assert!(solved.slack_used);
         assert_eq!(solved.short_pairs, 1);
-        assert!((solved.weights[1] - 0.25).abs() < 1e-9, "{:?}", solved.weights);
+        assert!(
+            (solved.weights[1] - 0.25).abs() < 1e-9,
+            "{:?}",
+            solved.weights
+        );
     }
 
     #[test]
