@@ -28,6 +28,7 @@ pub mod ir;
 pub mod ir_svg;
 pub mod moves;
 pub mod resign;
+pub mod similarity;
 
 /// What a subcommand prints: its readable table (whole lines, each ending in a newline) and
 /// its JSON (`--format json`, one document).

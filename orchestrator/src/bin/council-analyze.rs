@@ -1,4 +1,4 @@
-//! `council-analyze moves|ir|calibrate-ir|game-length|complexity|famous|resign|council|candidates`:
+//! `council-analyze moves|ir|calibrate-ir|game-length|complexity|famous|resign|council|candidates|similarity`:
 //! recorded games held against theory. Each subcommand is `orchestrator::analyze::<name>::run`;
 //! this only parses the flags, calls it, and prints its report (exit 2 on any error).
 
@@ -13,6 +13,7 @@ use orchestrator::analyze::council::{self, CouncilOptions, ModelSettings};
 use orchestrator::analyze::game_length::{self, GameLengthOptions};
 use orchestrator::analyze::ir::{self, IrOptions, Rules};
 use orchestrator::analyze::moves::{self, MovesOptions, ReferenceEngine, ReferenceLimit, Sample};
+use orchestrator::analyze::similarity::{self, SimilarityOptions};
 use orchestrator::analyze::{Output, famous, resign};
 use orchestrator::stats::kalman::KalmanSettings;
 
@@ -69,6 +70,20 @@ enum Command {
     /// normalised rank by decile and the top-k hit rates (k = 1..10) beside the exact chance
     /// rate, overall and by legal moves (6-25, 26-50, 51+).
     Candidates(CandidatesArgs),
+    /// Seed 002's evaluation of a `council-learn similarity` weights file: leave-one-game-out
+    /// 1-NN accuracy of the strategy family, weighted and unweighted, at the file's plies.
+    Similarity(SimilarityArgs),
+}
+
+#[derive(Args, Debug)]
+struct SimilarityArgs {
+    /// A weights file of `council-learn similarity`.
+    weights: PathBuf,
+    /// The corpus (any input `council-learn corpus` reads).
+    #[arg(required = true)]
+    corpus: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 #[derive(Args, Debug)]
@@ -310,6 +325,16 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Famous(a) => print(&famous::run(&a.csv)?, a.format)?,
         Command::Resign(a) => print(&resign::run(&a.csv, !a.no_ebf)?, a.format)?,
         Command::Council(a) => print(&council::run(&a.options())?, a.format)?,
+        Command::Similarity(a) => {
+            let report = similarity::run(&SimilarityOptions {
+                weights: a.weights,
+                corpus: a.corpus,
+            })?;
+            for w in &report.warnings {
+                eprintln!("council-analyze: warning: {w}");
+            }
+            print(&report, a.format)?;
+        }
         Command::Candidates(a) => {
             let report = candidates::run(&CandidatesOptions {
                 model: a.model,

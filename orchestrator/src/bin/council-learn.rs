@@ -1,4 +1,4 @@
-//! `council-learn corpus|candidates`: what is learned from recorded games. Each subcommand is
+//! `council-learn corpus|candidates|similarity`: what is learned from recorded games. Each subcommand is
 //! `orchestrator::learn::<name>::run`; this only parses the flags, calls it, prints its report
 //! (problems with the inputs as warning lines on stderr) and exits 2 on any error.
 
@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use orchestrator::learn::candidates::{self, CandidatesOptions};
 use orchestrator::learn::corpus::{self, CorpusOptions};
+use orchestrator::learn::similarity::{self, Plies, SimilarityOptions};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -27,6 +28,34 @@ enum Command {
     /// Learn the candidate-move model (seed 003) from the training side of the corpus's
     /// seeded split and write the model file.
     Candidates(CandidatesArgs),
+    /// Learn seed 002's similarity weights by linear programming from FAR pairs (positions of
+    /// different strategy families) and write the weights file.
+    Similarity(SimilarityArgs),
+}
+
+#[derive(Args, Debug)]
+struct SimilarityArgs {
+    /// Corpus files (or any input `corpus` reads).
+    #[arg(required = true)]
+    corpus: Vec<PathBuf>,
+    /// The plies of each game, `A-B` (or one ply `A`).
+    #[arg(long)]
+    plies: String,
+    /// Every how many plies within the range a position is taken.
+    #[arg(long, default_value_t = 5)]
+    step: usize,
+    /// 56 or 112.
+    #[arg(long, default_value = "56")]
+    grouping: engine::similarity::Grouping,
+    /// The weights file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// FAR pairs drawn for the linear program.
+    #[arg(long, default_value_t = 500)]
+    far_pairs: usize,
+    /// The seed of the FAR-pair draw.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 #[derive(Args, Debug)]
@@ -114,6 +143,20 @@ fn run(command: Command) -> anyhow::Result<()> {
                 test_share: a.test_share,
                 split_seed: a.split_seed,
                 winner_only: a.winner_only,
+                command: command_line(),
+            })?;
+            warn_all(&report.warnings);
+            print!("{}", report.table());
+        }
+        Command::Similarity(a) => {
+            let plies = Plies::parse(&a.plies, a.step).map_err(anyhow::Error::msg)?;
+            let report = similarity::run(&SimilarityOptions {
+                corpus: a.corpus,
+                plies,
+                grouping: a.grouping,
+                out: a.out,
+                far_pairs: a.far_pairs,
+                seed: a.seed,
                 command: command_line(),
             })?;
             warn_all(&report.warnings);

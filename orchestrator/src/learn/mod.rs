@@ -1,7 +1,8 @@
 //! `council-learn`: what is learned from a corpus of recorded games. `corpus` packs any mix of
 //! inputs into the project's corpus file (USI position lines with a provenance header);
 //! `candidates` learns seed 003's candidate-move model from the training side of the corpus's
-//! seeded split and writes the model file.
+//! seeded split and writes the model file; `similarity` learns seed 002's distance weights by
+//! linear programming from FAR pairs of positions of different strategy families.
 //!
 //! A program room like `analyze/`: each subcommand is a module with a `run` from its options
 //! to a typed report (or a typed error naming the file at fault); the binary parses flags,
@@ -11,6 +12,7 @@
 
 pub mod candidates;
 pub mod corpus;
+pub mod similarity;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
