@@ -68,3 +68,32 @@ pub fn referee_games(out: &std::path::Path, max_plies: Option<u32>) {
     );
     assert!(stdout.lines().count() > 0, "the referee saw no game");
 }
+
+/// Runs one of the workspace's binaries with `args` and waits for it.
+///
+/// # Panics
+/// When the binary cannot be started.
+#[must_use]
+pub fn run_bin(bin: &str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(workspace_bin(bin));
+    for a in args {
+        cmd.arg(a.as_ref());
+    }
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"))
+}
+
+/// The standard output of a run that must have succeeded.
+///
+/// # Panics
+/// When the run failed, showing its status, output and errors.
+pub fn succeeded(o: &std::process::Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}

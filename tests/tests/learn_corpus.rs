@@ -5,9 +5,8 @@
 //! corpus and evaluated on the test side of its split.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use council_tests::{workspace_bin, workspace_root};
+use council_tests::{run_bin as run, succeeded as ok, workspace_root};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
@@ -15,25 +14,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch folder");
     dir
-}
-
-fn run(bin: &str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(workspace_bin(bin));
-    for a in args {
-        cmd.arg(a.as_ref());
-    }
-    cmd.output().expect("run the binary")
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 const BOARD: &str = "P1-KY-KE-GI-KI-OU-KI-GI-KE-KY\nP2 * -HI *  *  *  *  * -KA * \n\
