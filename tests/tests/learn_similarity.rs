@@ -86,12 +86,14 @@ fn weights_are_deterministic_bounded_and_agree_with_the_analysis() {
     let json = |w: &PathBuf| {
         let text = ok(&run(
             "council-analyze",
-            &[&"similarity", w, &corpus, &"--format", &"json"],
+            &[&"similarity", w, &"--corpus", &corpus, &"--format", &"json"],
         ));
         serde_json::from_str::<Value>(&text).unwrap()
     };
-    let mut analysis = json(&a);
-    let mut again = json(&a);
+    let report = json(&a);
+    assert_eq!(report["games"], 30);
+    let mut analysis = report["stages"][0].clone();
+    let mut again = json(&b)["stages"][0].clone();
     analysis["weights"] = Value::Null;
     again["weights"] = Value::Null;
     assert_eq!(analysis, again);
@@ -108,9 +110,61 @@ fn weights_are_deterministic_bounded_and_agree_with_the_analysis() {
         let x = analysis[key].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&x), "{key} {x}");
     }
-    let text = ok(&run("council-analyze", &[&"similarity", &a, &corpus]));
+    // The seed's own figures for plies 20-40, grouping 56, stand beside the row.
+    assert_eq!(analysis["seed"]["weighted"], 0.689);
+    assert_eq!(analysis["seed"]["positions"], 61);
+    let text = ok(&run(
+        "council-analyze",
+        &[&"similarity", &a, &"--corpus", &corpus],
+    ));
     assert!(text.contains("20-40 step 5"), "{text}");
     assert!(text.contains(&format!("{relevant}/56")), "{text}");
+    assert!(text.contains("61 0.689 / 0.705  13"), "{text}");
+}
+
+#[test]
+fn several_weights_files_give_one_row_each_over_one_corpus() {
+    let dir = scratch("rows");
+    let corpus = workspace_root().join("tests/fixtures/corpus/gps-slice.txt");
+    let early = dir.join("early.json");
+    learn(&early);
+    let late = dir.join("late.json");
+    ok(&run(
+        "council-learn",
+        &[
+            &"similarity",
+            &corpus,
+            &"--plies",
+            &"33",
+            &"--grouping",
+            &"112",
+            &"--out",
+            &late,
+        ],
+    ));
+    let text = ok(&run(
+        "council-analyze",
+        &[
+            &"similarity",
+            &early,
+            &late,
+            &"--corpus",
+            &corpus,
+            &"--format",
+            &"json",
+        ],
+    ));
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let stages = report["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 2);
+    assert_eq!(stages[0]["plies"]["first"], 20);
+    assert_eq!(stages[1]["grouping"], "112");
+    assert_eq!(stages[1]["attributes"], 112);
+    // Ply 33 is none of the seed's stages: nothing stands beside it.
+    assert_eq!(stages[1]["seed"], Value::Null);
+    // One position a game at a single ply, from the games long enough.
+    let positions = stages[1]["positions"].as_u64().unwrap();
+    assert!(positions > 0 && positions <= 30, "{positions}");
 }
 
 #[test]
@@ -123,7 +177,10 @@ fn a_broken_weights_file_is_refused_by_name() {
     file["weights"][4] = Value::from(1.5);
     let bad = dir.join("bad.json");
     std::fs::write(&bad, file.to_string()).unwrap();
-    let o = run("council-analyze", &[&"similarity", &bad, &corpus]);
+    let o = run(
+        "council-analyze",
+        &[&"similarity", &bad, &"--corpus", &corpus],
+    );
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

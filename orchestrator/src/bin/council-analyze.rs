@@ -70,17 +70,19 @@ enum Command {
     /// normalised rank by decile and the top-k hit rates (k = 1..10) beside the exact chance
     /// rate, overall and by legal moves (6-25, 26-50, 51+).
     Candidates(CandidatesArgs),
-    /// Seed 002's evaluation of a `council-learn similarity` weights file: leave-one-game-out
-    /// 1-NN accuracy of the strategy family, weighted and unweighted, at the file's plies.
+    /// Seed 002's evaluation of `council-learn similarity` weights files: leave-one-game-out
+    /// 1-NN accuracy of the strategy family, weighted and unweighted, at each file's plies, with
+    /// the seed's figures beside its stages.
     Similarity(SimilarityArgs),
 }
 
 #[derive(Args, Debug)]
 struct SimilarityArgs {
-    /// A weights file of `council-learn similarity`.
-    weights: PathBuf,
-    /// The corpus (any input `council-learn corpus` reads).
+    /// Weights files of `council-learn similarity`, one row each.
     #[arg(required = true)]
+    weights: Vec<PathBuf>,
+    /// The corpus (any input `council-learn corpus` reads).
+    #[arg(long, required = true, num_args = 1..)]
     corpus: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
