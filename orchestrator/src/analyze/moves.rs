@@ -123,6 +123,8 @@ pub enum ReferenceError {
     Engine(#[from] PlayerError),
     #[error("the reference did not score the played move {played} when told to search only it")]
     PlayedNotScored { played: String },
+    #[error("the reference gave no score for {sfen}")]
+    NoScore { sfen: String },
 }
 
 /// Which engine analyses.
@@ -606,6 +608,22 @@ impl UsiAnalyst {
     }
 }
 
+impl UsiAnalyst {
+    /// The score of a single-line search of `pos` at the limit (mover's view).
+    fn score(&mut self, pos: &Position) -> Result<Score, ReferenceError> {
+        let (nodes, depth, timeout) = (self.limit.nodes(), self.limit.depth(), self.timeout);
+        let lines =
+            self.runtime
+                .block_on(self.player.analyse(pos, nodes, depth, 1, &[], timeout))?;
+        lines
+            .first()
+            .map(|l| l.score)
+            .ok_or_else(|| ReferenceError::NoScore {
+                sfen: pos.to_sfen(),
+            })
+    }
+}
+
 impl Drop for UsiAnalyst {
     fn drop(&mut self) {
         self.runtime.block_on(self.player.shutdown());
@@ -621,14 +639,27 @@ enum Worker {
 impl Worker {
     /// The reference `opts` names, ready to analyse.
     fn start(opts: &MovesOptions) -> Result<Worker, ReferenceError> {
-        Ok(match &opts.reference {
-            ReferenceEngine::Builtin => {
-                Worker::Builtin(Box::new(Analyst::new(opts.limit, opts.multipv)))
-            }
-            ReferenceEngine::Usi(p) => {
-                Worker::Usi(Box::new(UsiAnalyst::new(p, opts.limit, opts.multipv)?))
-            }
+        Worker::new(&opts.reference, opts.limit, opts.multipv)
+    }
+
+    /// `reference` at `limit` with `multipv` lines, ready to analyse.
+    fn new(
+        reference: &ReferenceEngine,
+        limit: ReferenceLimit,
+        multipv: usize,
+    ) -> Result<Worker, ReferenceError> {
+        Ok(match reference {
+            ReferenceEngine::Builtin => Worker::Builtin(Box::new(Analyst::new(limit, multipv))),
+            ReferenceEngine::Usi(p) => Worker::Usi(Box::new(UsiAnalyst::new(p, limit, multipv)?)),
         })
+    }
+
+    /// The score of a single-line search of `pos` (mover's view).
+    fn score(&mut self, pos: &Position) -> Result<Score, ReferenceError> {
+        match self {
+            Worker::Builtin(a) => Ok(a.search(pos, 1).2),
+            Worker::Usi(a) => a.score(pos),
+        }
     }
 
     fn candidates(
@@ -945,6 +976,77 @@ pub fn best_moves(
     });
     bar.finish_and_clear();
     best
+}
+
+/// The reference's score of each position in centipawns from **sente's view** (a single-line
+/// search at `limit`; the built-in engine searches each position from scratch, so the answer
+/// does not depend on the order or the workers), on `concurrency` workers, with a progress bar
+/// when `progress`. Mates are on the `Score::to_cp_scale` scale.
+///
+/// # Errors
+/// [`ReferenceError`] when the reference cannot start or fails on a position (the first
+/// failure stops the workers).
+pub fn root_scores(
+    positions: &[Position],
+    reference: &ReferenceEngine,
+    limit: ReferenceLimit,
+    concurrency: usize,
+    progress: bool,
+) -> Result<Vec<i32>, ReferenceError> {
+    let bar = progress_bar(positions.len() as u64, progress);
+    let next = AtomicUsize::new(0);
+    let mut scores = vec![0; positions.len()];
+    let mut failure = None;
+    let (tx, rx) = std::sync::mpsc::channel::<Result<(usize, i32), ReferenceError>>();
+    std::thread::scope(|scope| {
+        for _ in 0..concurrency.max(1) {
+            let (tx, next) = (tx.clone(), &next);
+            scope.spawn(move || {
+                let mut worker = match Worker::new(reference, limit, 1) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(pos) = positions.get(i) else { break };
+                    let scored = worker.score(pos).map(|s| {
+                        let mover = s.to_cp_scale();
+                        let sente = if pos.side_to_move() == Color::Sente {
+                            mover
+                        } else {
+                            -mover
+                        };
+                        (i, sente)
+                    });
+                    if tx.send(scored).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for scored in rx {
+            match scored {
+                Ok((i, cp)) => {
+                    scores[i] = cp;
+                    bar.inc(1);
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                    break;
+                }
+            }
+        }
+    });
+    bar.finish_and_clear();
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(scores),
+    }
 }
 
 fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
