@@ -380,7 +380,7 @@ pub fn run(
     if options.count == 0 {
         return Err(OpeningsError::Count);
     }
-    if !(options.radius >= 0.0) {
+    if options.radius.is_nan() || options.radius < 0.0 {
         return Err(OpeningsError::Radius(options.radius));
     }
     let mut warnings = Vec::new();
