@@ -7,9 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use council_tests::{run_bin as run, succeeded as ok, workspace_root};
+use council_tests::{reference_search, run_bin as run, succeeded as ok, workspace_root};
 use engine::position::Position;
-use engine::search::{Engine, EngineSettings, Limits, StopFlag};
 use engine::similarity::{self, Grouping};
 use engine::strategy;
 use engine::types::Color;
@@ -101,25 +100,9 @@ fn sidecar(path: &Path) -> Value {
 }
 
 /// The built-in engine's score of `pos` from sente's view, searched from scratch as the
-/// reference searches (one thread, 16 MB hash, cleared tables, a node budget).
+/// reference searches.
 fn search_from_sente(pos: &Position) -> i32 {
-    let mut engine = Engine::new(EngineSettings {
-        hash_mb: 16,
-        multipv: 1,
-        ..EngineSettings::default()
-    });
-    engine.new_game();
-    let limits = Limits {
-        nodes: Some(NODES),
-        ..Limits::default()
-    };
-    let r = engine.search(
-        pos,
-        &limits,
-        &StopFlag::new(),
-        &mut |_: &engine::search::SearchInfo| {},
-    );
-    let mover = r.score.to_cp_scale();
+    let mover = reference_search(pos, NODES).score.to_cp_scale();
     if pos.side_to_move() == Color::Sente {
         mover
     } else {
@@ -262,6 +245,7 @@ fn a_seeded_build_replays_byte_identically_apart_from_the_date() {
 fn bad_inputs_are_refused_by_name() {
     let dir = scratch("bad");
     let out = dir.join("x.txt");
+    let slice_path = slice();
     let refused = |args: &[&dyn AsRef<std::ffi::OsStr>], wanted: &str| {
         let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = args.to_vec();
         all.extend([&"--out" as &dyn AsRef<std::ffi::OsStr>, &out]);
@@ -276,57 +260,39 @@ fn bad_inputs_are_refused_by_name() {
         &[&missing, &"--ply", &"32", &"--band", &"150"],
         &format!("{}: no such file or folder", missing.display()),
     );
-    refused(
-        &[&slice(), &"--ply", &"32", &"--band", &"0"],
+    // The slice at ply 32, band 150, with `extra`.
+    let slice_with = |extra: &[&dyn AsRef<std::ffi::OsStr>], wanted: &str| {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&slice_path, &"--ply", &"32"];
+        if !extra
+            .iter()
+            .any(|a| a.as_ref().to_string_lossy().starts_with("--band"))
+        {
+            args.extend([&"--band" as &dyn AsRef<std::ffi::OsStr>, &"150"]);
+        }
+        args.extend_from_slice(extra);
+        refused(&args, wanted);
+    };
+    slice_with(
+        &[&"--band", &"0"],
         "--band 0: give the half-width in centipawns, above 0",
     );
-    refused(
-        &[&slice(), &"--ply", &"32", &"--band=-50"],
+    slice_with(
+        &[&"--band=-50"],
         "--band -50: give the half-width in centipawns, above 0",
     );
     refused(
-        &[&slice(), &"--ply", &"5000", &"--band", &"150"],
+        &[&slice_path, &"--ply", &"5000", &"--band", &"150"],
         "--ply 5000: no game of",
     );
     let config = workspace_root().join("configs/3vs1.toml");
-    let spec = format!("{}:nobody", config.display());
-    refused(
-        &[
-            &slice(),
-            &"--ply",
-            &"32",
-            &"--band",
-            &"150",
-            &"--reference",
-            &spec,
-        ],
-        "has no player `nobody`",
-    );
+    let nobody = format!("{}:nobody", config.display());
+    slice_with(&[&"--reference", &nobody], "has no player `nobody`");
     let internal = format!("{}:single", config.display());
-    refused(
-        &[
-            &slice(),
-            &"--ply",
-            &"32",
-            &"--band",
-            &"150",
-            &"--reference",
-            &internal,
-        ],
-        "`single` is not a USI engine",
-    );
+    slice_with(&[&"--reference", &internal], "`single` is not a USI engine");
     let broken = dir.join("broken.json");
     std::fs::write(&broken, "{}").unwrap();
-    refused(
-        &[
-            &slice(),
-            &"--ply",
-            &"32",
-            &"--band",
-            &"150",
-            &"--weights",
-            &broken,
-        ],
+    slice_with(
+        &[&"--weights", &broken],
         &format!(
             "--weights: {}: not a similarity weights file",
             broken.display()

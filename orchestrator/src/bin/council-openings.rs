@@ -66,27 +66,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The command line as typed (arguments with spaces quoted), for the header.
-fn command_line() -> String {
-    let mut words: Vec<String> = std::env::args().collect();
-    if let Some(first) = words.first_mut()
-        && let Some(name) = std::path::Path::new(first.as_str()).file_name()
-    {
-        *first = name.to_string_lossy().into_owned();
-    }
-    words
-        .iter()
-        .map(|w| {
-            if w.is_empty() || w.contains(char::is_whitespace) {
-                format!("'{w}'")
-            } else {
-                w.clone()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn run(cli: Cli) -> anyhow::Result<()> {
     let limit = match cli.depth {
         Some(d) => ReferenceLimit::Depth(d),
@@ -128,7 +107,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         radius: cli.radius,
         seed: cli.seed,
         out: cli.out,
-        command: command_line(),
+        command: orchestrator::learn::command_line(),
     };
     let report = openings::run(&options, |positions| {
         root_scores(positions, &engine, limit, concurrency, true).map_err(Into::into)

@@ -19,6 +19,29 @@ pub mod similarity;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// The command line as typed, for provenance headers: the program's file name, then the
+/// arguments (those with spaces, or empty, in single quotes).
+#[must_use]
+pub fn command_line() -> String {
+    let mut words: Vec<String> = std::env::args().collect();
+    if let Some(first) = words.first_mut()
+        && let Some(name) = std::path::Path::new(first.as_str()).file_name()
+    {
+        *first = name.to_string_lossy().into_owned();
+    }
+    words
+        .iter()
+        .map(|w| {
+            if w.is_empty() || w.contains(char::is_whitespace) {
+                format!("'{w}'")
+            } else {
+                w.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`, for provenance headers.
 #[must_use]
 pub fn utc_now() -> String {
