@@ -97,3 +97,25 @@ pub fn succeeded(o: &std::process::Output) -> String {
     );
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// The built-in engine's search of `pos` as the analysis reference makes it (`council-analyze
+/// moves`, `council-openings`): one thread, a 16 MB hash, cleared tables, single line, `nodes`
+/// nodes. Tests re-search with it what a binary reported.
+#[must_use]
+pub fn reference_search(
+    pos: &engine::position::Position,
+    nodes: u64,
+) -> engine::search::SearchResult {
+    use engine::search::{Engine, EngineSettings, Limits, Silent, StopFlag};
+    let mut engine = Engine::new(EngineSettings {
+        hash_mb: 16,
+        multipv: 1,
+        ..EngineSettings::default()
+    });
+    engine.new_game();
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    engine.search(pos, &limits, &StopFlag::new(), &mut Silent)
+}

@@ -18,12 +18,13 @@ use std::process::Command;
 use council_tests::{workspace_bin, workspace_root};
 
 /// The programs whose flags the pages may show.
-const PROGRAMS: [&str; 7] = [
+const PROGRAMS: [&str; 8] = [
     "council-match",
     "council-elo",
     "council-usi",
     "council-analyze",
     "council-learn",
+    "council-openings",
     "council-sim",
     "council-engine",
 ];

@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use council_tests::{workspace_bin, workspace_root};
+use council_tests::{reference_search, workspace_bin, workspace_root};
 use engine::intuition::{Model, Ranking, Setting};
 use engine::position::Position;
-use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
+use engine::search::BestMove;
 use serde_json::Value;
 
 fn model() -> PathBuf {
@@ -162,20 +162,7 @@ fn one_position_matches_the_engine_and_the_model_directly() {
     assert_eq!(report["reference"]["positions"], 1);
 
     // The engine's move, searched as the analysis does (one thread, fresh tables, 500 nodes).
-    let mut engine = Engine::new(EngineSettings {
-        hash_mb: 16,
-        multipv: 1,
-        ..EngineSettings::default()
-    });
-    engine.new_game();
-    let limits = Limits {
-        nodes: Some(500),
-        ..Limits::default()
-    };
-    let BestMove::Move(best) = engine
-        .search(&pos, &limits, &StopFlag::new(), &mut Silent)
-        .best
-    else {
+    let BestMove::Move(best) = reference_search(&pos, 500).best else {
         panic!("no move");
     };
     let bytes = std::fs::read(model()).expect("model");

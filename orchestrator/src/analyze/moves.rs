@@ -123,6 +123,8 @@ pub enum ReferenceError {
     Engine(#[from] PlayerError),
     #[error("the reference did not score the played move {played} when told to search only it")]
     PlayedNotScored { played: String },
+    #[error("the reference gave no score for {sfen}")]
+    NoScore { sfen: String },
 }
 
 /// Which engine analyses.
@@ -606,6 +608,22 @@ impl UsiAnalyst {
     }
 }
 
+impl UsiAnalyst {
+    /// The score of a single-line search of `pos` at the limit (mover's view).
+    fn score(&mut self, pos: &Position) -> Result<Score, ReferenceError> {
+        let (nodes, depth, timeout) = (self.limit.nodes(), self.limit.depth(), self.timeout);
+        let lines =
+            self.runtime
+                .block_on(self.player.analyse(pos, nodes, depth, 1, &[], timeout))?;
+        lines
+            .first()
+            .map(|l| l.score)
+            .ok_or_else(|| ReferenceError::NoScore {
+                sfen: pos.to_sfen(),
+            })
+    }
+}
+
 impl Drop for UsiAnalyst {
     fn drop(&mut self) {
         self.runtime.block_on(self.player.shutdown());
@@ -621,14 +639,27 @@ enum Worker {
 impl Worker {
     /// The reference `opts` names, ready to analyse.
     fn start(opts: &MovesOptions) -> Result<Worker, ReferenceError> {
-        Ok(match &opts.reference {
-            ReferenceEngine::Builtin => {
-                Worker::Builtin(Box::new(Analyst::new(opts.limit, opts.multipv)))
-            }
-            ReferenceEngine::Usi(p) => {
-                Worker::Usi(Box::new(UsiAnalyst::new(p, opts.limit, opts.multipv)?))
-            }
+        Worker::new(&opts.reference, opts.limit, opts.multipv)
+    }
+
+    /// `reference` at `limit` with `multipv` lines, ready to analyse.
+    fn new(
+        reference: &ReferenceEngine,
+        limit: ReferenceLimit,
+        multipv: usize,
+    ) -> Result<Worker, ReferenceError> {
+        Ok(match reference {
+            ReferenceEngine::Builtin => Worker::Builtin(Box::new(Analyst::new(limit, multipv))),
+            ReferenceEngine::Usi(p) => Worker::Usi(Box::new(UsiAnalyst::new(p, limit, multipv)?)),
         })
+    }
+
+    /// The score of a single-line search of `pos` (mover's view).
+    fn score(&mut self, pos: &Position) -> Result<Score, ReferenceError> {
+        match self {
+            Worker::Builtin(a) => Ok(a.search(pos, 1).2),
+            Worker::Usi(a) => a.score(pos),
+        }
     }
 
     fn candidates(
@@ -779,56 +810,78 @@ fn analyse_all(
     writer: &mut AnalysisWriter,
 ) -> Result<usize, MovesError> {
     let bar = progress_bar(todo.len() as u64, opts.progress);
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<AnalysedPosition, MovesError>>(64);
     let mut analysed_now = 0;
+    let done = on_workers(
+        todo.len(),
+        opts.concurrency,
+        || Worker::start(opts).map_err(MovesError::from),
+        |worker, i| {
+            let (gi, ply) = todo[i];
+            analyse_position(worker, &games[gi], ply, opts, reference)
+        },
+        |_, p| {
+            writer.append(&p).map_err(|source| MovesError::Write {
+                path: opts.out.clone(),
+                source,
+            })?;
+            analysed_now += 1;
+            bar.inc(1);
+            Ok(())
+        },
+    );
+    bar.finish_and_clear();
+    done.map(|()| analysed_now)
+}
+
+/// Items `0..len` on `concurrency` threads, each with its own worker made by `start` (on the
+/// thread: a worker need not be `Send`); each item's result goes to `sink` on the calling
+/// thread as it finishes (completion order). The first error, from a start, an item or the
+/// sink, stops the workers (no further items are taken) and is returned.
+fn on_workers<W, T: Send, E: Send>(
+    len: usize,
+    concurrency: usize,
+    start: impl Fn() -> Result<W, E> + Sync,
+    work: impl Fn(&mut W, usize) -> Result<T, E> + Sync,
+    mut sink: impl FnMut(usize, T) -> Result<(), E>,
+) -> Result<(), E> {
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<(usize, T), E>>(64);
     let mut failure = None;
     std::thread::scope(|scope| {
-        for _ in 0..opts.concurrency.max(1) {
-            let (tx, next) = (tx.clone(), &next);
+        for _ in 0..concurrency.max(1) {
+            let (tx, next, start, work) = (tx.clone(), &next, &start, &work);
             scope.spawn(move || {
-                let mut worker = match Worker::start(opts) {
+                let mut worker = match start() {
                     Ok(w) => w,
                     Err(e) => {
-                        let _ = tx.send(Err(e.into()));
+                        let _ = tx.send(Err(e));
                         return;
                     }
                 };
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(gi, ply)) = todo.get(i) else { break };
-                    let line = analyse_position(&mut worker, &games[gi], ply, opts, reference);
-                    if tx.send(line).is_err() {
+                    if i >= len {
+                        break;
+                    }
+                    if tx.send(work(&mut worker, i).map(|t| (i, t))).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(tx);
-        for line in rx {
-            match line.and_then(|p| {
-                writer.append(&p).map_err(|source| MovesError::Write {
-                    path: opts.out.clone(),
-                    source,
-                })
-            }) {
-                Ok(()) => {
-                    analysed_now += 1;
-                    bar.inc(1);
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    // Stop the workers: no more items.
-                    next.store(usize::MAX / 2, Ordering::Relaxed);
-                    break;
-                }
+        for done in rx {
+            if let Err(e) = done.and_then(|(i, t)| sink(i, t)) {
+                failure = Some(e);
+                // Stop the workers: no more items.
+                next.store(usize::MAX / 2, Ordering::Relaxed);
+                break;
             }
         }
     });
-    bar.finish_and_clear();
     match failure {
         Some(e) => Err(e),
-        None => Ok(analysed_now),
+        None => Ok(()),
     }
 }
 
@@ -915,36 +968,69 @@ pub fn best_moves(
     progress: bool,
 ) -> Vec<Option<Move>> {
     let bar = progress_bar(positions.len() as u64, progress);
-    let next = AtomicUsize::new(0);
     let mut best = vec![None; positions.len()];
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Move>)>();
-    std::thread::scope(|scope| {
-        for _ in 0..concurrency.max(1) {
-            let (tx, next) = (tx.clone(), &next);
-            scope.spawn(move || {
-                let mut analyst = Analyst::new(limit, 1);
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(pos) = positions.get(i) else { break };
-                    let (_, found, _, _) = analyst.search(pos, 1);
-                    let mv = match found {
-                        BestMove::Move(m) => Some(m),
-                        _ => None,
-                    };
-                    if tx.send((i, mv)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for (i, mv) in rx {
+    let done = on_workers(
+        positions.len(),
+        concurrency,
+        || Ok::<_, std::convert::Infallible>(Analyst::new(limit, 1)),
+        |analyst, i| {
+            let (_, found, _, _) = analyst.search(&positions[i], 1);
+            Ok(match found {
+                BestMove::Move(m) => Some(m),
+                _ => None,
+            })
+        },
+        |i, mv| {
             best[i] = mv;
             bar.inc(1);
-        }
-    });
+            Ok(())
+        },
+    );
     bar.finish_and_clear();
-    best
+    match done {
+        Ok(()) => best,
+        Err(never) => match never {},
+    }
+}
+
+/// The reference's score of each position in centipawns from **sente's view** (a single-line
+/// search at `limit`; the built-in engine searches each position from scratch, so the answer
+/// does not depend on the order or the workers), on `concurrency` workers, with a progress bar
+/// when `progress`. Mates are on the `Score::to_cp_scale` scale.
+///
+/// # Errors
+/// [`ReferenceError`] when the reference cannot start or fails on a position (the first
+/// failure stops the workers).
+pub fn root_scores(
+    positions: &[Position],
+    reference: &ReferenceEngine,
+    limit: ReferenceLimit,
+    concurrency: usize,
+    progress: bool,
+) -> Result<Vec<i32>, ReferenceError> {
+    let bar = progress_bar(positions.len() as u64, progress);
+    let mut scores = vec![0; positions.len()];
+    let done = on_workers(
+        positions.len(),
+        concurrency,
+        || Worker::new(reference, limit, 1),
+        |worker, i| {
+            let pos = &positions[i];
+            let mover = worker.score(pos)?.to_cp_scale();
+            Ok(if pos.side_to_move() == Color::Sente {
+                mover
+            } else {
+                -mover
+            })
+        },
+        |i, cp| {
+            scores[i] = cp;
+            bar.inc(1);
+            Ok(())
+        },
+    );
+    bar.finish_and_clear();
+    done.map(|()| scores)
 }
 
 fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {

@@ -98,27 +98,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The command line as typed (arguments with spaces quoted), for provenance.
-fn command_line() -> String {
-    let mut words: Vec<String> = std::env::args().collect();
-    if let Some(first) = words.first_mut()
-        && let Some(name) = std::path::Path::new(first.as_str()).file_name()
-    {
-        *first = name.to_string_lossy().into_owned();
-    }
-    words
-        .iter()
-        .map(|w| {
-            if w.is_empty() || w.contains(char::is_whitespace) {
-                format!("'{w}'")
-            } else {
-                w.clone()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn warn_all(warnings: &[String]) {
     for w in warnings {
         eprintln!("council-learn: warning: {w}");
@@ -131,7 +110,7 @@ fn run(command: Command) -> anyhow::Result<()> {
             let report = corpus::run(&CorpusOptions {
                 inputs: a.inputs,
                 out: a.out,
-                command: command_line(),
+                command: orchestrator::learn::command_line(),
             })?;
             warn_all(&report.warnings);
             print!("{}", report.table());
@@ -143,7 +122,7 @@ fn run(command: Command) -> anyhow::Result<()> {
                 test_share: a.test_share,
                 split_seed: a.split_seed,
                 winner_only: a.winner_only,
-                command: command_line(),
+                command: orchestrator::learn::command_line(),
             })?;
             warn_all(&report.warnings);
             print!("{}", report.table());
@@ -157,7 +136,7 @@ fn run(command: Command) -> anyhow::Result<()> {
                 out: a.out,
                 far_pairs: a.far_pairs,
                 seed: a.seed,
-                command: command_line(),
+                command: orchestrator::learn::command_line(),
             })?;
             warn_all(&report.warnings);
             print!("{}", report.table());
