@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod append;
+pub mod family;
 pub mod read;
 pub mod votes;
 
