@@ -14,8 +14,8 @@
 //! a handicap start (the `handicap` key, or fewer than the 40 pieces on board and in hand) is
 //! not one the labeller can read. Such games are counted in the `unlabelled` row, never dropped.
 
-use engine::position::replay;
 use engine::position::Position;
+use engine::position::replay;
 use engine::strategy::{Family, OPENING_PLIES, label};
 use engine::types::{Color, PieceKind, Square};
 
@@ -107,7 +107,10 @@ mod tests {
     #[test]
     fn both_static_rooks_are_static_vs_static() {
         // 相掛かり: both rooks advance their pawns and stay home.
-        let g = game(EVEN, "2g2f 8c8d 2f2e 8d8e 7g7f 4a3b 8h7g 3c3d 7i8h 2b7g+ 8h7g");
+        let g = game(
+            EVEN,
+            "2g2f 8c8d 2f2e 8d8e 7g7f 4a3b 8h7g 3c3d 7i8h 2b7g+ 8h7g",
+        );
         assert_eq!(family(&g), Some(Family::StaticVsStatic));
         assert_eq!(family_key(&g), "static-vs-static");
     }
