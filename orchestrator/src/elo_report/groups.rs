@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::formats::{PlayerRow, RatingReport};
+use super::formats::{PlayerRow, RatingReport, write_rating_table};
 pub use super::group_by::GroupBy;
 use super::input::MergedResults;
 use crate::stats::rating_fit::{Anchor, ParamEstimate};
@@ -136,24 +136,7 @@ pub fn groups_text(by: GroupBy, groups: &[GroupRatings]) -> String {
             continue;
         }
         out.push('\n');
-        let _ = writeln!(
-            out,
-            "{:>4} {:<width$} : {:>7} {:>6} {:>8} {:>7} {:>6}",
-            "#", "PLAYER", "RATING", "ERROR", "POINTS", "PLAYED", "(%)"
-        );
-        for p in &g.players {
-            let _ = writeln!(
-                out,
-                "{:>4} {:<width$} : {:>7.1} {:>6.1} {:>8.1} {:>7} {:>5.1}%",
-                p.rank,
-                p.rating.name,
-                p.rating.elo,
-                p.rating.error,
-                p.rating.points,
-                p.rating.games,
-                100.0 * p.rating.score
-            );
-        }
+        write_rating_table(&mut out, &g.players, width);
         for note in &g.notes {
             let _ = writeln!(out, "     - {note}");
         }
