@@ -422,6 +422,24 @@ async fn the_page_shows_the_run_as_it_plays_and_replays_its_games() {
         )
         .await;
     assert_eq!(hostile_rows, json!(1), "the hostile name appears as text");
+    // The by-family table holds summary.json's by_family: each family's row and games.
+    let shown = browser
+        .script(
+            "return [...document.querySelectorAll('#families tbody tr')].map(tr => [tr.dataset.family, tr.cells[1].textContent]);",
+            vec![],
+        )
+        .await;
+    let mut shown: Vec<Value> = serde_json::from_value(shown).expect("rows");
+    let mut wanted: Vec<Value> = summary["by_family"]
+        .as_object()
+        .expect("by_family")
+        .iter()
+        .map(|(key, row)| json!([key, row["games"].to_string()]))
+        .collect();
+    shown.sort_by_key(Value::to_string);
+    wanted.sort_by_key(Value::to_string);
+    assert!(!wanted.is_empty());
+    assert_eq!(shown, wanted, "the families table");
     let images = browser
         .script("return document.querySelectorAll('img').length;", vec![])
         .await;

@@ -1,5 +1,6 @@
-//! `council-elo RESULTS.jsonl... [--anchor NAME=ELO] [--format text|csv|json] [--svg FILE]`:
-//! rating tables from one or more results files (see docs/reference/files.md and docs/guide/ratings.md).
+//! `council-elo RESULTS.jsonl... [--anchor NAME=ELO] [--format text|csv|json] [--svg FILE]
+//! [--by family]`: rating tables from one or more results files, and with `--by family` the
+//! ratings within each opening family (see docs/reference/files.md and docs/guide/ratings.md).
 
 use std::path::PathBuf;
 
@@ -7,10 +8,19 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use orchestrator::elo_report::groups::{GroupBy, GroupedReport, groups_text, rate_groups};
 use orchestrator::elo_report::input::{MergedResults, read_results_with_progress};
 use orchestrator::elo_report::svg::write_ratings_svg;
 use orchestrator::elo_report::{MergeOptions, RatingReport};
 use orchestrator::stats::{Anchor, FitOptions, fit};
+
+/// What `--by` groups games by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum By {
+    /// The opening family of each game (static-vs-static, static-vs-ranging:<file>,
+    /// ranging-vs-ranging, unlabelled).
+    Family,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
@@ -54,6 +64,10 @@ struct Args {
     /// Skip malformed lines (each is reported on stderr) instead of stopping.
     #[arg(long)]
     skip_malformed: bool,
+    /// After the main table, the ratings fitted separately within each group of games (same
+    /// model and anchor; a group with too few games says so). Text and json formats.
+    #[arg(long, value_enum, value_name = "GROUPING")]
+    by: Option<By>,
 }
 
 fn parse_anchor(text: &str) -> Result<(String, f64)> {
@@ -82,6 +96,9 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(args: &Args) -> Result<()> {
+    if args.by.is_some() && args.format == Format::Csv {
+        bail!("--by prints text or json, not csv (use --format text or --format json)");
+    }
     let anchor = anchor(args)?;
     let merged = read(args)?;
     if let Anchor::Player { name, .. } = &anchor {
@@ -100,15 +117,31 @@ fn run(args: &Args) -> Result<()> {
         )
     })?;
     let report = RatingReport::new(&merged, &ratings);
-    match args.format {
-        Format::Text => print!("{}", report.to_text()),
-        Format::Csv => print!("{}", report.to_csv()),
-        Format::Json => println!("{}", report.to_json()),
+    let groups = group_by(args).map(|by| (by, rate_groups(by, &merged.groups, &options)));
+    match (args.format, &groups) {
+        (Format::Text, None) => print!("{}", report.to_text()),
+        (Format::Text, Some((by, groups))) => {
+            print!("{}{}", report.to_text(), groups_text(*by, groups));
+        }
+        (Format::Csv, _) => print!("{}", report.to_csv()),
+        (Format::Json, None) => println!("{}", report.to_json()),
+        (Format::Json, Some((_, groups))) => {
+            let grouped = GroupedReport {
+                report: &report,
+                by_family: groups,
+            };
+            println!("{}", grouped.to_json());
+        }
     }
     if let Some(svg) = &args.svg {
         write_ratings_svg(&report, svg)?;
     }
     Ok(())
+}
+
+/// `--by`'s grouping.
+fn group_by(args: &Args) -> Option<GroupBy> {
+    args.by.map(|By::Family| GroupBy::Family)
 }
 
 /// `--anchor NAME=ELO`, else `--average ELO` (0 by default).
@@ -143,6 +176,7 @@ fn read(args: &Args) -> Result<MergedResults> {
         MergeOptions {
             keep_duplicates: args.keep_duplicates,
             skip_malformed: args.skip_malformed,
+            group: group_by(args),
         },
         &|bytes| progress.inc(bytes),
     )?;

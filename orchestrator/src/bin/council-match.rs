@@ -1,4 +1,4 @@
-//! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check]
+//! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check] [--by-family]
 //! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
 //! and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
 //! `council-match merge DIR... --out DIR` makes one run folder of a run's shard folders;
@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::Parser;
 use orchestrator::config::Config;
 use orchestrator::live;
+use orchestrator::runner::by_family::family_table;
 use orchestrator::runner::shard::Shard;
 use orchestrator::runner::signals::cancel_on_stop_signals;
 use orchestrator::runner::summary;
@@ -64,6 +65,10 @@ struct Cli {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// After the standings, print each player's score by opening family (static-vs-static,
+    /// static-vs-ranging:<file>, ranging-vs-ranging, unlabelled), as summary.json's by_family.
+    #[arg(long)]
+    by_family: bool,
     /// Serve the live page while the run plays, on ADDR (default 127.0.0.1:8700); it stays up
     /// after the run until Ctrl-C.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDR)]
@@ -166,7 +171,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let opts = run_options(&cli, &config_path, shard)?;
-    let outcome = rt.block_on(play(config, opts, cli.serve.as_deref()))?;
+    let outcome = rt.block_on(play(config, opts, cli.serve.as_deref(), cli.by_family))?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {
@@ -219,11 +224,13 @@ fn run_options(
 }
 
 /// Play the run (serving its live page on `serve`), stopping cleanly on Ctrl-C or SIGTERM; print
-/// the standings. A served page stays up after a finished run until Ctrl-C.
+/// the standings (and the results by opening family when `by_family`). A served page stays up
+/// after a finished run until Ctrl-C.
 async fn play(
     config: Config,
     mut opts: RunOptions,
     serve: Option<&str>,
+    by_family: bool,
 ) -> anyhow::Result<RunOutcome> {
     let page = match serve {
         Some(addr) => {
@@ -241,6 +248,15 @@ async fn play(
     let outcome = runner::run(config, &opts, cancel).await?;
     signals.abort();
     print!("{}", summary::standings_table(&outcome.summary));
+    if by_family {
+        let players: Vec<String> = outcome
+            .summary
+            .players
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        print!("{}", family_table(&outcome.summary.by_family, &players));
+    }
     println!("results in {}", opts.out.display());
     if let Some(page) = page
         && !outcome.interrupted

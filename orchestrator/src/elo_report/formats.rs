@@ -296,24 +296,7 @@ impl RatingReport {
             self.model.dispersion
         );
         out.push('\n');
-        let _ = writeln!(
-            out,
-            "{:>4} {:<width$} : {:>7} {:>6} {:>8} {:>7} {:>6}",
-            "#", "PLAYER", "RATING", "ERROR", "POINTS", "PLAYED", "(%)"
-        );
-        for p in &self.players {
-            let _ = writeln!(
-                out,
-                "{:>4} {:<width$} : {:>7.1} {:>6.1} {:>8.1} {:>7} {:>5.1}%",
-                p.rank,
-                p.rating.name,
-                p.rating.elo,
-                p.rating.error,
-                p.rating.points,
-                p.rating.games,
-                100.0 * p.rating.score
-            );
-        }
+        write_rating_table(&mut out, &self.players, width);
 
         if self.first_move.is_some() || !self.handicaps.is_empty() {
             out.push('\n');
@@ -421,6 +404,28 @@ impl RatingReport {
             }
         }
         out
+    }
+}
+
+/// The rating table `# PLAYER : RATING ERROR POINTS PLAYED (%)`, names padded to `width`.
+pub(crate) fn write_rating_table(out: &mut String, players: &[PlayerRow], width: usize) {
+    let _ = writeln!(
+        out,
+        "{:>4} {:<width$} : {:>7} {:>6} {:>8} {:>7} {:>6}",
+        "#", "PLAYER", "RATING", "ERROR", "POINTS", "PLAYED", "(%)"
+    );
+    for p in players {
+        let _ = writeln!(
+            out,
+            "{:>4} {:<width$} : {:>7.1} {:>6.1} {:>8.1} {:>7} {:>5.1}%",
+            p.rank,
+            p.rating.name,
+            p.rating.elo,
+            p.rating.error,
+            p.rating.points,
+            p.rating.games,
+            100.0 * p.rating.score
+        );
     }
 }
 

@@ -16,8 +16,10 @@
 //! number; `skip_malformed` turns it into a reported skip instead. Blank lines are ignored.
 //! Nothing is dropped without being counted.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use super::group_by::GroupBy;
 use crate::results::read::{
     FileRead, Malformed, Policy, ReadError, Repeats, ResultsReader, SkippedLine, TornTail,
 };
@@ -30,6 +32,8 @@ pub struct MergeOptions {
     pub keep_duplicates: bool,
     /// Skip malformed lines (each is reported) instead of failing.
     pub skip_malformed: bool,
+    /// Also keep one table per group of games (`council-elo --by`).
+    pub group: Option<GroupBy>,
 }
 
 impl MergeOptions {
@@ -58,6 +62,8 @@ pub struct MergedResults {
     /// What each file contributed.
     pub files: Vec<FileRead>,
     pub skipped: Vec<SkippedLine>,
+    /// The same games by group, when [`MergeOptions::group`] asked for it (else empty).
+    pub groups: BTreeMap<String, GameTable>,
 }
 
 impl MergedResults {
@@ -82,15 +88,21 @@ pub fn read_results_with_progress(
     progress: &dyn Fn(u64),
 ) -> Result<MergedResults, ReadError> {
     let mut table = GameTable::new();
+    let mut groups: BTreeMap<String, GameTable> = BTreeMap::new();
     let mut reader = ResultsReader::new(paths, options.policy()).with_progress(progress);
     for read in reader.by_ref() {
-        table.add(&read?.game);
+        let game = read?.game;
+        table.add(&game);
+        if let Some(by) = options.group {
+            groups.entry(by.key(&game)).or_default().add(&game);
+        }
     }
     let (files, skipped) = reader.finish();
     Ok(MergedResults {
         table,
         files,
         skipped,
+        groups,
     })
 }
 

@@ -3,6 +3,8 @@
 //! `summary.json`, is the runner's `summary` module.)
 
 pub mod formats;
+pub mod group_by;
+pub mod groups;
 pub mod input;
 pub mod svg;
 

@@ -477,7 +477,11 @@ mod tests {
         let served = serde_json::to_string(&PageSummary(Some(read))).expect("served");
         assert_eq!(served, serde_json::to_string(&plain).expect("plain"));
         assert!(
-            served.starts_with("{\"config\":\"t.toml\",\"councils\":[]"),
+            served.starts_with("{\"by_family\":{\"static-vs-static\":{\"games\":4,"),
+            "{served}"
+        );
+        assert!(
+            served.contains("},\"config\":\"t.toml\",\"councils\":[]"),
             "{served}"
         );
         assert_eq!(
@@ -485,5 +489,83 @@ mod tests {
             "null"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The by-family table reaches the page through the summary the state recomputes after
+    /// each finished game: a new family gets its row as its first game ends.
+    #[tokio::test]
+    async fn the_summary_gives_results_by_family_as_games_finish() {
+        let text = "[match]\nplayers = [\"a\", \"b\"]\ngames = 3\n\
+                    [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
+                    [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n";
+        let config = Config::parse(std::path::Path::new("t.toml"), text).expect("a config");
+        let live = Live::new(Some(Arc::new(config)), Phase::Playing);
+        let mut rx = live.subscribe();
+        live.run_started(RunStart {
+            seed: 1,
+            total: 3,
+            finished: &[],
+        });
+        let game = |id: u64, sente: &str, gote: &str, moves: &[&str], result: &str| -> GameResult {
+            serde_json::from_value(serde_json::json!({
+                "id": id, "sente": sente, "gote": gote, "start": Position::startpos().to_sfen(),
+                "moves": moves, "result": result, "reason": "resign", "plies": moves.len(),
+            }))
+            .expect("a results line")
+        };
+        // The next `summary` event's by_family: family key -> (games, a's W-L-D).
+        let mut next_families = async || -> BTreeMap<String, (u64, [u64; 3])> {
+            loop {
+                let m = tokio::time::timeout(std::time::Duration::from_secs(60), rx.recv())
+                    .await
+                    .expect("a summary within a minute")
+                    .expect("an event");
+                if m.kind != "summary" {
+                    continue;
+                }
+                let s: serde_json::Value = serde_json::from_str(&m.data).expect("JSON");
+                let rows = s["by_family"].as_object().expect("by_family").clone();
+                if rows
+                    .values()
+                    .map(|r| r["games"].as_u64().unwrap_or(0))
+                    .sum::<u64>()
+                    < live.finished().len() as u64
+                {
+                    // A summary of fewer games, computed before the last one ended.
+                    continue;
+                }
+                return rows
+                    .into_iter()
+                    .map(|(k, r)| {
+                        let a = &r["players"]["a"];
+                        let n = |key: &str| a[key].as_u64().unwrap_or(0);
+                        (
+                            k,
+                            (
+                                r["games"].as_u64().unwrap_or(0),
+                                [n("wins"), n("losses"), n("draws")],
+                            ),
+                        )
+                    })
+                    .collect();
+            }
+        };
+        live.game_ended(&game(0, "a", "b", &["2g2f", "8c8d"], "sente"));
+        assert_eq!(
+            next_families().await,
+            BTreeMap::from([("static-vs-static".to_owned(), (1, [1, 0, 0]))])
+        );
+        // b ranges its rook to the fourth file as gote (△4二飛) and beats a.
+        let ranging = [
+            "7g7f", "3c3d", "2g2f", "4c4d", "2f2e", "2b3c", "3i4h", "8b4b",
+        ];
+        live.game_ended(&game(1, "a", "b", &ranging, "gote"));
+        assert_eq!(
+            next_families().await,
+            BTreeMap::from([
+                ("static-vs-static".to_owned(), (1, [1, 0, 0])),
+                ("static-vs-ranging:fourth-file".to_owned(), (1, [0, 1, 0])),
+            ])
+        );
     }
 }

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod append;
+pub mod family;
 pub mod read;
 pub mod votes;
 
@@ -138,6 +139,24 @@ pub struct GameResult {
 }
 
 impl GameResult {
+    /// The points `player` scored in this game (1 a win, 1/2 a draw, 0 a loss), if it played
+    /// in it (as sente when it played both sides).
+    #[must_use]
+    pub fn points_of(&self, player: &str) -> Option<f64> {
+        let sente_points = match self.result {
+            Winner::Sente => 1.0,
+            Winner::Gote => 0.0,
+            Winner::Draw => 0.5,
+        };
+        if self.sente == player {
+            Some(sente_points)
+        } else if self.gote == player {
+            Some(1.0 - sente_points)
+        } else {
+            None
+        }
+    }
+
     /// The player who makes move `ply` (0-based, counted from `start`): sente at the even plies
     /// when the start has sente to move (its SFEN's second field), gote at them otherwise.
     #[must_use]

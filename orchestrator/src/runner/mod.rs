@@ -9,6 +9,7 @@
 
 pub mod adjudicate;
 pub mod arbiter;
+pub mod by_family;
 pub mod feed;
 pub mod game;
 pub mod merge;

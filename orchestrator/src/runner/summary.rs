@@ -13,8 +13,9 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
+use super::by_family::{ByFamily, by_family};
 use crate::config::Config;
-use crate::results::{GameResult, Winner};
+use crate::results::GameResult;
 use crate::stats::win_rate_scale::fit_win_rate_t;
 use crate::stats::{EloEstimate, HeadToHead, SprtStatus, SprtSummary, Wdl};
 
@@ -98,28 +99,16 @@ pub struct Summary {
     pub councils: Vec<CouncilSummary>,
     /// How games ended: reason -> count.
     pub reasons: BTreeMap<String, u64>,
+    /// Results by opening family: family key (or `unlabelled`) -> its games, share and each
+    /// player's score there. Empty in a summary written by an older build.
+    #[serde(default)]
+    pub by_family: ByFamily,
     /// The head-to-head's sequential test, when the config has `[match.sprt]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtSummary>,
     /// The shard of the run these games are (`--shard`); absent for a whole or merged run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<super::shard::Shard>,
-}
-
-/// Points `player` scored in `g`, if it played in it.
-fn points(g: &GameResult, player: &str) -> Option<f64> {
-    let sente_points = match g.result {
-        Winner::Sente => 1.0,
-        Winner::Gote => 0.0,
-        Winner::Draw => 0.5,
-    };
-    if g.sente == player {
-        Some(sente_points)
-    } else if g.gote == player {
-        Some(1.0 - sente_points)
-    } else {
-        None
-    }
 }
 
 /// A `summary.json` that cannot be written.
@@ -195,6 +184,7 @@ impl Summary {
             players,
             councils: council_summaries(games),
             reasons,
+            by_family: by_family(&config.playing, games),
             sprt: None,
             shard: None,
         }
@@ -246,7 +236,7 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
     };
     let (mut engine_us, mut overhead_us) = (0u64, 0u64);
     for g in games {
-        let Some(p) = points(g, name) else { continue };
+        let Some(p) = g.points_of(name) else { continue };
         s.games += 1;
         s.points += p;
         match p {
@@ -279,7 +269,7 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
         if between.is_empty() {
             continue;
         }
-        let pts: f64 = between.iter().filter_map(|g| points(g, name)).sum();
+        let pts: f64 = between.iter().filter_map(|g| g.points_of(name)).sum();
         let (elo, elo_error) = elo_head_to_head(games, name, o);
         s.opponents.push(OpponentSummary {
             name: o.clone(),
@@ -332,7 +322,7 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
             let d = diffs
                 .entry(v.council.clone())
                 .or_insert_with(|| vec![(0, 0); n]);
-            if let Some(y) = points(g, &v.council) {
+            if let Some(y) = g.points_of(&v.council) {
                 for m in &v.members {
                     if let Some(engine::types::Score::Cp(cp)) = m.score {
                         member_samples
@@ -555,7 +545,7 @@ pub(crate) fn live_score(playing: &[String], games: &[GameResult]) -> String {
     playing
         .iter()
         .map(|p| {
-            let pts: f64 = games.iter().filter_map(|g| points(g, p)).sum();
+            let pts: f64 = games.iter().filter_map(|g| g.points_of(p)).sum();
             format!("{p} {pts}")
         })
         .collect::<Vec<_>>()
@@ -585,7 +575,7 @@ fn elo_vs_field(games: &[GameResult], player: &str) -> (Option<f64>, Option<f64>
         [one] => HeadToHead::from_games(games, player, one).estimate(),
         _ => {
             let mut wdl = Wdl::default();
-            for p in games.iter().filter_map(|g| points(g, player)) {
+            for p in games.iter().filter_map(|g| g.points_of(player)) {
                 wdl.add_points(p);
             }
             EloEstimate::from_wdl(&wdl)
@@ -618,7 +608,9 @@ fn split(e: Option<EloEstimate>) -> (Option<f64>, Option<f64>) {
 fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
     let mut out = Vec::new();
     for g in games {
-        let Some(y) = points(g, player) else { continue };
+        let Some(y) = g.points_of(player) else {
+            continue;
+        };
         // `scores` covers the played moves, after any opening moves.
         let opening = g.moves.len().saturating_sub(g.scores.len());
         for (k, score) in g.scores.iter().enumerate() {
@@ -695,6 +687,24 @@ mod tests {
                 member_win_rate_t: BTreeMap::from([("a".into(), Some(580.0)), ("b".into(), None)]),
             }],
             reasons: BTreeMap::from([("resign".into(), 50), ("max_plies".into(), 10)]),
+            by_family: BTreeMap::from([(
+                "static-vs-static".into(),
+                super::super::by_family::FamilyRow {
+                    name_ja: "相居飛車".into(),
+                    games: 60,
+                    share: 1.0,
+                    players: BTreeMap::from([(
+                        "council".into(),
+                        super::super::by_family::FamilyScore {
+                            games: 60,
+                            wins: 30,
+                            losses: 10,
+                            draws: 20,
+                            score: 40.0 / 60.0,
+                        },
+                    )]),
+                },
+            )]),
             sprt: Some(SprtSummary {
                 settings: sprt,
                 last: sprt.test(&h2h),
@@ -731,7 +741,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("a scratch folder");
         let mut value = serde_json::to_value(full_summary()).expect("a value");
         // What older builds did not write.
-        for key in ["sprt", "shard", "playing_seconds"] {
+        for key in ["sprt", "shard", "playing_seconds", "by_family"] {
             value.as_object_mut().expect("an object").remove(key);
         }
         value["councils"][0]
@@ -745,6 +755,7 @@ mod tests {
             (None, None, None)
         );
         assert!(old.councils[0].member_win_rate_t.is_empty());
+        assert!(old.by_family.is_empty());
 
         std::fs::write(dir.join("summary.json"), "{\"games\": ").expect("write");
         let err = Summary::read(&dir).expect_err("cut off");

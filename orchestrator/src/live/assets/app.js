@@ -218,6 +218,39 @@ function renderStandings() {
   }
 }
 
+// Families in their fixed order (static first), unlabelled last, as the closing table shows them.
+const FAMILY_ORDER = ["static-vs-static", "static-vs-ranging:central", "static-vs-ranging:fourth-file",
+  "static-vs-ranging:third-file", "static-vs-ranging:opposing", "static-vs-ranging:ninth-file",
+  "ranging-vs-ranging", "unlabelled"];
+
+function familyRank(key) {
+  const i = FAMILY_ORDER.indexOf(key);
+  return i < 0 ? FAMILY_ORDER.length : i;
+}
+
+// summary.by_family: one row per family, each player's W-L-D and score there.
+function renderFamilies() {
+  const table = $("families");
+  const rows = state.summary && state.summary.by_family ? Object.entries(state.summary.by_family) : [];
+  const names = state.summary && state.summary.players ? state.summary.players.map((p) => p.name) : [];
+  const head = table.tHead.rows[0];
+  head.replaceChildren(el("th", { class: "name" }, "family"), el("th", {}, "games"), el("th", {}, "share"),
+    ...names.map((n) => el("th", {}, n)));
+  const body = table.tBodies[0];
+  body.replaceChildren();
+  rows.sort((a, b) => familyRank(a[0]) - familyRank(b[0]) || a[0].localeCompare(b[0]));
+  for (const [key, row] of rows) {
+    const cells = names.map((n) => {
+      const s = row.players[n];
+      return el("td", {}, s ? s.wins + "-" + s.losses + "-" + s.draws + " " + (100 * s.score).toFixed(1) + "%" : "–");
+    });
+    body.append(el("tr", { "data-family": key },
+      el("td", { class: "name", title: row.name_ja }, key + " " + row.name_ja),
+      el("td", {}, row.games), el("td", {}, (100 * row.share).toFixed(1) + "%"), ...cells));
+  }
+  $("no-families").hidden = rows.length > 0;
+}
+
 function renderCharts() {
   renderEloChart();
   renderAgreement();
@@ -410,6 +443,7 @@ document.addEventListener("keydown", (e) => {
 
 function renderSummary() {
   renderStandings();
+  renderFamilies();
   renderCharts();
   renderProgress();
 }
