@@ -1,0 +1,147 @@
+//! Real games for a tune: θ± written into copies of the tuned player's config, and the
+//! iteration's games played by the match runner's own game loop ([`play_game`]) spread over
+//! `concurrency` tasks, each finished game appended to `DIR/games.jsonl` by the one results
+//! writer ([`ResultsWriter`]) as it ends, so an interrupted iteration replays only its
+//! unfinished games.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::TuneError;
+use super::plan::{minus_name, plus_name};
+use crate::config::{Config, PlayerConfig, PlayerKind, TuneConfig};
+use crate::factory::build_player;
+use crate::results::append::ResultsWriter;
+use crate::results::read::{self, Malformed, Policy, Repeats, TornTail};
+use crate::results::{GameResult, Winner};
+use crate::runner::game::play_game;
+use crate::runner::schedule::GameSpec;
+
+/// `config` with two more players: the tuned player as θ+ and as θ− (named by
+/// [`plus_name`] and [`minus_name`]), each with its own copies of its members (named with the
+/// same `+` or `-`), the parameters' values written in (integers rounded there).
+pub fn iteration_config(config: &Config, tune: &TuneConfig, plus: &[f64], minus: &[f64]) -> Config {
+    let mut out = config.clone();
+    for (suffix, values) in [("+", plus), ("-", minus)] {
+        let mut tree = BTreeSet::new();
+        subtree(config, &tune.player, &mut tree);
+        let renamed = |n: &str| format!("{n}{suffix}");
+        for name in &tree {
+            let mut p: PlayerConfig = config.player(name).clone();
+            p.name = renamed(name);
+            if let PlayerKind::Council { members, .. } = &mut p.kind {
+                for m in members.iter_mut() {
+                    *m = renamed(m);
+                }
+            }
+            out.players.insert(p.name.clone(), p);
+        }
+        for (param, &v) in tune.params.iter().zip(values) {
+            if let Some(p) = out.players.get_mut(&renamed(&param.target.player)) {
+                param.target.apply(p, v);
+            }
+        }
+    }
+    debug_assert!(out.players.contains_key(&plus_name(tune)));
+    debug_assert!(out.players.contains_key(&minus_name(tune)));
+    out
+}
+
+/// `name` and every player below it (council members, recursively).
+fn subtree(config: &Config, name: &str, out: &mut BTreeSet<String>) {
+    if !out.insert(name.to_string()) {
+        return;
+    }
+    if let PlayerKind::Council { members, .. } = &config.player(name).kind {
+        for m in members {
+            subtree(config, m, out);
+        }
+    }
+}
+
+/// The games already in `games.jsonl` (an interrupted tune's), by id, and where its complete
+/// lines end.
+pub fn finished_games(path: &Path) -> Result<(BTreeMap<u64, GameResult>, Option<u64>), TuneError> {
+    if !path.exists() {
+        return Ok((BTreeMap::new(), None));
+    }
+    let read = read::read(
+        &[path.to_path_buf()],
+        Policy {
+            torn_tail: TornTail::Skip,
+            malformed: Malformed::Fail,
+            repeats: Repeats::FirstOfEachId,
+        },
+    )?;
+    let len = read.files.first().map(|f| f.complete_len);
+    Ok((read.games.into_iter().map(|g| (g.id, g)).collect(), len))
+}
+
+/// Play `specs` under `config` (an [`iteration_config`]), at most `concurrency` at once,
+/// appending each finished game to `writer`. Returns the winners by id; a game cancelled
+/// before its end is missing.
+pub async fn play(
+    config: Config,
+    specs: Vec<GameSpec>,
+    concurrency: usize,
+    writer: &mut ResultsWriter,
+    cancel: &CancellationToken,
+    mut on_game: impl FnMut(),
+) -> Result<BTreeMap<u64, Winner>, TuneError> {
+    let config = Arc::new(config);
+    let permits = Arc::new(Semaphore::new(concurrency.max(1)));
+    let tracker = TaskTracker::new();
+    let (tx, mut rx) = mpsc::channel::<GameResult>(concurrency.max(1));
+    for spec in specs {
+        let (config, permits, cancel, tx) =
+            (config.clone(), permits.clone(), cancel.clone(), tx.clone());
+        tracker.spawn(async move {
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return;
+            };
+            if cancel.is_cancelled() {
+                return;
+            }
+            let mut sente = build_player(&config, &spec.sente);
+            let mut gote = build_player(&config, &spec.gote);
+            let played = play_game(
+                &config,
+                &spec,
+                [sente.as_mut(), gote.as_mut()],
+                &cancel,
+                None,
+            )
+            .await;
+            sente.shutdown().await;
+            gote.shutdown().await;
+            if let Some(p) = played {
+                let _ = tx.send(p.result).await;
+            }
+        });
+    }
+    tracker.close();
+    drop(tx);
+    let mut winners = BTreeMap::new();
+    let mut failed = None;
+    while let Some(g) = rx.recv().await {
+        if let Err(e) = writer.append(&g) {
+            failed = Some(TuneError::io(writer.path(), e));
+            cancel.cancel();
+            break;
+        }
+        winners.insert(g.id, g.result);
+        on_game();
+    }
+    // Tasks still sending after a write failure must not wait for a reader that is gone.
+    drop(rx);
+    tracker.wait().await;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(winners),
+    }
+}
