@@ -77,8 +77,8 @@ fn tune(config: &Path, out: &Path, args: &[&str]) -> std::process::Output {
 }
 
 /// Simulated tunes of 1, 2 and 4 parameters end within 10% of each parameter's range of the
-/// bowl's optimum, from starts far from it (2000 iterations; the measured distances are near
-/// 1-4% of the range).
+/// bowl's optimum, from starts far from it (2000 iterations; the distances measured over three
+/// seeds were 0.4% to 6.5% of the range).
 #[test]
 fn the_simulated_optimum_is_recovered_for_one_two_and_four_parameters() {
     let dir = scratch("optimum");
