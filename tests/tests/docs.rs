@@ -497,7 +497,11 @@ fn keys_set(text: &str) -> BTreeMap<String, BTreeSet<String>> {
                     add("tune", tk);
                     match (tk.as_str(), tv) {
                         ("param", toml::Value::Array(ps)) => {
-                            for pk in ps.iter().filter_map(toml::Value::as_table).flat_map(|p| p.keys()) {
+                            for pk in ps
+                                .iter()
+                                .filter_map(toml::Value::as_table)
+                                .flat_map(|p| p.keys())
+                            {
                                 add("tune.param", pk);
                             }
                         }

@@ -145,3 +145,45 @@ pub async fn play(
         None => Ok(winners),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_side_gets_its_own_copy_of_the_tree_with_its_values() {
+        let text = "[match]\nplayers = [\"c\", \"x\"]\n\
+            [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\nnoise_cp = 7\n\
+            [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n\
+            [[player]]\nname = \"c\"\nkind = \"council\"\nmembers = [\"a\", \"b\"]\nmethod = \"ml\"\n\
+            [[player]]\nname = \"x\"\nkind = \"internal\"\nnodes = 10\n\
+            [tune]\nplayer = \"c\"\niterations = 3\n\
+            [[tune.param]]\npath = \"members.a.noise_cp\"\nstart = 5\nmin = 0\nmax = 10\nc_end = 1\nr_end = 0.1\n\
+            [[tune.param]]\npath = \"ml_d\"\nstart = 50\nmin = 1\nmax = 500\nc_end = 1\nr_end = 0.1\n";
+        let config = Config::parse(Path::new("t.toml"), text).expect("valid");
+        let tune = config.tune.clone().expect("[tune]");
+        let c = iteration_config(&config, &tune, &[3.4, 60.5], &[8.6, 40.0]);
+        let noise = |n: &str| match c.player(n).kind {
+            PlayerKind::Internal { noise_cp, .. } => noise_cp,
+            _ => panic!("{n} is internal"),
+        };
+        let council = |n: &str| match &c.player(n).kind {
+            PlayerKind::Council { members, ml_d, .. } => (members.clone(), *ml_d),
+            _ => panic!("{n} is a council"),
+        };
+        assert_eq!((noise("a+"), noise("a-"), noise("a")), (3, 9, 7));
+        assert_eq!(
+            council("c+"),
+            (vec!["a+".to_string(), "b+".to_string()], 60.5)
+        );
+        assert_eq!(
+            council("c-"),
+            (vec!["a-".to_string(), "b-".to_string()], 40.0)
+        );
+        assert_eq!(
+            council("c").1,
+            100.0,
+            "the config's own player is untouched"
+        );
+    }
+}

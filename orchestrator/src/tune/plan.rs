@@ -140,3 +140,76 @@ pub fn tally(tune: &TuneConfig, outcomes: &[(GameSpec, Winner)]) -> IterationRes
     }
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn config(tune_extra: &str) -> Config {
+        let text = format!(
+            "[match]\nplayers = [\"a\", \"b\"]\n[[player]]\nname = \"a\"\nkind = \"internal\"\n\
+             nodes = 10\n[[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n\
+             [tune]\nplayer = \"a\"\niterations = 5\npairs = 2\n{tune_extra}\n\
+             [[tune.param]]\npath = \"noise_cp\"\nstart = 5\nmin = 0\nmax = 10\nc_end = 1\nr_end = 0.1\n"
+        );
+        Config::parse(Path::new("t.toml"), &text).expect("a valid config")
+    }
+
+    #[test]
+    fn an_iteration_is_pairs_with_colours_swapped_and_its_own_ids() {
+        let c = config("");
+        let t = c.tune.clone().expect("[tune]");
+        let g = iteration_games(&c, &t, 3);
+        assert_eq!(g.len(), 4);
+        assert_eq!(
+            g.iter().map(|s| s.id).collect::<Vec<_>>(),
+            vec![12, 13, 14, 15]
+        );
+        assert_eq!((g[0].sente.as_str(), g[0].gote.as_str()), ("a+", "a-"));
+        assert_eq!((g[1].sente.as_str(), g[1].gote.as_str()), ("a-", "a+"));
+        assert_eq!(g[0].pair, g[1].pair);
+        assert_ne!(g[1].pair, g[2].pair);
+        assert_ne!(g[0].seed, g[1].seed);
+        let o = config("opponent = \"b\"");
+        let to = o.tune.clone().expect("[tune]");
+        let g = iteration_games(&o, &to, 0);
+        assert_eq!(g.len(), 8);
+        assert!(g[..4].iter().all(|s| s.sente == "a+" || s.gote == "a+"));
+        assert!(g[4..].iter().all(|s| s.sente == "a-" || s.gote == "a-"));
+        assert!(g.iter().all(|s| s.sente == "b" || s.gote == "b"));
+    }
+
+    #[test]
+    fn the_tally_counts_each_side_and_its_pairs() {
+        let c = config("");
+        let t = c.tune.clone().expect("[tune]");
+        let g = iteration_games(&c, &t, 0);
+        // Pair 1: a+ wins as sente, draws as gote (1½); pair 2: a+ loses both (0).
+        let w = [Winner::Sente, Winner::Draw, Winner::Gote, Winner::Sente];
+        let r = tally(&t, &g.into_iter().zip(w).collect::<Vec<_>>());
+        assert_eq!((r.plus.w, r.plus.l, r.plus.d), (1, 2, 1));
+        assert_eq!(r.plus.penta, [1, 0, 0, 1, 0]);
+        assert_eq!(r.minus, None);
+        assert_eq!(r.r(), -1.0);
+
+        let o = config("opponent = \"b\"");
+        let to = o.tune.clone().expect("[tune]");
+        let g = iteration_games(&o, &to, 0);
+        // a+ wins all four of its games; a- draws all four.
+        let w: Vec<Winner> = g
+            .iter()
+            .map(|s| match (s.sente.as_str(), s.gote.as_str()) {
+                ("a+", _) => Winner::Sente,
+                (_, "a+") => Winner::Gote,
+                _ => Winner::Draw,
+            })
+            .collect();
+        let r = tally(&to, &g.into_iter().zip(w).collect::<Vec<_>>());
+        assert_eq!(r.plus.w, 4);
+        assert_eq!(r.plus.penta, [0, 0, 0, 0, 2]);
+        let minus = r.minus.clone().expect("θ−'s games");
+        assert_eq!((minus.d, minus.penta), (4, [0, 0, 2, 0, 0]));
+        assert_eq!(r.r(), 4.0);
+    }
+}

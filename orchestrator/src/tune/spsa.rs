@@ -181,9 +181,9 @@ mod tests {
         ];
         let pr = probe(&ps, &[0.0, 0.0], 5, 100, 3);
         let next = update(&ps, &[0.0, 0.0], &pr, 2.0);
-        for i in 0..2 {
+        for (i, got) in next.iter().enumerate() {
             let want = pr.a_k[i] / pr.c_k[i] * 2.0 * f64::from(pr.delta[i]);
-            assert!((next[i] - want).abs() < 1e-12);
+            assert!((got - want).abs() < 1e-12);
         }
         assert_eq!(update(&ps, &[1.5, -2.5], &pr, 0.0), vec![1.5, -2.5]);
     }
