@@ -10,7 +10,8 @@ use anyhow::Context;
 use clap::Parser;
 use orchestrator::config::Config;
 use orchestrator::runner::signals::cancel_on_stop_signals;
-use orchestrator::tune::{self, TuneOptions, report};
+use orchestrator::tune::report;
+use orchestrator::tune::run::{TuneOptions, tune};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser, Debug)]
@@ -79,7 +80,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let signals = cancel_on_stop_signals(cancel.clone(), || {
             eprintln!("council-tune: interrupted; rerun the same command to resume");
         });
-        let outcome = tune::tune(config, &opts, cancel).await;
+        let outcome = tune(config, &opts, cancel).await;
         signals.abort();
         outcome
     })?;

@@ -12,13 +12,15 @@
 //! where its command is found; `load` reads the file and makes TOML errors one line. Only the
 //! validated types leave this module, so the rest of the crate never sees an unchecked value.
 //! `intuition` reads the candidate model files intuition players and candidate-restricted
-//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune` -> this file
-//! -> `usi_engine`, `intuition`. `tune` is the `[tune]` section, raw and validated together.
+//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune_check` -> this
+//! file -> `usi_engine`, `intuition`, `tune` (the `[tune]` section's validated types; `tune_check`
+//! reads and checks it).
 
 mod intuition;
 mod load;
 mod raw;
 mod tune;
+mod tune_check;
 mod usi_engine;
 mod validate;
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::intuition::{self, Candidates};
 use super::raw::{RawConfig, RawKind, RawMatch, RawPlayer, RawResign};
-use super::tune::validate_tune;
+use super::tune_check::validate_tune;
 use super::usi_engine::{
     BadDropNotation, CommandProblem, DropNotation, UsiEngineSettings, resolve_command,
 };

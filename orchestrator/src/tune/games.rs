@@ -1,4 +1,4 @@
-//! Real games for a tune: θ± written into copies of the tuned player's config, and the
+//! Real games for a tune: θ± written into copies of the tuned player's config ([`apply`]), and the
 //! iteration's games played by the match runner's own game loop ([`play_game`]) spread over
 //! `concurrency` tasks, each finished game appended to `DIR/games.jsonl` by the one results
 //! writer ([`ResultsWriter`]) as it ends, so an interrupted iteration replays only its
@@ -14,7 +14,9 @@ use tokio_util::task::TaskTracker;
 
 use super::TuneError;
 use super::plan::{minus_name, plus_name};
-use crate::config::{Config, PlayerConfig, PlayerKind, TuneConfig};
+use crate::config::{
+    Config, OptionValue, ParamKey, ParamTarget, PlayerConfig, PlayerKind, TuneConfig,
+};
 use crate::factory::build_player;
 use crate::results::append::ResultsWriter;
 use crate::results::read::{self, Malformed, Policy, Repeats, TornTail};
@@ -43,13 +45,48 @@ pub fn iteration_config(config: &Config, tune: &TuneConfig, plus: &[f64], minus:
         }
         for (param, &v) in tune.params.iter().zip(values) {
             if let Some(p) = out.players.get_mut(&renamed(&param.target.player)) {
-                param.target.apply(p, v);
+                apply(&param.target, p, v);
             }
         }
     }
     debug_assert!(out.players.contains_key(&plus_name(tune)));
     debug_assert!(out.players.contains_key(&minus_name(tune)));
     out
+}
+
+/// Set `target`'s key of `player` (the target player's config) to `value`, rounded when the
+/// key holds whole numbers. The value is already within the parameter's [min, max].
+pub fn apply(target: &ParamTarget, player: &mut PlayerConfig, value: f64) {
+    let whole = value.round().max(0.0) as u64;
+    let small = u32::try_from(whole).unwrap_or(u32::MAX);
+    let l = &mut player.limits;
+    match (&target.key, &mut player.kind) {
+        (ParamKey::Nodes, _) => l.nodes = Some(whole.max(1)),
+        (ParamKey::Depth, _) => l.depth = Some(small.max(1)),
+        (ParamKey::MovetimeMs, _) => l.movetime_ms = Some(whole.max(1)),
+        (ParamKey::TimeMs, _) => l.time_ms = Some(whole),
+        (ParamKey::ByoyomiMs, _) => l.byoyomi_ms = Some(whole),
+        (ParamKey::IncrementMs, _) => l.increment_ms = Some(whole),
+        (ParamKey::MoveTimeoutMs, _) => player.move_timeout_ms = whole.max(1),
+        (ParamKey::WinRateT, _) => player.win_rate_t = value,
+        (ParamKey::Sigma, _) => player.sigma = value,
+        (ParamKey::NoiseCp, PlayerKind::Internal { noise_cp, .. }) => *noise_cp = small,
+        (ParamKey::HashMb, PlayerKind::Internal { hash_mb, .. }) => *hash_mb = small.max(1),
+        (ParamKey::Temperature, PlayerKind::Intuition { temperature, .. }) => *temperature = value,
+        (ParamKey::MlD, PlayerKind::Council { ml_d, .. }) => *ml_d = value,
+        (ParamKey::ApprovalK, PlayerKind::Council { approval_k, .. }) => {
+            *approval_k = (whole as usize).max(1)
+        }
+        (ParamKey::UsiOption(name), PlayerKind::Usi(settings)) => {
+            for (n, v) in &mut settings.options {
+                if n == name {
+                    *v = OptionValue::Int(value.round() as i64);
+                }
+            }
+        }
+        // Validation made sure the key belongs to the player's kind.
+        _ => {}
+    }
 }
 
 /// `name` and every player below it (council members, recursively).

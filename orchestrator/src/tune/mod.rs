@@ -5,7 +5,8 @@
 //! is an iteration's games and the tally of their outcomes; `simulate` is the bowl; `games` plays
 //! real games and writes `games.jsonl`; `log` is `tune.jsonl` (the resume point); `report` is the
 //! closing table and the SVGs; `run` is the loop that ties them. Imports run one way: `run` ->
-//! `games`, `simulate`, `report`, `log` -> `plan`, `spsa` -> `crate::config`.
+//! `games`, `simulate`, `report`, `log` -> `plan`, `spsa`, this file (the error type) ->
+//! `crate::config`.
 
 pub mod games;
 pub mod log;
@@ -16,8 +17,6 @@ pub mod simulate;
 pub mod spsa;
 
 use std::path::{Path, PathBuf};
-
-pub use run::{TuneOptions, TuneOutcome, tune};
 
 /// A tune that cannot go on. Games that fail (an engine crash) are results, never this.
 #[derive(Debug, thiserror::Error)]
