@@ -16,12 +16,14 @@ pub mod factory;
 pub mod player;
 
 // The programs' rooms: council-match's runner (arbiter, records, summary), council-usi's USI
-// server, council-elo's report, council-analyze's analyses, council-learn's learning. The
+// server, council-elo's report, council-analyze's analyses, council-learn's learning, council-tune's
+// tuner (which plays through the runner's game loop). The
 // runner tells a watcher of its moves through `runner::feed`.
 pub mod analyze;
 pub mod elo_report;
 pub mod learn;
 pub mod runner;
+pub mod tune;
 pub mod usi_server;
 
 // Above the runner: the live page, a view of a run as it plays.

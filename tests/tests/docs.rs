@@ -20,6 +20,7 @@ use council_tests::{workspace_bin, workspace_root};
 /// The programs whose flags the pages may show.
 const PROGRAMS: [&str; 8] = [
     "council-match",
+    "council-tune",
     "council-elo",
     "council-usi",
     "council-analyze",
@@ -355,7 +356,16 @@ fn no_page_cites_outside_the_repository_or_an_issue() {
 // (b) Config keys.
 
 /// The config tables, by the name the reference's key tables give them.
-const TABLES: [&str; 5] = ["", "match", "match.resign", "match.sprt", "player"];
+const TABLES: [&str; 8] = [
+    "",
+    "match",
+    "match.resign",
+    "match.sprt",
+    "player",
+    "tune",
+    "tune.param",
+    "tune.simulate",
+];
 
 /// A config with [`BOGUS_KEY`] in `table`.
 fn probe_config(table: &str) -> String {
@@ -366,6 +376,9 @@ fn probe_config(table: &str) -> String {
         "match.resign" => format!("[match]\nplayers = []\nresign = {{ {BOGUS_KEY} = 1 }}\n"),
         "match.sprt" => format!("[match]\nplayers = []\nsprt = {{ {BOGUS_KEY} = 1 }}\n"),
         "player" => format!("[match]\nplayers = []\n[[player]]\n{bogus}"),
+        "tune" => format!("[match]\nplayers = []\n[tune]\n{bogus}"),
+        "tune.param" => format!("[match]\nplayers = []\n[[tune.param]]\n{bogus}"),
+        "tune.simulate" => format!("[match]\nplayers = []\n[tune.simulate]\n{bogus}"),
         other => panic!("no probe for table {other:?}"),
     }
 }
@@ -477,6 +490,28 @@ fn keys_set(text: &str) -> BTreeMap<String, BTreeSet<String>> {
                         for ik in inner.keys() {
                             add(&format!("match.{mk}"), ik);
                         }
+                    }
+                }
+            }
+            ("tune", toml::Value::Table(t)) => {
+                for (tk, tv) in t {
+                    add("tune", tk);
+                    match (tk.as_str(), tv) {
+                        ("param", toml::Value::Array(ps)) => {
+                            for pk in ps
+                                .iter()
+                                .filter_map(toml::Value::as_table)
+                                .flat_map(|p| p.keys())
+                            {
+                                add("tune.param", pk);
+                            }
+                        }
+                        ("simulate", toml::Value::Table(sim)) => {
+                            for sk in sim.keys() {
+                                add("tune.simulate", sk);
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }

@@ -53,6 +53,7 @@ impl Config {
             resign: None,
             timeout_margin_ms: default_margin(),
             sprt: None,
+            tune: None,
         })
     }
 }

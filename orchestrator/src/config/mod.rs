@@ -12,12 +12,15 @@
 //! where its command is found; `load` reads the file and makes TOML errors one line. Only the
 //! validated types leave this module, so the rest of the crate never sees an unchecked value.
 //! `intuition` reads the candidate model files intuition players and candidate-restricted
-//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> this file ->
-//! `usi_engine`, `intuition`.
+//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune_check` -> this
+//! file -> `usi_engine`, `intuition`, `tune` (the `[tune]` section's validated types; `tune_check`
+//! reads and checks it).
 
 mod intuition;
 mod load;
 mod raw;
+mod tune;
+mod tune_check;
 mod usi_engine;
 mod validate;
 
@@ -29,6 +32,7 @@ use serde::Deserialize;
 
 pub use crate::results::votes::Method;
 pub use intuition::{Candidates, IntuitionModel};
+pub use tune::{ParamKey, ParamTarget, SimulateBowl, TuneConfig, TuneParam};
 pub use usi_engine::{DropNotation, OptionValue, UsiEngineSettings};
 
 /// A configuration problem, rendered as one line: `FILE: key `KEY`: PROBLEM`.
@@ -191,6 +195,8 @@ pub struct Config {
     /// Head-to-head only: stop when this sequential test decides (`games` is then the most
     /// games played). See `crate::stats::Sprt` for the keys.
     pub sprt: Option<crate::stats::Sprt>,
+    /// `[tune]`: what `council-tune` tunes (other programs ignore it).
+    pub tune: Option<TuneConfig>,
 }
 
 /// Default win-rate constant `T` (many engines are near 600, `models.md` section 1).

@@ -1,5 +1,6 @@
 //! The configuration file exactly as it is written: serde structs that mirror the TOML tables,
 //! with their defaults, and nothing checked beyond what serde checks (types, unknown keys).
+//! (`[tune]`'s raw tables live with its checks in `tune_check.rs`.)
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ pub(super) struct RawConfig {
     pub(super) tournament: RawMatch,
     #[serde(rename = "player", default)]
     pub(super) players: Vec<RawPlayer>,
+    pub(super) tune: Option<super::tune_check::RawTune>,
 }
 
 /// `Config::load_players`: the players, with any `[match]` table left unread.
@@ -27,6 +29,8 @@ pub(super) struct RawPlayers {
     _tournament: Option<toml::Table>,
     #[serde(rename = "player", default)]
     pub(super) players: Vec<RawPlayer>,
+    #[serde(rename = "tune", default)]
+    _tune: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::intuition::{self, Candidates};
 use super::raw::{RawConfig, RawKind, RawMatch, RawPlayer, RawResign};
+use super::tune_check::validate_tune;
 use super::usi_engine::{
     BadDropNotation, CommandProblem, DropNotation, UsiEngineSettings, resolve_command,
 };
@@ -17,7 +18,11 @@ use super::{
 /// The whole file: its players, then the match that they play.
 pub(super) fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigError> {
     let players = validate_players(path, base, raw.players)?;
-    validate_match(path, base, raw.tournament, players)
+    let mut config = validate_match(path, base, raw.tournament, players)?;
+    if let Some(t) = raw.tune {
+        config.tune = Some(validate_tune(path, t, &config.players, config.seed)?);
+    }
+    Ok(config)
 }
 
 /// Whether `p` sets each engine key (all only meaningful for `kind = "usi"`), in the order they
@@ -600,6 +605,7 @@ fn validate_match(
         resign,
         timeout_margin_ms: m.timeout_margin_ms,
         sprt: m.sprt,
+        tune: None,
     })
 }
 

@@ -1,0 +1,155 @@
+//! `DIR/tune.jsonl`: the tune's own record and its resume point. The first line says what was
+//! tuned (config text, seed, iterations, simulated or played); each further line is one finished
+//! iteration, written whole, flushed and synced before the next iteration starts. A cut-off last
+//! line (a crash mid-write) is dropped on resume and that iteration runs again.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::TuneError;
+use super::plan::IterationResult;
+
+/// The first line: `{"tune": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub config_file: String,
+    pub config_text: String,
+    pub seed: u64,
+    pub iterations: u64,
+    pub simulate: bool,
+    /// The tuned paths, in order.
+    pub params: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct HeaderLine {
+    tune: Header,
+}
+
+/// One finished iteration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IterationLine {
+    pub k: u64,
+    /// θ before the iteration (unrounded).
+    pub theta: Vec<f64>,
+    /// θ+ and θ− as played (clipped, integers rounded).
+    pub plus: Vec<f64>,
+    pub minus: Vec<f64>,
+    pub c_k: Vec<f64>,
+    pub a_k: Vec<f64>,
+    pub delta: Vec<i8>,
+    pub result: IterationResult,
+    /// What SPSA stepped on: θ+'s wins minus losses (opponent mode: minus θ−'s).
+    pub r: f64,
+    /// θ after the iteration.
+    pub theta_next: Vec<f64>,
+    pub wall_ms: u64,
+}
+
+/// What a run folder's `tune.jsonl` holds.
+pub struct Read {
+    pub header: Header,
+    pub lines: Vec<IterationLine>,
+    /// Bytes of complete lines (what follows is cut off when the file is reopened).
+    pub complete_len: u64,
+}
+
+/// Read `path`; `None` when it does not exist or is empty.
+pub fn read(path: &Path) -> Result<Option<Read>, TuneError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(cause) => return Err(TuneError::io(path, cause)),
+    };
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let bad = |line: usize, problem: String| TuneError::Log {
+        path: path.to_path_buf(),
+        line,
+        problem,
+    };
+    let mut complete_len = 0u64;
+    let mut header = None;
+    let mut lines = Vec::new();
+    let mut rest = text.as_str();
+    let mut n = 0;
+    while let Some(end) = rest.find('\n') {
+        n += 1;
+        let line = &rest[..end];
+        if header.is_none() {
+            let h: HeaderLine = serde_json::from_str(line)
+                .map_err(|e| bad(n, format!("not a tune header: {e}")))?;
+            header = Some(h.tune);
+        } else {
+            let l: IterationLine = serde_json::from_str(line).map_err(|e| bad(n, e.to_string()))?;
+            if l.k != lines.len() as u64 {
+                return Err(bad(
+                    n,
+                    format!("iteration {} where {} was due", l.k, lines.len()),
+                ));
+            }
+            lines.push(l);
+        }
+        complete_len += end as u64 + 1;
+        rest = &rest[end + 1..];
+    }
+    // A line without its newline is cut off; so is a header without one.
+    match header {
+        Some(header) => Ok(Some(Read {
+            header,
+            lines,
+            complete_len,
+        })),
+        None => Ok(None),
+    }
+}
+
+/// Appends iterations to `tune.jsonl`, one synced line each.
+pub struct Writer {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Writer {
+    /// Open `path`, keeping its first `complete_len` bytes; with a `header`, the file starts
+    /// anew with it.
+    pub fn open(
+        path: &Path,
+        complete_len: u64,
+        header: Option<&Header>,
+    ) -> Result<Self, TuneError> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| TuneError::io(path, e))?;
+        let len = if header.is_some() { 0 } else { complete_len };
+        file.set_len(len).map_err(|e| TuneError::io(path, e))?;
+        let mut w = Writer {
+            file,
+            path: path.to_path_buf(),
+        };
+        if let Some(h) = header {
+            w.line(&HeaderLine { tune: h.clone() })?;
+        }
+        Ok(w)
+    }
+
+    pub fn append(&mut self, line: &IterationLine) -> Result<(), TuneError> {
+        self.line(line)
+    }
+
+    fn line(&mut self, value: &impl Serialize) -> Result<(), TuneError> {
+        let mut bytes =
+            serde_json::to_vec(value).map_err(|e| TuneError::io(&self.path, e.into()))?;
+        bytes.push(b'\n');
+        let path = &self.path;
+        self.file
+            .write_all(&bytes)
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| TuneError::io(path, e))
+    }
+}
