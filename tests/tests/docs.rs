@@ -18,7 +18,7 @@ use std::process::Command;
 use council_tests::{workspace_bin, workspace_root};
 
 /// The programs whose flags the pages may show.
-const PROGRAMS: [&str; 8] = [
+const PROGRAMS: [&str; 9] = [
     "council-match",
     "council-tune",
     "council-elo",
