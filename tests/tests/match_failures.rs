@@ -482,7 +482,7 @@ fn gone_now(pid_file: &Path) -> Result<(), String> {
         // A pid the system has given to another process since is gone too: the grandchild is
         // always `sleep 600`.
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let reused = !cmdline.starts_with(b"sleep\0600");
+        let reused = !cmdline.starts_with(b"sleep\x00600");
         if !(stat.is_empty() || state == Some('Z') || reused) {
             return Err(format!("grandchild {pid} is still running: {stat}"));
         }
