@@ -38,14 +38,16 @@ pub(crate) fn build_player_tree(
             fairness,
             ml_d,
             approval_k,
+            weights,
             ..
         } => {
             let members = members
                 .iter()
-                .map(|m| {
+                .zip(weights)
+                .map(|(m, &weight)| {
                     let mc = config.player(m);
                     let member = build_player_tree(config, m, stop);
-                    Member::new(member, mc.win_rate_t, mc.sigma, mc.limits)
+                    Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
                 })
                 .collect();
             Box::new(CouncilPlayer::new(

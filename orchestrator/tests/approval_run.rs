@@ -77,6 +77,7 @@ fn ballots(vote: &CouncilVote, config: &Config) -> Vec<Ballot> {
                 eval: m.score,
                 win_rate_t: p.win_rate_t,
                 sigma: p.sigma,
+                weight: m.weight,
                 ranked: m.ranked.clone(),
             })
         })

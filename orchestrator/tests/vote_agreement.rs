@@ -24,6 +24,7 @@ fn ours(ballots: &[Plain]) -> Vec<Ballot> {
             // T equal to the reference: the common-scale value is the cp itself.
             win_rate_t: REFERENCE_T,
             sigma,
+            weight: 1.0,
             ranked: Vec::new(),
         })
         .collect()
@@ -36,6 +37,7 @@ fn theirs(ballots: &[Plain]) -> Vec<sim_vote::Ballot> {
             mv,
             value: f64::from(cp),
             sigma,
+            weight: 1.0,
         })
         .collect()
 }
@@ -73,6 +75,7 @@ fn our_approval(k: usize, ballots: &[Ranked]) -> String {
             eval: Some(Score::Cp(0)),
             win_rate_t: REFERENCE_T,
             sigma: *sigma,
+            weight: 1.0,
             ranked: moves.iter().map(|m| format!("m{m}")).collect(),
         })
         .collect();

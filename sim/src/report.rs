@@ -363,6 +363,9 @@ pub fn council_json(run: &CouncilRun, approval: Option<(usize, Count)>, timing: 
         },
         "agreement": run.agreement(),
     });
+    if p.weights.iter().any(|&w| w != 1.0) {
+        out["weights"] = json!(p.weights);
+    }
     if let Some((k, count)) = approval {
         let rate = Rate::from(count);
         out["approval"] = json!({ "k": k, "rate": rate.rate, "standard_error": rate.se });
@@ -393,6 +396,10 @@ pub fn council_table(
             format!(", sync {}", s.join(" "))
         }
     );
+    if p.weights.iter().any(|&w| w != 1.0) {
+        let w: Vec<String> = p.weights.iter().map(|w| w.to_string()).collect();
+        let _ = writeln!(out, "vote weights (majority, approval): {}", w.join(", "));
+    }
     let _ = writeln!(
         out,
         "{} trials, seed {}, {} threads, {:.2} s ({:.3e} trials/s)\n",

@@ -130,6 +130,9 @@ pub enum PlayerKind {
         ml_d: f64,
         /// How many moves each member names (approval only; 1 for the other methods).
         approval_k: usize,
+        /// Each member's vote weight, in the order of `members` (majority and approval; all 1
+        /// unless `weights` gives some).
+        weights: Vec<f64>,
         /// `equal_resources = true`: the player added to the run beside this council, its
         /// strongest member alone with N times the budget (models.md section 9).
         equal_resources: Option<String>,

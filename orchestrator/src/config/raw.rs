@@ -130,6 +130,7 @@ pub(super) struct RawPlayer {
     pub(super) fairness: Option<Fairness>,
     pub(super) ml_d: Option<f64>,
     pub(super) approval_k: Option<i64>,
+    pub(super) weights: Option<BTreeMap<String, f64>>,
     pub(super) equal_resources: Option<bool>,
 }
 

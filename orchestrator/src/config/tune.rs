@@ -4,8 +4,9 @@
 //! section (beside `validate`), and `crate::tune` writes the values into players when it plays.
 //!
 //! A parameter's `path` names a key of the tuned player (`nodes`, `noise_cp`, `ml_d`, ...), a key
-//! of one of its council's members (`members.NAME.KEY`), or an integer USI option the config
-//! sets for the player (`options.NAME`); [`ParamTarget`] is the player and key it resolved to.
+//! of one of its council's members (`members.NAME.KEY`), a member's vote weight in the council
+//! (`weights.NAME`, majority and approval councils), or an integer USI option the config sets
+//! for the player (`options.NAME`); [`ParamTarget`] is the player and key it resolved to.
 
 /// The validated `[tune]` section.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +80,9 @@ pub enum ParamKey {
     ApprovalK,
     /// An integer USI option the config sets (`options.NAME`).
     UsiOption(String),
+    /// A council member's vote weight (`weights.NAME`): the positions in `members` where that
+    /// member is listed.
+    Weight(Vec<usize>),
 }
 
 impl ParamKey {
@@ -106,7 +110,11 @@ impl ParamKey {
     pub(super) fn integer_only(&self) -> bool {
         !matches!(
             self,
-            ParamKey::WinRateT | ParamKey::Sigma | ParamKey::Temperature | ParamKey::MlD
+            ParamKey::WinRateT
+                | ParamKey::Sigma
+                | ParamKey::Temperature
+                | ParamKey::MlD
+                | ParamKey::Weight(_)
         )
     }
 

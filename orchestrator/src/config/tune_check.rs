@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::tune::{ParamKey, ParamTarget, SimulateBowl, TuneConfig, TuneParam};
 use super::usi_engine::OptionValue;
-use super::{ConfigError, PlayerConfig, PlayerKind};
+use super::{ConfigError, Method, PlayerConfig, PlayerKind};
 
 /// `[tune]` as written.
 #[derive(Debug, Deserialize)]
@@ -83,11 +83,11 @@ fn wrong_kind(key: &ParamKey, kind: &PlayerKind) -> Option<&'static str> {
     match (key, kind) {
         (ParamKey::NoiseCp | ParamKey::HashMb, PlayerKind::Internal { .. })
         | (ParamKey::Temperature, PlayerKind::Intuition { .. })
-        | (ParamKey::MlD | ParamKey::ApprovalK, PlayerKind::Council { .. })
+        | (ParamKey::MlD | ParamKey::ApprovalK | ParamKey::Weight(_), PlayerKind::Council { .. })
         | (ParamKey::UsiOption(_), PlayerKind::Usi(_)) => None,
         (ParamKey::NoiseCp | ParamKey::HashMb, _) => Some("an internal player's key"),
         (ParamKey::Temperature, _) => Some("an intuition player's key"),
-        (ParamKey::MlD | ParamKey::ApprovalK, _) => Some("a council's key"),
+        (ParamKey::MlD | ParamKey::ApprovalK | ParamKey::Weight(_), _) => Some("a council's key"),
         (ParamKey::UsiOption(_), _) => Some("a usi player's key"),
         _ => None,
     }
@@ -237,11 +237,43 @@ fn resolve_path(
                 members.join(", ")
             ));
         }
+        if matches!(key, "weight" | "weights") {
+            return Err(format!(
+                "a member's vote weight is its council's key: write weights.{member}"
+            ));
+        }
         // Validation made sure every member is a configured player.
         let Some(mc) = players.get(member) else {
             return Err(format!("no player named `{member}`"));
         };
         return resolve_path(key, member, mc, players);
+    }
+    if let Some(member) = path.strip_prefix("weights.") {
+        let PlayerKind::Council {
+            members, method, ..
+        } = &tuned.kind
+        else {
+            return Err(format!("`{name}` is not a council and has no vote weights"));
+        };
+        if !matches!(method, Method::Majority | Method::Approval) {
+            return Err(format!(
+                "`{name}` votes by {}: weights count only under majority and approval",
+                method.name()
+            ));
+        }
+        let at: Vec<usize> = (0..members.len())
+            .filter(|&i| members[i] == member)
+            .collect();
+        if at.is_empty() {
+            return Err(format!(
+                "`{member}` is not a member of `{name}` (members: {})",
+                members.join(", ")
+            ));
+        }
+        return Ok(ParamTarget {
+            player: name.to_string(),
+            key: ParamKey::Weight(at),
+        });
     }
     if let Some(option) = path.strip_prefix("options.") {
         let PlayerKind::Usi(settings) = &tuned.kind else {
@@ -268,7 +300,7 @@ fn resolve_path(
         } else {
             "unknown key: a numeric key of the player (nodes, depth, movetime_ms, time_ms, \
              byoyomi_ms, increment_ms, move_timeout_ms, win_rate_t, sigma, noise_cp, hash_mb, \
-             temperature, ml_d, approval_k), members.NAME.KEY or options.NAME"
+             temperature, ml_d, approval_k), members.NAME.KEY, weights.NAME or options.NAME"
                 .into()
         });
     };

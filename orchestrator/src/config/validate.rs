@@ -173,6 +173,7 @@ pub(super) fn validate_players(
             p.approval_k.is_some() && !is_council,
             "council",
         )?;
+        only("weights", p.weights.is_some() && !is_council, "council")?;
         only(
             "equal_resources",
             p.equal_resources.is_some() && !is_council,
@@ -281,10 +282,13 @@ pub(super) fn validate_players(
                     }
                     (_, None) => 1,
                 };
+                let weights = member_weights(&members, method, p.weights.as_ref())
+                    .map_err(|(k, problem)| err(&key(&k), format!("player `{name}`: {problem}")))?;
                 PlayerKind::Council {
                     members,
                     method,
                     approval_k,
+                    weights,
                     fairness: p.fairness.unwrap_or(Fairness::Full),
                     ml_d: positive("ml_d", p.ml_d, DEFAULT_ML_D)?,
                     equal_resources: None,
@@ -367,6 +371,42 @@ enum EqualResourcesProblem {
     DepthLimited(String),
     #[error("equal_resources adds a player `{0}`, and a player of that name exists")]
     NameTaken(String),
+}
+
+/// A council's `weights = { NAME = W, ... }` as one weight per member in member order (1 for a
+/// member it leaves out), or the key (below the player) and the problem.
+fn member_weights(
+    members: &[String],
+    method: Method,
+    given: Option<&BTreeMap<String, f64>>,
+) -> Result<Vec<f64>, (String, String)> {
+    let Some(given) = given else {
+        return Ok(vec![1.0; members.len()]);
+    };
+    if !matches!(method, Method::Majority | Method::Approval) && !given.is_empty() {
+        return Err((
+            "weights".into(),
+            "only meaningful with method = \"majority\" or \"approval\"".into(),
+        ));
+    }
+    for (m, &w) in given {
+        if !members.contains(m) {
+            return Err((
+                format!("weights.{m}"),
+                format!("`{m}` is not a member (members: {})", members.join(", ")),
+            ));
+        }
+        if !(w.is_finite() && w >= 0.0) {
+            return Err((
+                format!("weights.{m}"),
+                format!("must be a finite number >= 0, got {w}"),
+            ));
+        }
+    }
+    Ok(members
+        .iter()
+        .map(|m| given.get(m).copied().unwrap_or(1.0))
+        .collect())
 }
 
 /// The fair reference of a council of `N` members (models.md section 9): its strongest member
@@ -917,6 +957,58 @@ nodes = 1000
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn weights_are_per_member_finite_and_not_negative() {
+        let council = |extra: &str| {
+            BASE.replace(
+                "members = [\"a\", \"single\"]",
+                &format!("members = [\"a\", \"single\"]\n{extra}"),
+            )
+        };
+        let weights = |text: &str| match &parse(text).expect("valid").player("council").kind {
+            PlayerKind::Council { weights, .. } => weights.clone(),
+            k => panic!("{k:?}"),
+        };
+        assert_eq!(weights(BASE), vec![1.0, 1.0]);
+        assert_eq!(
+            weights(&council("weights = { single = 2.5 }")),
+            vec![1.0, 2.5]
+        );
+        assert_eq!(
+            weights(&council(
+                "method = \"approval\"\napproval_k = 2\nweights = { a = 0, single = 3 }"
+            )),
+            vec![0.0, 3.0]
+        );
+        for (extra, at, expect) in [
+            (
+                "weights = { single = -1.0 }",
+                "weights.single",
+                "finite number >= 0, got -1",
+            ),
+            ("weights = { single = nan }", "weights.single", "got NaN"),
+            ("weights = { a = inf }", "weights.a", "got inf"),
+            ("weights = { b = 2.0 }", "weights.b", "`b` is not a member"),
+            ("weights = { a = \"x\" }", "weights", ""),
+            (
+                "method = \"ml\"\nweights = { a = 2.0 }",
+                "weights",
+                "only meaningful with method = \"majority\" or \"approval\"",
+            ),
+        ] {
+            let e = one_line_error(&council(extra));
+            assert!(e.contains(at) && e.contains(expect), "{extra}: {e}");
+        }
+        let e = one_line_error(&BASE.replace(
+            "kind = \"internal\"\nnodes",
+            "kind = \"internal\"\nweights = { a = 1.0 }\nnodes",
+        ));
+        assert!(
+            e.contains("weights") && e.contains("only meaningful"),
+            "{e}"
+        );
     }
 
     #[test]

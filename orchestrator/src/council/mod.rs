@@ -39,6 +39,8 @@ pub(crate) struct Member {
     pub player: Box<dyn Player>,
     pub win_rate_t: f64,
     pub sigma: f64,
+    /// Its vote weight in this council (majority and approval).
+    pub weight: f64,
     /// Own limits; when empty the member takes the council's budget (whole or shared).
     pub limits: Limits,
     /// Still in this game (a member that failed sits out until the next game).
@@ -46,11 +48,18 @@ pub(crate) struct Member {
 }
 
 impl Member {
-    pub fn new(player: Box<dyn Player>, win_rate_t: f64, sigma: f64, limits: Limits) -> Self {
+    pub fn new(
+        player: Box<dyn Player>,
+        win_rate_t: f64,
+        sigma: f64,
+        weight: f64,
+        limits: Limits,
+    ) -> Self {
         Self {
             player,
             win_rate_t,
             sigma,
+            weight,
             limits,
             active: false,
         }
@@ -165,6 +174,7 @@ impl CouncilPlayer {
                 time_ms: 0,
                 nodes: None,
                 ranked: Vec::new(),
+                weight: m.weight,
             };
             let thought = match answer {
                 None => {
@@ -190,6 +200,7 @@ impl CouncilPlayer {
                                 eval: t.eval,
                                 win_rate_t: m.win_rate_t,
                                 sigma: m.sigma,
+                                weight: m.weight,
                                 ranked: ranked_moves(req, &t),
                             };
                             if self.method == Method::Approval {

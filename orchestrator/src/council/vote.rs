@@ -2,16 +2,18 @@
 //! unit-tested and property-tested alone.
 //!
 //! Input: one [`Ballot`] per member that answered (its move, its score if it gave one, its
-//! win-rate constant `T` and its noise `s_i`). Output: the chosen move, which rule chose it and
+//! win-rate constant `T`, its noise `s_i` and its vote weight `w_i`). Output: the chosen move, which rule chose it and
 //! which ballot speaks for it.
 //!
 //! Rules, in order:
 //! 1. Unanimity: every ballot names the same move.
 //! 2. Mate: a member that sees a forced mate wins the vote for its move, unless another sees a
-//!    faster one. Equally fast mates with different moves: majority among them.
-//! 3. The method: `majority`, `optimistic`, `pessimistic`, `ml` (maximum likelihood with `A`
-//!    predicted from the votes) or `approval` (each member's top `k` moves: its ranked ballot,
-//!    its own move first; the speaker is the strongest member naming the chosen move).
+//!    faster one. Equally fast mates with different moves: majority (by weight) among them.
+//! 3. The method: `majority` (the most summed weight), `optimistic`, `pessimistic`, `ml`
+//!    (maximum likelihood with `A` predicted from the votes) or `approval` (each member's top `k`
+//!    moves: its ranked ballot, its own move first, worth its weight; the speaker is the strongest
+//!    member naming the chosen move). Weights other than 1 are for majority and approval (the
+//!    config refuses them for the other methods).
 //!
 //! The methods themselves, the ML likelihood and the **tie rule** (the strongest member, smallest
 //! `s_i` then first listed, breaks every tie) have one implementation, the simulator's
@@ -41,6 +43,9 @@ pub struct Ballot {
     pub win_rate_t: f64,
     /// Noise `s_i` of this member's judgement (cp, common scale); smaller is stronger.
     pub sigma: f64,
+    /// Its vote weight `w_i` (finite, >= 0; 1 is an ordinary vote): what its vote adds to a
+    /// move under majority and approval.
+    pub weight: f64,
     /// Its moves best first, for approval (its MultiPV lines); `mv` counts as its first move
     /// whatever this says, and empty means `mv` alone.
     pub ranked: Vec<String>,
@@ -122,6 +127,7 @@ fn plain(ballots: &[Ballot]) -> (Vec<rules::Ballot>, usize) {
             mv: number(&mut moves, &b.mv),
             value: common_value(b.eval, b.win_rate_t),
             sigma: b.sigma,
+            weight: b.weight,
         })
         .collect();
     (plain, moves.len())
@@ -137,7 +143,8 @@ fn approval(ballots: &[Ballot], k: usize) -> Option<(String, usize, bool)> {
         .map(|b| b.ranking().map(|m| number(&mut moves, m)).collect())
         .collect();
     let sigma: Vec<f64> = ballots.iter().map(|b| b.sigma).collect();
-    let outcome = rules::approval_outcome(&ranked, &sigma, k)?;
+    let weights: Vec<f64> = ballots.iter().map(|b| b.weight).collect();
+    let outcome = rules::weighted_approval_outcome(&ranked, &sigma, &weights, k)?;
     let naming = (0..ballots.len()).filter(|&i| ranked[i].iter().take(k).any(|&m| m == outcome.mv));
     let speaker = rules::strongest(&sigma, naming)?;
     Some((moves[outcome.mv].to_string(), speaker, outcome.unique))
@@ -218,6 +225,7 @@ mod tests {
             eval: Some(eval),
             win_rate_t: 600.0,
             sigma,
+            weight: 1.0,
             ranked: Vec::new(),
         }
     }
@@ -256,6 +264,50 @@ mod tests {
             b("7g7f", Score::Cp(10), 200.0),
         ];
         assert_eq!(pick(Method::Majority, &v).mv, "2g2f");
+    }
+
+    #[test]
+    fn weights_count_in_majority_approval_and_the_mate_rule() {
+        let w = |mv: &str, sigma: f64, weight: f64| Ballot {
+            weight,
+            ..b(mv, Score::Cp(0), sigma)
+        };
+        // One member weighing 3 outvotes two of weight 1; its move is played by plurality.
+        let v = [
+            w("7g7f", 100.0, 1.0),
+            w("2g2f", 300.0, 3.0),
+            w("7g7f", 200.0, 1.0),
+        ];
+        let d = pick(Method::Majority, &v);
+        assert_eq!(
+            (d.mv.as_str(), d.rule, d.speaker),
+            ("2g2f", Rule::Plurality, 1)
+        );
+        let one = VoteSettings { d: 100.0, k: 1 };
+        let d = decide(Method::Approval, one, &v).expect("ballots");
+        assert_eq!((d.mv.as_str(), d.rule), ("2g2f", Rule::Approval));
+        // Weight 2 against 1 + 1: a tie, the strongest member's move.
+        let mut v = v;
+        v[1].weight = 2.0;
+        let d = pick(Method::Majority, &v);
+        assert_eq!((d.mv.as_str(), d.rule), ("7g7f", Rule::Strongest));
+        // Equally fast mates: the heavier side among the mating members.
+        let v = [
+            Ballot {
+                eval: Some(Score::Mate(3)),
+                ..w("G*5b", 100.0, 1.0)
+            },
+            Ballot {
+                eval: Some(Score::Mate(3)),
+                ..w("S*4b", 300.0, 2.5)
+            },
+            Ballot {
+                eval: Some(Score::Mate(3)),
+                ..w("G*5b", 200.0, 1.0)
+            },
+        ];
+        let d = pick(Method::Majority, &v);
+        assert_eq!((d.mv.as_str(), d.rule, d.speaker), ("S*4b", Rule::Mate, 1));
     }
 
     #[test]
@@ -430,6 +482,7 @@ mod tests {
                     eval: Some(e),
                     win_rate_t: t,
                     sigma: s + i as f64 * 1e-3,
+                    weight: 1.0,
                     ranked: r.into_iter().map(String::from).collect(),
                 })
                 .collect()

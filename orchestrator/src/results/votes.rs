@@ -88,6 +88,17 @@ pub struct MemberVote {
     /// its own move first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranked: Vec<String>,
+    /// Its vote weight in this council (majority and approval); recorded only when not 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub weight: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn is_one(w: &f64) -> bool {
+    *w == 1.0
 }
 
 /// One council decision: the line stored per council move in `results.jsonl` (`votes`).

@@ -77,6 +77,11 @@ pub fn apply(target: &ParamTarget, player: &mut PlayerConfig, value: f64) {
         (ParamKey::ApprovalK, PlayerKind::Council { approval_k, .. }) => {
             *approval_k = (whole as usize).max(1)
         }
+        (ParamKey::Weight(at), PlayerKind::Council { weights, .. }) => {
+            for &i in at {
+                weights[i] = value;
+            }
+        }
         (ParamKey::UsiOption(name), PlayerKind::Usi(settings)) => {
             for (n, v) in &mut settings.options {
                 if n == name {

@@ -160,6 +160,10 @@ struct CouncilArgs {
     /// applied in the order given).
     #[arg(long, value_name = "I:J=RHO")]
     sync: Vec<SyncPair>,
+    /// Each member's vote weight for majority and approval, comma separated, in member order
+    /// (finite, >= 0; every weight 1 when left out).
+    #[arg(long, value_delimiter = ',')]
+    weights: Option<Vec<f64>>,
     /// Trials (the source used 1e7 per point).
     #[arg(long, default_value = "1e7", value_parser = parse_count)]
     trials: u64,
@@ -407,12 +411,15 @@ fn fit_game_length(common: &Common, threads: usize, args: &FitArgs) -> Result<()
 }
 
 fn council(common: &Common, threads: usize, args: &CouncilArgs) -> Result<()> {
-    let params = CouncilParams::new(
+    let mut params = CouncilParams::new(
         args.candidates,
         args.sigma.clone(),
         args.gap,
         args.sync.clone(),
     )?;
+    if let Some(w) = &args.weights {
+        params = params.with_weights(w.clone())?;
+    }
     let runs = if args.approval.is_some() { 2 } else { 1 };
     let bar = progress_bar(common, args.trials * runs, "trials");
     let start = Instant::now();

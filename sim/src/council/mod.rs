@@ -72,6 +72,14 @@ pub struct CouncilParams {
     pub gap: f64,
     /// Applied in this order after every member has perceived the position.
     pub syncs: Vec<SyncPair>,
+    /// `w_i`, each member's vote weight for majority and approval (finite, >= 0; all 1 unless
+    /// [`CouncilParams::with_weights`] sets them), in member order.
+    #[serde(skip_serializing_if = "all_ones")]
+    pub weights: Vec<f64>,
+}
+
+fn all_ones(w: &[f64]) -> bool {
+    w.iter().all(|&x| x == 1.0)
 }
 
 impl CouncilParams {
@@ -113,10 +121,33 @@ impl CouncilParams {
         }
         Ok(CouncilParams {
             candidates,
+            weights: vec![1.0; sigma.len()],
             sigma,
             gap,
             syncs,
         })
+    }
+
+    /// The same council with vote weights `weights` (one per member, finite, >= 0) for majority
+    /// and approval.
+    pub fn with_weights(mut self, weights: Vec<f64>) -> Result<CouncilParams, SimError> {
+        if weights.len() != self.sigma.len() {
+            return Err(SimError::Parameter {
+                name: "--weights",
+                expected: "one weight per member (as many as --sigma)",
+                value: format!("{} weights for {} members", weights.len(), self.sigma.len()),
+            });
+        }
+        for &w in &weights {
+            check(
+                "--weights (every member's weight)",
+                w,
+                "a finite number >= 0",
+                |w| w.is_finite() && w >= 0.0,
+            )?;
+        }
+        self.weights = weights;
+        Ok(self)
     }
 
     pub fn members(&self) -> usize {
@@ -168,6 +199,12 @@ mod tests {
         assert!(ok(3, vec![1.0, 2.0], 1.0, vec![pair(0, 2, 0.5)]).is_err());
         assert!(ok(3, vec![1.0, 2.0], 1.0, vec![pair(1, 1, 0.5)]).is_err());
         assert!(ok(3, vec![1.0, 2.0], 1.0, vec![pair(0, 1, 1.5)]).is_err());
+        let two = || ok(3, vec![1.0, 2.0], 1.0, vec![]).expect("valid");
+        assert_eq!(two().weights, vec![1.0, 1.0]);
+        assert!(two().with_weights(vec![0.0, 2.5]).is_ok());
+        assert!(two().with_weights(vec![1.0]).is_err());
+        assert!(two().with_weights(vec![1.0, -0.5]).is_err());
+        assert!(two().with_weights(vec![1.0, f64::INFINITY]).is_err());
     }
 
     #[test]

@@ -272,7 +272,9 @@ pub fn simulate_approval(
                     &mut ranked,
                     k.max(1),
                 );
-                let choice = approval.decide(&ranked, &params.sigma).map(|o| o.mv);
+                let choice = approval
+                    .decide_weighted(&ranked, &params.sigma, &params.weights)
+                    .map(|o| o.mv);
                 hits += u64::from(choice == Some(0));
             }
             Count {

@@ -1,7 +1,7 @@
 //! The council methods as pure functions of the members' reports `(B_i, V_i)`.
 //!
-//! - majority: the move with the most votes; without a unique plurality, the strongest member's
-//!   move.
+//! - majority: the move with the most votes (each member's vote counts its weight `w_i`, 1
+//!   unless given); without a unique plurality, the strongest member's move.
 //! - optimistic / pessimistic: the move of the member reporting the highest / lowest value; among
 //!   members reporting exactly that value, the strongest one's.
 //! - maximum likelihood: among the distinct voted moves `b`, the one maximising
@@ -14,9 +14,17 @@
 //!   distinct voted moves. Among moves with exactly equal likelihood, the move whose strongest
 //!   supporter is the strongest.
 //!
-//! - approval (with `k`): each member names its top `k` moves; the move named by the most
-//!   members, among equal support the one with the smallest summed rank (1 = a member's first);
-//!   a tie left after both goes to the strongest member's first-ranked move. `k = 1` is majority.
+//! - approval (with `k`): each member names its top `k` moves; the move with the most support
+//!   (the summed weights of the members naming it), among equal support the one with the smallest
+//!   summed weighted rank (`w_i` times the rank, 1 = a member's first); a tie left after both goes
+//!   to the strongest member's first-ranked move. `k = 1` is majority.
+//!
+//! **Weights** (majority and approval only): `w_i >= 0`, finite. With every weight 1 the sums are
+//! the vote counts, exactly as without weights. A tie is *exactly* equal summed weight (and, for
+//! approval, exactly equal weighted rank sum), the sums taken in member order in `f64`; weights
+//! that are sums of powers of two (1, 0.5, 1.25, 2, ...) add without rounding, so their ties do
+//! not depend on member order. A member of weight 0 still votes (its move is among the voted ones
+//! and it can break a tie as the strongest) but adds nothing to any move's support.
 //!
 //! **Tie rule** (one rule for every method, and one code: [`stronger`]): a tie is
 //! broken by the *strongest member*, the one with the smallest `s_i`, and among equal `s_i` the
@@ -67,7 +75,11 @@ pub struct Voting {
     gap_over_sigma: Vec<f64>,
     gap: f64,
     strongest: usize,
+    /// `w_i`, each member's vote weight.
+    weight: Vec<f64>,
+    /// Votes per move (to find the distinct voted moves) and their summed weight.
     votes: Vec<u32>,
+    weighed: Vec<f64>,
     score: Vec<f64>,
     /// Distinct voted moves, in order of first vote.
     voted: Vec<usize>,
@@ -75,18 +87,26 @@ pub struct Voting {
 
 impl Voting {
     pub fn new(params: &CouncilParams) -> Voting {
-        Voting::with_sigma(params.sigma.clone(), params.candidates, params.gap)
+        Voting::with_sigma(
+            params.sigma.clone(),
+            params.weights.clone(),
+            params.candidates,
+            params.gap,
+        )
     }
 
-    /// Members with noises `sigma` (in member order), moves `0..candidates`, gap `d`.
-    fn with_sigma(sigma: Vec<f64>, candidates: usize, gap: f64) -> Voting {
+    /// Members with noises `sigma` and vote weights `weight` (in member order), moves
+    /// `0..candidates`, gap `d`.
+    fn with_sigma(sigma: Vec<f64>, weight: Vec<f64>, candidates: usize, gap: f64) -> Voting {
         let strongest = strongest(&sigma, 0..sigma.len()).unwrap_or(0);
         Voting {
             gap_over_sigma: sigma.iter().map(|s| gap / s).collect(),
             sigma,
             gap,
             strongest,
+            weight,
             votes: vec![0; candidates],
+            weighed: vec![0.0; candidates],
             score: vec![0.0; candidates],
             voted: Vec::with_capacity(candidates),
         }
@@ -96,26 +116,28 @@ impl Voting {
     fn count(&mut self, reports: &[Report]) {
         for &c in &self.voted {
             self.votes[c] = 0;
+            self.weighed[c] = 0.0;
         }
         self.voted.clear();
-        for r in reports {
+        for (r, w) in reports.iter().zip(&self.weight) {
             if self.votes[r.best] == 0 {
                 self.voted.push(r.best);
             }
             self.votes[r.best] += 1;
+            self.weighed[r.best] += w;
         }
     }
 
-    /// The majority's move, and whether it had a unique plurality (else it is the strongest
-    /// member's move).
+    /// The majority's move (the most summed weight), and whether it had a unique plurality
+    /// (else it is the strongest member's move).
     fn majority_of_counted(&self, reports: &[Report]) -> (usize, bool) {
         let mut best = self.voted[0];
         let mut unique = true;
         for &c in &self.voted[1..] {
-            if self.votes[c] > self.votes[best] {
+            if self.weighed[c] > self.weighed[best] {
                 best = c;
                 unique = true;
-            } else if self.votes[c] == self.votes[best] {
+            } else if self.weighed[c] == self.weighed[best] {
                 unique = false;
             }
         }
@@ -272,11 +294,20 @@ pub struct Ballot {
     pub value: f64,
     /// The member's noise `s_i` (> 0); smaller is stronger.
     pub sigma: f64,
+    /// Its vote weight `w_i` (finite, >= 0; 1 is an ordinary vote). Majority only: the other
+    /// methods of plain ballots ignore it.
+    pub weight: f64,
 }
 
 /// The ballots as the [`Voting`] rules take them: reports, noises, and a candidate range
 /// covering every voted move.
 fn split(ballots: &[Ballot]) -> (Vec<Report>, Vec<f64>, usize) {
+    let (reports, sigma, _, moves) = split_weighted(ballots);
+    (reports, sigma, moves)
+}
+
+/// [`split`] with the weights.
+fn split_weighted(ballots: &[Ballot]) -> (Vec<Report>, Vec<f64>, Vec<f64>, usize) {
     let reports = ballots
         .iter()
         .map(|b| Report {
@@ -285,16 +316,17 @@ fn split(ballots: &[Ballot]) -> (Vec<Report>, Vec<f64>, usize) {
         })
         .collect();
     let sigma = ballots.iter().map(|b| b.sigma).collect();
+    let weight = ballots.iter().map(|b| b.weight).collect();
     let moves = ballots.iter().map(|b| b.mv).max().map_or(0, |m| m + 1);
-    (reports, sigma, moves)
+    (reports, sigma, weight, moves)
 }
 
 fn voting_for(ballots: &[Ballot], gap: f64) -> Option<(Voting, Vec<Report>)> {
     if ballots.is_empty() {
         return None;
     }
-    let (reports, sigma, moves) = split(ballots);
-    Some((Voting::with_sigma(sigma, moves, gap), reports))
+    let (reports, sigma, weight, moves) = split_weighted(ballots);
+    Some((Voting::with_sigma(sigma, weight, moves, gap), reports))
 }
 
 /// A majority vote: the move, and whether it won by a unique plurality (otherwise it is the
@@ -313,8 +345,8 @@ pub fn majority_outcome(ballots: &[Ballot]) -> Option<MajorityOutcome> {
     Some(MajorityOutcome { mv, plurality })
 }
 
-/// Majority: the move with the most votes; without a unique plurality, the strongest member's
-/// move (smallest `s_i`, then first listed). `None` without ballots.
+/// Majority: the move with the most votes (summed ballot weights); without a unique plurality,
+/// the strongest member's move (smallest `s_i`, then first listed). `None` without ballots.
 pub fn majority_choice(ballots: &[Ballot]) -> Option<usize> {
     majority_outcome(ballots).map(|o| o.mv)
 }
@@ -377,16 +409,19 @@ pub struct ApprovalOutcome {
 /// Approval voting with scratch space kept between positions (the simulation's inner loop;
 /// [`approval_outcome`] is the same rule on plain ranked ballots).
 ///
-/// Each member names its first `k` distinct moves (best first); a move's support is the number
-/// of members naming it; among equal support, the smaller sum of the ranks (1 = first) given by
-/// the members naming it wins; a tie left after both is broken by the tie rule: the strongest
-/// member's first-ranked move. With `k = 1` the support is the vote count and the rank sum
-/// equals it, so approval is majority, ballot for ballot.
+/// Each member names its first `k` distinct moves (best first); a move's support is the summed
+/// weight of the members naming it (their number, without weights); among equal support, the
+/// smaller sum of the ranks (1 = first) given by the members naming it, each rank times the
+/// member's weight, wins; a tie left after both is broken by the tie rule: the strongest
+/// member's first-ranked move. With `k = 1` the support is the (weighted) vote count and the
+/// rank sum equals it, so approval is majority, ballot for ballot.
 #[derive(Debug, Clone)]
 pub struct Approval {
     k: usize,
-    support: Vec<u32>,
-    rank_sum: Vec<u32>,
+    /// Members naming each move (to find the distinct named moves).
+    namers: Vec<u32>,
+    support: Vec<f64>,
+    rank_sum: Vec<f64>,
     /// Distinct named moves, in order of first naming.
     named: Vec<usize>,
 }
@@ -396,8 +431,9 @@ impl Approval {
     pub fn new(k: usize, candidates: usize) -> Approval {
         Approval {
             k: k.max(1),
-            support: vec![0; candidates],
-            rank_sum: vec![0; candidates],
+            namers: vec![0; candidates],
+            support: vec![0.0; candidates],
+            rank_sum: vec![0.0; candidates],
             named: Vec::with_capacity(candidates),
         }
     }
@@ -405,12 +441,33 @@ impl Approval {
     /// The choice on `ranked` (one list per member, best first; only the first `k` distinct
     /// moves count) with noises `sigma` (member order). `None` when no member names a move.
     pub fn decide(&mut self, ranked: &[Vec<usize>], sigma: &[f64]) -> Option<ApprovalOutcome> {
+        self.decide_with(ranked, sigma, |_| 1.0)
+    }
+
+    /// [`Approval::decide`] with member `i`'s naming worth `weights[i]` (finite, >= 0).
+    pub fn decide_weighted(
+        &mut self,
+        ranked: &[Vec<usize>],
+        sigma: &[f64],
+        weights: &[f64],
+    ) -> Option<ApprovalOutcome> {
+        self.decide_with(ranked, sigma, |i| weights[i])
+    }
+
+    fn decide_with(
+        &mut self,
+        ranked: &[Vec<usize>],
+        sigma: &[f64],
+        weight: impl Fn(usize) -> f64,
+    ) -> Option<ApprovalOutcome> {
         for &c in &self.named {
-            self.support[c] = 0;
-            self.rank_sum[c] = 0;
+            self.namers[c] = 0;
+            self.support[c] = 0.0;
+            self.rank_sum[c] = 0.0;
         }
         self.named.clear();
-        for list in ranked {
+        for (member, list) in ranked.iter().enumerate() {
+            let w = weight(member);
             let mut rank = 0u32;
             for (i, &mv) in list.iter().enumerate() {
                 if rank as usize == self.k {
@@ -421,24 +478,27 @@ impl Approval {
                 }
                 rank += 1;
                 if mv >= self.support.len() {
-                    self.support.resize(mv + 1, 0);
-                    self.rank_sum.resize(mv + 1, 0);
+                    self.namers.resize(mv + 1, 0);
+                    self.support.resize(mv + 1, 0.0);
+                    self.rank_sum.resize(mv + 1, 0.0);
                 }
-                if self.support[mv] == 0 {
+                if self.namers[mv] == 0 {
                     self.named.push(mv);
                 }
-                self.support[mv] += 1;
-                self.rank_sum[mv] += rank;
+                self.namers[mv] += 1;
+                self.support[mv] += w;
+                self.rank_sum[mv] += w * f64::from(rank);
             }
         }
         let mut best = *self.named.first()?;
         let mut unique = true;
-        let key = |c: usize| (self.support[c], std::cmp::Reverse(self.rank_sum[c]));
         for &c in &self.named[1..] {
-            if key(c) > key(best) {
+            let (s, b) = (self.support[c], self.support[best]);
+            let (r, rb) = (self.rank_sum[c], self.rank_sum[best]);
+            if s > b || (s == b && r < rb) {
                 best = c;
                 unique = true;
-            } else if key(c) == key(best) {
+            } else if s == b && r == rb {
                 unique = false;
             }
         }
@@ -458,6 +518,17 @@ impl Approval {
 pub fn approval_outcome(ranked: &[Vec<usize>], sigma: &[f64], k: usize) -> Option<ApprovalOutcome> {
     let moves = ranked.iter().flatten().max().map_or(0, |m| m + 1);
     Approval::new(k, moves).decide(ranked, sigma)
+}
+
+/// [`approval_outcome`] with member `i`'s naming worth `weights[i]` (finite, >= 0).
+pub fn weighted_approval_outcome(
+    ranked: &[Vec<usize>],
+    sigma: &[f64],
+    weights: &[f64],
+    k: usize,
+) -> Option<ApprovalOutcome> {
+    let moves = ranked.iter().flatten().max().map_or(0, |m| m + 1);
+    Approval::new(k, moves).decide_weighted(ranked, sigma, weights)
 }
 
 /// The move [`approval_outcome`] chooses.
@@ -505,7 +576,12 @@ mod tests {
     }
 
     fn ballot(mv: usize, value: f64, sigma: f64) -> Ballot {
-        Ballot { mv, value, sigma }
+        Ballot {
+            mv,
+            value,
+            sigma,
+            weight: 1.0,
+        }
     }
 
     #[test]
@@ -736,7 +812,144 @@ mod tests {
         assert_eq!(approval_choice(&[vec![]], &[1.0], 2), None);
     }
 
+    fn weighed(mv: usize, sigma: f64, weight: f64) -> Ballot {
+        Ballot {
+            weight,
+            ..ballot(mv, 0.0, sigma)
+        }
+    }
+
+    #[test]
+    fn weighted_majority_follows_the_heavier_side() {
+        // One member of weight 2.5 against two of weight 1: the heavier side wins although it
+        // is fewer and the strongest member (sigma 0.5) is among the many.
+        let b = [
+            weighed(3, 0.5, 1.0),
+            weighed(7, 2.0, 2.5),
+            weighed(3, 1.0, 1.0),
+        ];
+        let o = majority_outcome(&b).expect("ballots");
+        assert_eq!((o.mv, o.plurality), (7, true));
+        // Weight 2: 2 against 2 is a tie, compared exactly: the strongest member decides.
+        let b = [
+            weighed(3, 0.5, 1.0),
+            weighed(7, 2.0, 2.0),
+            weighed(3, 1.0, 1.0),
+        ];
+        let o = majority_outcome(&b).expect("ballots");
+        assert_eq!((o.mv, o.plurality), (3, false));
+        // Weight 0 adds nothing: the others' 1-1 split is a tie, and the weightless member,
+        // the strongest, still breaks it.
+        let b = [
+            weighed(5, 0.1, 0.0),
+            weighed(3, 1.0, 1.0),
+            weighed(7, 2.0, 1.0),
+        ];
+        let o = majority_outcome(&b).expect("ballots");
+        assert_eq!((o.mv, o.plurality), (5, false));
+        // The simulation's Voting takes the weights from CouncilParams.
+        let params = CouncilParams::new(8, vec![0.5, 2.0, 1.0], 1.0, vec![])
+            .and_then(|p| p.with_weights(vec![1.0, 2.5, 1.0]))
+            .expect("valid");
+        let mut v = Voting::new(&params);
+        assert_eq!(v.majority(&[rep(3, 0.0), rep(7, 0.0), rep(3, 0.0)]), 7);
+        assert_eq!(
+            v.choose(&[rep(3, 0.0), rep(7, 0.0), rep(3, 0.0)], 0.0)
+                .majority,
+            7
+        );
+    }
+
+    #[test]
+    fn weighted_approval_sums_weights_then_weighted_ranks() {
+        let sigma = [1.0, 0.5, 2.0];
+        // Unweighted, moves 3 and 4 tie (support 2, rank sum 3) and the strongest member's
+        // first move, 4, is played; member 3 weighing 3 gives its move 9 support 3 against 2.
+        let r = vec![vec![3, 4], vec![4, 3], vec![9, 5]];
+        assert_eq!(approval_choice(&r, &sigma, 2), Some(4));
+        let w = [1.0, 1.0, 3.0];
+        let o = weighted_approval_outcome(&r, &sigma, &w, 2).expect("named");
+        assert_eq!((o.mv, o.unique), (9, true));
+        // Equal weighted support (2 for move 3: 1 + 1; 2 for move 9: member 3 weighing 2), then
+        // the weighted rank sum: move 3 gets 1 + 2 = 3, move 9 gets 2 x 1 = 2: 9 wins.
+        let w = [1.0, 1.0, 2.0];
+        let o = weighted_approval_outcome(&r, &sigma, &w, 2).expect("named");
+        assert_eq!((o.mv, o.unique), (9, true));
+        // Weights all 1 are the unweighted rule.
+        assert_eq!(
+            weighted_approval_outcome(&r, &sigma, &[1.0; 3], 2),
+            approval_outcome(&r, &sigma, 2)
+        );
+        // Support and weighted rank sum both equal: the strongest member's first move.
+        let r = vec![vec![3, 9], vec![9, 3]];
+        let o = weighted_approval_outcome(&r, &[2.0, 1.0], &[1.5, 1.5], 2).expect("named");
+        assert_eq!((o.mv, o.unique), (9, false));
+    }
+
+    /// Majority as it was before weights: vote counts in `u32`, a unique plurality or the
+    /// strongest member's move.
+    fn counted_majority(ballots: &[Ballot]) -> MajorityOutcome {
+        let mut votes = std::collections::BTreeMap::<usize, u32>::new();
+        for b in ballots {
+            *votes.entry(b.mv).or_default() += 1;
+        }
+        let most = votes.values().copied().max().unwrap_or(0);
+        let top: Vec<usize> = votes
+            .iter()
+            .filter(|e| *e.1 == most)
+            .map(|e| *e.0)
+            .collect();
+        if top.len() == 1 {
+            return MajorityOutcome {
+                mv: top[0],
+                plurality: true,
+            };
+        }
+        let sigma: Vec<f64> = ballots.iter().map(|b| b.sigma).collect();
+        let s = strongest(&sigma, 0..ballots.len()).expect("ballots");
+        MajorityOutcome {
+            mv: ballots[s].mv,
+            plurality: false,
+        }
+    }
+
     proptest! {
+        #[test]
+        fn weights_of_one_vote_as_counts_did(
+            members in prop::collection::vec((0usize..4, 0.5f64..2.0), 1..8),
+        ) {
+            let b: Vec<Ballot> = members
+                .iter()
+                .map(|&(mv, s)| ballot(mv, 0.0, (s * 2.0).round() / 2.0))
+                .collect();
+            prop_assert_eq!(majority_outcome(&b), Some(counted_majority(&b)));
+        }
+
+        #[test]
+        fn weighted_approval_with_k_1_is_weighted_majority(
+            members in prop::collection::vec(
+                (0usize..4, prop::collection::vec(0usize..4, 0..3), 0.5f64..2.0, 0u8..6),
+                1..7,
+            ),
+        ) {
+            // Weights on a grid of halves (sums exact), some 0; sigma coarse so ties happen.
+            let sigma: Vec<f64> = members.iter().map(|m| (m.2 * 2.0).round() / 2.0).collect();
+            let weights: Vec<f64> = members.iter().map(|m| f64::from(m.3) / 2.0).collect();
+            let ranked: Vec<Vec<usize>> = members
+                .iter()
+                .map(|(first, rest, _, _)| std::iter::once(*first).chain(rest.iter().copied()).collect())
+                .collect();
+            let ballots: Vec<Ballot> = members
+                .iter()
+                .zip(sigma.iter().zip(&weights))
+                .map(|(m, (&s, &w))| weighed(m.0, s, w))
+                .collect();
+            let a = weighted_approval_outcome(&ranked, &sigma, &weights, 1).expect("ballots");
+            let m = majority_outcome(&ballots).expect("ballots");
+            prop_assert_eq!(a.mv, m.mv);
+            prop_assert_eq!(a.unique, m.plurality);
+        }
+
         #[test]
         fn log_space_ml_chooses_what_the_literal_product_chooses(
             members in prop::collection::vec((0usize..4, -2.0f64..3.0, 0.3f64..3.0), 2..6),
