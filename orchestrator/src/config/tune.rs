@@ -77,7 +77,8 @@ pub enum ParamKey {
     Temperature,
     MlD,
     ApprovalK,
-    /// An integer USI option the config sets (`options.NAME`).
+    /// An integer option (`options.NAME`): a USI engine's `spin`, or a tunable of the built-in
+    /// engine (`engine::search::options`) for an internal player.
     UsiOption(String),
 }
 
