@@ -611,4 +611,25 @@ mod tests {
             Err(TuningError::Unknown(_))
         ));
     }
+
+    /// docs/guide/engine.md lists every option as this table has it, and nothing else.
+    #[test]
+    fn the_engine_guide_lists_the_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guide/engine.md");
+        let text = std::fs::read_to_string(path).expect("read docs/guide/engine.md");
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("| `Eval_") || l.starts_with("| `Search_"))
+            .collect();
+        let want: Vec<String> = TUNABLES
+            .iter()
+            .map(|t| {
+                format!(
+                    "| `{}` | {} | {}..{} | {} |",
+                    t.name, t.default, t.min, t.max, t.doc
+                )
+            })
+            .collect();
+        assert_eq!(rows, want);
+    }
 }
