@@ -263,7 +263,7 @@ impl Engine {
             self.tt = TranspositionTable::new(settings.hash_mb);
         }
         if settings.tuning != self.settings.tuning {
-            self.tuned = Box::new(Tuned::new(&settings.tuning));
+            *self.tuned = Tuned::new(&settings.tuning);
         }
         self.settings = settings;
     }

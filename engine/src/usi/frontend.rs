@@ -450,9 +450,9 @@ mod tests {
     /// The last `score cp` of a search's output.
     fn last_cp(text: &str) -> i64 {
         text.lines()
+            .rev()
             .filter_map(|l| l.split(" score cp ").nth(1))
-            .filter_map(|r| r.split_whitespace().next()?.parse().ok())
-            .last()
+            .find_map(|r| r.split_whitespace().next()?.parse().ok())
             .unwrap_or_else(|| panic!("no score cp in {text}"))
     }
 
