@@ -64,6 +64,17 @@ pub(crate) fn build_player_tree(
     }
 }
 
+/// The options a USI player's engine declares: it is started (handshake), asked, and quit.
+pub async fn declared_options(
+    player: &crate::config::PlayerConfig,
+) -> Result<Vec<engine::usi::protocol::OptionSpec>, String> {
+    let mut usi = UsiPlayer::new(player);
+    let r = usi.new_game(0).await;
+    let declared = usi.declared_options().to_vec();
+    usi.shutdown().await;
+    r.map(|()| declared).map_err(|e| e.to_string())
+}
+
 /// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
 /// that is not a USI engine or cannot start stops the run before any game. The error is one
 /// line naming the config file, the key and the player.

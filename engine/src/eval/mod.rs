@@ -26,6 +26,8 @@ use rsshogi::board::Position;
 use rsshogi::types::{Color, HandPiece, PieceType};
 use weights::WEIGHTS;
 
+use features::COUNT;
+
 /// The evaluation's bound: static scores never reach it, so they never look like mates.
 pub(crate) const EVAL_LIMIT: i32 = 20_000;
 
@@ -54,56 +56,94 @@ pub fn evaluate(pos: &crate::position::Position) -> i32 {
     evaluate_raw(pos.raw())
 }
 
+/// A full set of evaluation weights with the board table derived from them: the engine's own
+/// ([`EvalWeights::DEFAULT`]) or one changed by the engine's options (`search::options`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalWeights {
+    w: [i32; COUNT],
+    /// Board, rank and file terms of each piece type on each square (its owner's view).
+    piece_square: [[i32; 81]; 16],
+}
+
+impl EvalWeights {
+    /// The hand-set weights of [`weights`].
+    pub const DEFAULT: EvalWeights = EvalWeights::new(WEIGHTS);
+
+    /// The weights `w`, indexed by feature number.
+    #[must_use]
+    pub const fn new(w: [i32; COUNT]) -> Self {
+        let mut t = [[0; 81]; 16];
+        let mut raw = 1;
+        while raw < 15 {
+            let mut sq = 0;
+            while sq < 81 {
+                let board = if raw == 8 { 0 } else { w[BOARD + raw] };
+                t[raw][sq] = board
+                    + w[features::RANK + raw * 9 + features::RANK_OF[sq]]
+                    + w[features::FILE + raw * 5 + features::FILE_OF[sq]];
+                sq += 1;
+            }
+            raw += 1;
+        }
+        Self { w, piece_square: t }
+    }
+
+    /// The hand-set weight of feature `i` (for tables of defaults built at compile time).
+    #[must_use]
+    pub const fn default_weight(i: usize) -> i32 {
+        WEIGHTS[i]
+    }
+
+    /// The weights, indexed by feature number.
+    #[must_use]
+    pub fn weights(&self) -> &[i32; COUNT] {
+        &self.w
+    }
+}
+
 /// Adds up the weighted features as the walk reports them.
-#[derive(Default)]
-struct Scorer {
+struct Scorer<'a> {
+    weights: &'a EvalWeights,
     linear: [i32; 2],
     danger: [i32; 2],
 }
 
-/// Board, rank and file terms of each piece type on each square (its owner's view).
-const PIECE_SQUARE: [[i32; 81]; 16] = {
-    let mut t = [[0; 81]; 16];
-    let mut raw = 1;
-    while raw < 15 {
-        let mut sq = 0;
-        while sq < 81 {
-            let board = if raw == 8 { 0 } else { WEIGHTS[BOARD + raw] };
-            t[raw][sq] = board
-                + WEIGHTS[features::RANK + raw * 9 + features::RANK_OF[sq]]
-                + WEIGHTS[features::FILE + raw * 5 + features::FILE_OF[sq]];
-            sq += 1;
-        }
-        raw += 1;
-    }
-    t
-};
-
-impl Sink for Scorer {
+impl Sink for Scorer<'_> {
     #[inline(always)]
     fn piece(&mut self, us: usize, raw: usize, rel: usize, own: usize, enemy: usize) {
-        self.linear[us] += PIECE_SQUARE[raw][rel];
+        let w = &self.weights.w;
+        self.linear[us] += self.weights.piece_square[raw][rel];
         if raw != 8 {
-            self.linear[us] += WEIGHTS[features::OWN_KING + raw * 9 + own]
-                + WEIGHTS[features::ENEMY_KING + raw * 9 + enemy];
+            self.linear[us] +=
+                w[features::OWN_KING + raw * 9 + own] + w[features::ENEMY_KING + raw * 9 + enemy];
         }
     }
 
     #[inline(always)]
     fn linear(&mut self, us: usize, feature: usize, count: i32) {
-        self.linear[us] += WEIGHTS[feature] * count;
+        self.linear[us] += self.weights.w[feature] * count;
     }
 
     #[inline(always)]
     fn danger(&mut self, king: usize, feature: usize, count: i32) {
-        self.danger[king] += WEIGHTS[feature] * count;
+        self.danger[king] += self.weights.w[feature] * count;
     }
 }
 
 /// [`evaluate`] on the inner rsshogi position, for the search.
 #[must_use]
 pub(crate) fn evaluate_raw(pos: &Position) -> i32 {
-    let mut scorer = Scorer::default();
+    evaluate_with(pos, &EvalWeights::DEFAULT)
+}
+
+/// [`evaluate_raw`] under other weights.
+#[must_use]
+pub(crate) fn evaluate_with(pos: &Position, weights: &EvalWeights) -> i32 {
+    let mut scorer = Scorer {
+        weights,
+        linear: [0; 2],
+        danger: [0; 2],
+    };
     features::walk(pos, &mut scorer);
     let sente = (scorer.linear[0] - danger_cost(scorer.danger[0]))
         - (scorer.linear[1] - danger_cost(scorer.danger[1]));

@@ -17,6 +17,7 @@
 //! "Aspiration Windows", "Quiescence Search", "Null Move Pruning", "Late Move Reductions",
 //! "Futility Pruning", "Mate Distance Pruning"; Stockfish's search for the overall shape.
 
+use super::options::Tuned;
 use super::ordering::{Heuristics, MovePicker, is_tactical};
 use super::see::see_ge;
 use super::time::Budget;
@@ -24,12 +25,12 @@ use super::tt::{Bound, TranspositionTable};
 use super::value::{
     DRAW, INFINITE, MATE_IN_MAX, MAX_PLY, REPETITION_WIN, Value, is_mate, mate_in, mated_in,
 };
-use crate::eval::{evaluate_raw, noise::Noise};
+use crate::eval::{evaluate_with, noise::Noise};
 use rsshogi::board::{Move32List, Position, generate_legal_all_move32};
 use rsshogi::mate::solve_mate_in_one_in_place;
 use rsshogi::types::{Color, Move, Move32, RepetitionState};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Shared flags between the search thread and whoever controls it (the USI loop).
@@ -154,24 +155,12 @@ struct Frame {
     null_move: bool,
 }
 
-/// Reduction table for late moves, `ln(depth) * ln(move number)` shaped.
-fn lmr_table() -> &'static [[i32; 64]; 64] {
-    static TABLE: OnceLock<[[i32; 64]; 64]> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = [[0; 64]; 64];
-        for (d, row) in t.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.6 + (d as f64).ln() * (m as f64).ln() / 2.2) as i32;
-            }
-        }
-        t
-    })
-}
-
 pub(crate) struct Searcher<'a> {
     pos: Position,
     tt: &'a mut TranspositionTable,
     heur: &'a mut Heuristics,
+    /// Evaluation weights and search knobs.
+    tuned: &'a Tuned,
     noise: Noise,
     flags: Flags,
     limits: CoreLimits,
@@ -215,6 +204,7 @@ impl<'a> Searcher<'a> {
             pos,
             tt,
             heur,
+            tuned: Tuned::default_ref(),
             noise,
             flags,
             limits,
@@ -235,6 +225,12 @@ impl<'a> Searcher<'a> {
             pickers: (0..MAX_PLY as usize + 8).map(|_| None).collect(),
             quiets: vec![Vec::new(); MAX_PLY as usize + 8],
         }
+    }
+
+    /// Searches with other weights and knobs than the engine's own.
+    pub(crate) fn with_tuned(mut self, tuned: &'a Tuned) -> Self {
+        self.tuned = tuned;
+        self
     }
 
     /// This ply's picker (a fresh one if a node above was cut off without returning it).
@@ -308,7 +304,7 @@ impl<'a> Searcher<'a> {
     /// Static evaluation plus this instance's noise, for the side to move.
     #[inline]
     fn static_eval(&self) -> Value {
-        let e = evaluate_raw(&self.pos);
+        let e = evaluate_with(&self.pos, &self.tuned.eval);
         let n = self.noise.offset(self.pos.key().low_u64());
         if self.pos.turn() == Color::BLACK {
             e + n
@@ -732,24 +728,27 @@ impl<'a> Searcher<'a> {
         self.stack[p].static_eval = static_eval;
         let improving = !in_check && p >= 2 && static_eval > self.stack[p - 2].static_eval;
 
+        let k = &Tuned::knobs_of(self.tuned);
         if !pv_node && !in_check {
             // Reverse futility: far above beta at low depth, assume the opponent cannot recover.
-            if depth <= 6
-                && eval - 110 * (depth - i32::from(improving)) >= beta
+            if depth <= k.rfp_depth
+                && eval - k.rfp_margin * (depth - i32::from(improving)) >= beta
                 && eval < MATE_IN_MAX
             {
                 return eval;
             }
             // Null move: if passing still fails high, a real move will too.
             // See: chessprogramming wiki "Null Move Pruning" (adaptive R).
-            if depth >= 3
+            if depth >= k.null_min_depth
                 && eval >= beta
-                && static_eval >= beta - 20
+                && static_eval >= beta - k.null_static_margin
                 && !self.stack[p - 1].null_move
                 && beta > -MATE_IN_MAX
                 && self.pos.apply_null_move().is_ok()
             {
-                let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+                let r = k.null_base
+                    + depth / k.null_depth_div
+                    + ((eval - beta) / k.null_eval_div).min(3);
                 self.stack[p].current = Move32::MOVE_NULL;
                 self.stack[p].null_move = true;
                 let v = -self.search(-beta, -beta + 1, depth - r, ply + 1, !cut_node, false);
@@ -768,10 +767,10 @@ impl<'a> Searcher<'a> {
 
         // ProbCut: a capture whose shallow search beats beta by a margin would very probably
         // beat beta searched fully. See: chessprogramming wiki "ProbCut"; Stockfish's search.
-        let probcut_beta = beta + 180;
+        let probcut_beta = beta + self.tuned.knobs.probcut_margin;
         if !pv_node
             && !in_check
-            && depth >= 5
+            && depth >= self.tuned.knobs.probcut_depth
             && beta.abs() < MATE_IN_MAX
             && hit.is_none_or(|h| h.depth < depth - 3 || h.value >= probcut_beta)
         {
@@ -850,7 +849,8 @@ impl<'a> Searcher<'a> {
         // Quiet moves tried before the cutoff (history malus), in a buffer kept per ply.
         let mut quiets = std::mem::take(&mut self.quiets[p]);
         quiets.clear();
-        let lmr = lmr_table();
+        let k = &Tuned::knobs_of(self.tuned);
+        let lmr = &k.lmr;
 
         while let Some(mv) = picker.next(&self.pos, self.heur) {
             if !self.pos.is_legal_after_pseudo_move32(mv) {
@@ -864,16 +864,22 @@ impl<'a> Searcher<'a> {
             if best_value > -MATE_IN_MAX && !in_check && ply > 0 {
                 if !tactical && !gives_check {
                     let lmp_limit = (3 + depth * depth) / if improving { 1 } else { 2 } + 2;
-                    if depth <= 5 && searched as i32 >= lmp_limit {
+                    if depth <= k.lmp_depth && searched as i32 >= lmp_limit {
                         continue;
                     }
-                    if depth <= 5 && !is_killer && eval + 90 + 110 * depth <= alpha {
+                    if depth <= k.futility_depth
+                        && !is_killer
+                        && eval + k.futility_base + k.futility_margin * depth <= alpha
+                    {
                         continue;
                     }
-                    if depth <= 6 && !see_ge(&self.pos, mv, -40 * depth * depth) {
+                    if depth <= 6 && !see_ge(&self.pos, mv, -k.see_quiet_margin * depth * depth) {
                         continue;
                     }
-                } else if tactical && depth <= 6 && !see_ge(&self.pos, mv, -120 * depth) {
+                } else if tactical
+                    && depth <= 6
+                    && !see_ge(&self.pos, mv, -k.see_tactical_margin * depth)
+                {
                     continue;
                 }
             }
@@ -1051,7 +1057,9 @@ impl<'a> Searcher<'a> {
             if !in_check {
                 // Delta pruning: even winning this piece outright cannot reach alpha.
                 let gain = crate::eval::capture_value(self.pos.piece_on(mv.to_sq()).piece_type());
-                if static_eval + gain + 250 < alpha && !mv.is_promotion() {
+                if static_eval + gain + self.tuned.knobs.qs_delta_margin < alpha
+                    && !mv.is_promotion()
+                {
                     continue;
                 }
                 if !see_ge(&self.pos, mv, 0) {

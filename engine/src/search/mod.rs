@@ -12,6 +12,7 @@ mod alphabeta;
 pub mod bench;
 pub mod ebf;
 mod limits;
+pub mod options;
 mod ordering;
 mod see;
 pub mod time;
@@ -25,6 +26,7 @@ pub use limits::{Clock, Limits};
 use crate::position::Position;
 use crate::types::{Move, Score};
 use alphabeta::{CoreLimits, CoreResult, Flags, LineInfo, Searcher};
+use options::{Tuned, Tuning};
 use ordering::Heuristics;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -202,6 +204,8 @@ pub struct EngineSettings {
     pub noise_seed: u64,
     /// Safety margin kept on the clock, in milliseconds.
     pub margin_ms: u64,
+    /// Evaluation weights and search knobs ([`options::TUNABLES`]).
+    pub tuning: Tuning,
 }
 
 impl Default for EngineSettings {
@@ -215,6 +219,7 @@ impl Default for EngineSettings {
             noise_sd_cp: 0.0,
             noise_seed: 0,
             margin_ms: time::DEFAULT_MARGIN_MS,
+            tuning: Tuning::default(),
         }
     }
 }
@@ -224,6 +229,8 @@ pub struct Engine {
     settings: EngineSettings,
     tt: TranspositionTable,
     heur: Heuristics,
+    /// The weights and knobs `settings.tuning` makes.
+    tuned: Box<Tuned>,
 }
 
 impl Default for Engine {
@@ -236,10 +243,12 @@ impl Engine {
     #[must_use]
     pub fn new(settings: EngineSettings) -> Self {
         let tt = TranspositionTable::new(settings.hash_mb);
+        let tuned = Box::new(Tuned::new(&settings.tuning));
         Self {
             settings,
             tt,
             heur: Heuristics::new(),
+            tuned,
         }
     }
 
@@ -252,6 +261,9 @@ impl Engine {
     pub fn set_settings(&mut self, settings: EngineSettings) {
         if settings.hash_mb != self.settings.hash_mb {
             self.tt = TranspositionTable::new(settings.hash_mb);
+        }
+        if settings.tuning != self.settings.tuning {
+            *self.tuned = Tuned::new(&settings.tuning);
         }
         self.settings = settings;
     }
@@ -378,7 +390,8 @@ impl Engine {
             noise,
             stop.flags.clone(),
             core_limits,
-        );
+        )
+        .with_tuned(&self.tuned);
         if let Some(moves) = &limits.searchmoves {
             searcher.restrict_root(moves.iter().map(|m| m.to_rs()).collect());
         }

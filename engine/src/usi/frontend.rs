@@ -10,6 +10,7 @@ use super::protocol::{
 };
 use super::session::{Action, Rules, Session};
 use crate::position::Position;
+use crate::search::options::{self, TUNABLES};
 use crate::search::{
     BestMove, Clock, Engine, EngineSettings, LeafCounts, Limits, SearchInfo, SearchResult, StopFlag,
 };
@@ -78,6 +79,13 @@ fn option_specs(s: &EngineSettings) -> Vec<OptionSpec> {
         spin("NoiseSeed", s.noise_seed as i64, 0, i64::MAX),
         spin("ByoyomiMargin", s.margin_ms as i64, 0, 60_000),
     ]
+    .into_iter()
+    .chain(
+        TUNABLES
+            .iter()
+            .map(|t| spin(t.name, t.default.into(), t.min.into(), t.max.into())),
+    )
+    .collect()
 }
 
 /// Applies `setoption`; an error message names the option and the value.
@@ -102,6 +110,14 @@ fn apply_option(s: &mut EngineSettings, name: &str, value: Option<&str>) -> Resu
         "noiseseed" => s.noise_seed = number(value)?,
         "byoyomimargin" => s.margin_ms = number(value)?,
         "usi_ponder" => {}
+        _ if options::find(name).is_some() => {
+            let v = value.ok_or_else(|| format!("option {name} needs a value"))?;
+            let v = v
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| format!("option {name}: value `{v}` is not an integer"))?;
+            s.tuning.set(name, v).map_err(|e| e.to_string())?;
+        }
         _ => return Err(format!("unknown option `{name}`")),
     }
     Ok(())
@@ -429,5 +445,43 @@ mod tests {
         };
         let (n, p): (u64, u64) = (n.parse().expect("N"), p.parse().expect("P"));
         assert!(n > 0 && p <= n, "{n} {p}");
+    }
+
+    /// The last `score cp` of a search's output.
+    fn last_cp(text: &str) -> i64 {
+        text.lines()
+            .rev()
+            .filter_map(|l| l.split(" score cp ").nth(1))
+            .find_map(|r| r.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no score cp in {text}"))
+    }
+
+    /// `usi` declares every tunable as a spin with its default and range, and setting one
+    /// changes the search: Sente's extra gold is worth nothing once `Eval_Gold` is 0.
+    #[test]
+    fn tunables_are_spin_options_that_change_the_search() {
+        let text = run_text("usi\nquit\n");
+        for t in TUNABLES {
+            let line = format!(
+                "option name {} type spin default {} min {} max {}",
+                t.name, t.default, t.min, t.max
+            );
+            assert!(text.lines().any(|l| l == line), "no `{line}` in {text}");
+        }
+        assert!(text.contains("option name Eval_Silver type spin default 495 min 0 max 4000"));
+        let go = "isready\nposition sfen 4k4/9/9/9/9/9/9/4G4/4K4 b - 1\ngo depth 3\nquit\n";
+        let base = last_cp(&run_text(&format!("usi\n{go}")));
+        let zero = last_cp(&run_text(&format!(
+            "usi\nsetoption name Eval_Gold value 0\n{go}"
+        )));
+        assert!(
+            base - zero > 400,
+            "gold at 0 should cost about 540 cp: {base} vs {zero}"
+        );
+        let bad = run_text("usi\nsetoption name Eval_Gold value 5000\nquit\n");
+        assert!(
+            bad.contains("info string option `Eval_Gold`: 5000 is outside [0, 4000]"),
+            "{bad}"
+        );
     }
 }

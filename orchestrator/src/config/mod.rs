@@ -110,6 +110,9 @@ pub enum PlayerKind {
         noise_cp: u32,
         hash_mb: u32,
         candidates: Option<Candidates>,
+        /// The engine's tunable options (`options = { Eval_Pawn = 120 }`, the names
+        /// `council-engine` declares over USI), defaults where not set.
+        options: engine::search::options::Tuning,
     },
     /// The candidate model alone, no search: the best-scoring legal move under `setting`, or
     /// with `temperature` > 0 a move drawn with weights `exp((score - best) / temperature)`

@@ -78,7 +78,8 @@ pub enum ParamKey {
     Temperature,
     MlD,
     ApprovalK,
-    /// An integer USI option the config sets (`options.NAME`).
+    /// An integer option (`options.NAME`): a USI engine's `spin`, or a tunable of the built-in
+    /// engine (`engine::search::options`) for an internal player.
     UsiOption(String),
     /// A council member's vote weight (`weights.NAME`): the positions in `members` where that
     /// member is listed.

@@ -172,6 +172,22 @@ pub(super) fn validate_tune(
                 format!("`{p_path}` takes no value below {}", target.key.floor()),
             ));
         }
+        if let ParamKey::UsiOption(option) = &target.key
+            && let Some(PlayerKind::Internal { .. }) = players.get(&target.player).map(|p| &p.kind)
+            && let Some((_, t)) = engine::search::options::find(option)
+        {
+            for (k, v) in [("min", min), ("max", max)] {
+                if v < f64::from(t.min) || v > f64::from(t.max) {
+                    return Err(err(
+                        &key(k),
+                        format!(
+                            "{k} {v} is outside option `{}`'s range [{}, {}]",
+                            t.name, t.min, t.max
+                        ),
+                    ));
+                }
+            }
+        }
         if !(min..=max).contains(&start) {
             return Err(err(
                 &key("start"),
@@ -276,19 +292,27 @@ fn resolve_path(
         });
     }
     if let Some(option) = path.strip_prefix("options.") {
-        let PlayerKind::Usi(settings) = &tuned.kind else {
-            return Err(format!("`{name}` is not a usi player and has no options"));
+        let target = |option: &str| ParamTarget {
+            player: name.to_string(),
+            key: ParamKey::UsiOption(option.to_string()),
         };
-        return match settings.options.iter().find(|(n, _)| n == option) {
-            Some((_, OptionValue::Int(_))) => Ok(ParamTarget {
-                player: name.to_string(),
-                key: ParamKey::UsiOption(option.to_string()),
-            }),
-            Some(_) => Err(format!(
-                "option `{option}` of `{name}` is not an integer: only integer (spin) options tune"
-            )),
-            None => Err(format!(
-                "`{name}` sets no option `{option}`: set it in its options table first"
+        return match &tuned.kind {
+            // The built-in engine's options are known here; a USI engine's are asked of the
+            // engine when the tune starts (`tune::games::check_declared_spins`).
+            PlayerKind::Internal { .. } => match engine::search::options::find(option) {
+                Some((_, t)) => Ok(target(t.name)),
+                None => Err(format!(
+                    "the built-in engine has no option `{option}` (see `council-engine` `usi`)"
+                )),
+            },
+            PlayerKind::Usi(settings) => match settings.options.iter().find(|(n, _)| n == option) {
+                Some((_, OptionValue::Int(_))) | None => Ok(target(option)),
+                Some(_) => Err(format!(
+                    "option `{option}` of `{name}` is not an integer: only integer (spin) options tune"
+                )),
+            },
+            _ => Err(format!(
+                "`{name}` is not a usi or internal player and has no options"
             )),
         };
     }

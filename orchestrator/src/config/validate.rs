@@ -8,7 +8,7 @@ use super::intuition::{self, Candidates};
 use super::raw::{RawConfig, RawKind, RawMatch, RawPlayer, RawResign};
 use super::tune_check::validate_tune;
 use super::usi_engine::{
-    BadDropNotation, CommandProblem, DropNotation, UsiEngineSettings, resolve_command,
+    BadDropNotation, CommandProblem, DropNotation, OptionValue, UsiEngineSettings, resolve_command,
 };
 use super::{
     Config, ConfigError, DEFAULT_ML_D, DEFAULT_SIGMA, DEFAULT_WIN_RATE_T, Fairness, Format, Limits,
@@ -27,12 +27,11 @@ pub(super) fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Confi
 
 /// Whether `p` sets each engine key (all only meaningful for `kind = "usi"`), in the order they
 /// are checked.
-fn usi_keys_set(p: &RawPlayer) -> [(&'static str, bool); 12] {
+fn usi_keys_set(p: &RawPlayer) -> [(&'static str, bool); 11] {
     [
         ("command", p.command.is_some()),
         ("args", !p.args.is_empty()),
         ("dir", p.dir.is_some()),
-        ("options", !p.options.is_empty()),
         ("mate_cp", p.mate_cp.is_some()),
         ("go_nodes", p.go_nodes.is_some()),
         ("seed_option", p.seed_option.is_some()),
@@ -69,6 +68,21 @@ impl UsiKeyProblem {
             UsiKeyProblem::DropNotation(_) => "drop_notation",
         }
     }
+}
+
+/// An internal player's `options`: each a tunable of the built-in engine, a whole number in its
+/// range; an error names the option and what is wrong.
+fn internal_options(
+    options: &BTreeMap<String, OptionValue>,
+) -> Result<engine::search::options::Tuning, (String, String)> {
+    let mut tuning = engine::search::options::Tuning::default();
+    for (k, v) in options {
+        let OptionValue::Int(n) = v else {
+            return Err((k.clone(), format!("must be a whole number, got `{v}`")));
+        };
+        tuning.set(k, *n).map_err(|e| (k.clone(), e.to_string()))?;
+    }
+    Ok(tuning)
 }
 
 /// The engine keys of `p` with their defaults, checked.
@@ -182,6 +196,12 @@ pub(super) fn validate_players(
         if p.equal_resources == Some(true) {
             wants_equal.push(name.clone());
         }
+        if !p.options.is_empty() && !is_usi && !is_internal {
+            return Err(err(
+                &key("options"),
+                format!("player `{name}`: only meaningful for kind = \"usi\" or \"internal\""),
+            ));
+        }
         only("noise_cp", p.noise_cp.is_some() && !is_internal, "internal")?;
         only("hash_mb", p.hash_mb.is_some() && !is_internal, "internal")?;
         only(
@@ -201,6 +221,12 @@ pub(super) fn validate_players(
             RawKind::Internal => PlayerKind::Internal {
                 noise_cp: p.noise_cp.unwrap_or(0),
                 hash_mb: p.hash_mb.unwrap_or(16),
+                options: internal_options(&p.options).map_err(|(k, problem)| {
+                    err(
+                        &key(&format!("options.{k}")),
+                        format!("player `{name}`: {problem}"),
+                    )
+                })?,
                 candidates: match &p.candidates {
                     None => None,
                     Some(c) => {
@@ -860,6 +886,40 @@ nodes = 1000
         assert!(!e.contains('\n'), "error is one line: {e}");
         assert!(e.starts_with("test.toml: "), "error names the file: {e}");
         e
+    }
+
+    /// An internal player takes the engine's tunable options by their USI names; an unknown
+    /// name, a value out of range or a non-number is refused naming the option.
+    #[test]
+    fn internal_options_are_the_engines_tunables() {
+        let with = |opts: &str| {
+            BASE.replace(
+                "nodes = 1000\n\n[[player]]\nname = \"a\"",
+                &format!("nodes = 1000\noptions = {{ {opts} }}\n\n[[player]]\nname = \"a\""),
+            )
+        };
+        let c = parse(&with("Eval_Silver = 200, search_rfpmargin = 90")).expect("valid");
+        let PlayerKind::Internal { options, .. } = &c.player("single").kind else {
+            panic!("internal");
+        };
+        assert_eq!(options.get("Eval_Silver"), Some(200));
+        assert_eq!(options.get("Search_RfpMargin"), Some(90));
+        assert_eq!(options.get("Eval_Gold"), Some(540));
+        let e = one_line_error(&with("Eval_Queen = 900"));
+        assert!(
+            e.contains("player[0].options.Eval_Queen") && e.contains("unknown option"),
+            "{e}"
+        );
+        let e = one_line_error(&with("Eval_Silver = 5000"));
+        assert!(
+            e.contains("player[0].options.Eval_Silver") && e.contains("outside [0, 4000]"),
+            "{e}"
+        );
+        let e = one_line_error(&with("Eval_Silver = \"lots\""));
+        assert!(
+            e.contains("player[0].options.Eval_Silver") && e.contains("whole number"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ impl InternalPlayer {
             noise_cp,
             hash_mb,
             candidates,
+            options,
         } = &config.kind
         else {
             unreachable!("InternalPlayer::new is only called for internal players");
@@ -47,6 +48,7 @@ impl InternalPlayer {
         let settings = EngineSettings {
             hash_mb: *hash_mb as usize,
             noise_sd_cp: f64::from(*noise_cp),
+            tuning: options.clone(),
             ..EngineSettings::default()
         };
         Self {

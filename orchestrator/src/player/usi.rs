@@ -23,7 +23,8 @@ use std::time::Duration;
 use engine::position::Position;
 use engine::types::{Color, Score};
 use engine::usi::protocol::{
-    EngineMessage, Go, GuiCommand, Info, PositionStart, UsiBestMove, parse_engine_message,
+    EngineMessage, Go, GuiCommand, Info, OptionSpec, PositionStart, UsiBestMove,
+    parse_engine_message,
 };
 use tokio::time::Instant;
 
@@ -45,6 +46,8 @@ pub struct UsiPlayer {
     /// The MultiPV option last sent to the running process (analysis, approval councils).
     multipv: Option<usize>,
     process: Option<EngineProcess>,
+    /// The options the engine declared in its last `usi` handshake.
+    declared: Vec<OptionSpec>,
 }
 
 /// One line of a MultiPV analysis: its first move and score (mover's view, `mate_cp` undone).
@@ -67,7 +70,14 @@ impl UsiPlayer {
             searchmoves: Vec::new(),
             multipv: None,
             process: None,
+            declared: Vec::new(),
         }
+    }
+
+    /// The options the engine declared (`option name ...` before `usiok`) when it last
+    /// started; empty before the first `new_game`.
+    pub fn declared_options(&self) -> &[OptionSpec] {
+        &self.declared
     }
 
     /// Restrict every following search to `moves` (USI text) with `go searchmoves`; empty lifts
@@ -99,9 +109,19 @@ impl UsiPlayer {
         p.send(&GuiCommand::Usi.to_string())
             .await
             .map_err(|e| self.error(e, "usi"))?;
-        wait_for(&mut p, deadline, |m| matches!(m, EngineMessage::UsiOk))
-            .await
-            .map_err(|e| self.error(e, "waiting for usiok"))?;
+        let mut declared = Vec::new();
+        let r = async {
+            loop {
+                match parse_engine_message(&p.read_line(deadline).await?) {
+                    Ok(EngineMessage::UsiOk) => return Ok(()),
+                    Ok(EngineMessage::Option(spec)) => declared.push(spec),
+                    _ => {}
+                }
+            }
+        }
+        .await;
+        r.map_err(|e| self.error(e, "waiting for usiok"))?;
+        self.declared = declared;
         for (name, value) in &s.options {
             let cmd = GuiCommand::SetOption {
                 name: name.clone(),

@@ -54,6 +54,41 @@ pub fn iteration_config(config: &Config, tune: &TuneConfig, plus: &[f64], minus:
     out
 }
 
+/// Every `options.NAME` parameter of a USI player must be a `spin` its engine declares: the
+/// engine is asked (its `usi` handshake) before any game, and the first that is not is one line
+/// naming the parameter's key.
+pub async fn check_declared_spins(config: &Config, tune: &TuneConfig) -> Result<(), TuneError> {
+    let mut asked: BTreeMap<String, Vec<engine::usi::protocol::OptionSpec>> = BTreeMap::new();
+    for (i, p) in tune.params.iter().enumerate() {
+        let ParamKey::UsiOption(option) = &p.target.key else {
+            continue;
+        };
+        let player = config.player(&p.target.player);
+        if !matches!(player.kind, PlayerKind::Usi(_)) {
+            continue;
+        }
+        if !asked.contains_key(&player.name) {
+            let specs = crate::factory::declared_options(player)
+                .await
+                .map_err(TuneError::Preflight)?;
+            asked.insert(player.name.clone(), specs);
+        }
+        let declared = asked.get(&player.name).map_or(&[][..], Vec::as_slice);
+        let problem = match declared.iter().find(|s| s.name == *option) {
+            Some(s) if matches!(s.kind, engine::usi::protocol::OptionKind::Spin { .. }) => continue,
+            Some(_) => format!("declares `{option}`, but not as a spin"),
+            None => format!("declares no option `{option}`"),
+        };
+        return Err(TuneError::Preflight(format!(
+            "{}: key `tune.param[{i}].path`: `{}`: the engine of `{}` {problem}",
+            config.file.display(),
+            p.path,
+            player.name
+        )));
+    }
+    Ok(())
+}
+
 /// Set `target`'s key of `player` (the target player's config) to `value`, rounded when the
 /// key holds whole numbers. The value is already within the parameter's [min, max].
 pub fn apply(target: &ParamTarget, player: &mut PlayerConfig, value: f64) {
@@ -83,11 +118,15 @@ pub fn apply(target: &ParamTarget, player: &mut PlayerConfig, value: f64) {
             }
         }
         (ParamKey::UsiOption(name), PlayerKind::Usi(settings)) => {
-            for (n, v) in &mut settings.options {
-                if n == name {
-                    *v = OptionValue::Int(value.round() as i64);
-                }
+            let v = OptionValue::Int(value.round() as i64);
+            match settings.options.iter_mut().find(|(n, _)| n == name) {
+                Some((_, old)) => *old = v,
+                None => settings.options.push((name.clone(), v)),
             }
+        }
+        (ParamKey::UsiOption(name), PlayerKind::Internal { options, .. }) => {
+            // Validation kept [min, max] inside the option's range.
+            let _ = options.set(name, value.round() as i64);
         }
         // Validation made sure the key belongs to the player's kind.
         _ => {}

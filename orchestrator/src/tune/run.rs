@@ -106,6 +106,7 @@ pub async fn tune(
                 .map_err(|e| TuneError::io(&games_path, e))?,
         );
         let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
+        games::check_declared_spins(&config, &tune).await?;
         let probe_config = games::iteration_config(&config, &tune, &start, &start);
         crate::factory::preflight(&probe_config)
             .await
