@@ -119,3 +119,40 @@ pub fn reference_search(
     };
     engine.search(pos, &limits, &StopFlag::new(), &mut Silent)
 }
+
+/// `council-tune CONFIG --out OUT --quiet ARGS...`, as a user runs it.
+pub fn run_tune(
+    config: &std::path::Path,
+    out: &std::path::Path,
+    args: &[&str],
+) -> std::process::Output {
+    let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&config, &"--out", &out, &"--quiet"];
+    for a in args {
+        all.push(a);
+    }
+    run_bin("council-tune", &all)
+}
+
+/// The iteration lines of `OUT/tune.jsonl` as JSON values, after checking that the first line
+/// is the tune's header.
+pub fn tune_iterations(out: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(out.join("tune.jsonl")).expect("read tune.jsonl");
+    let mut lines = text.lines();
+    let header: serde_json::Value =
+        serde_json::from_str(lines.next().expect("a header")).expect("header is JSON");
+    assert!(header.get("tune").is_some(), "first line is the header");
+    lines
+        .map(|l| serde_json::from_str(l).expect("an iteration line is JSON"))
+        .collect()
+}
+
+/// The iteration lines without their wall times, as text: what must replay exactly.
+pub fn tune_trajectory(out: &std::path::Path) -> Vec<String> {
+    tune_iterations(out)
+        .into_iter()
+        .map(|mut v| {
+            v.as_object_mut().expect("an object").remove("wall_ms");
+            v.to_string()
+        })
+        .collect()
+}

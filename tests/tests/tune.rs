@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use council_tests::{run_bin, succeeded, workspace_bin};
+use council_tests::{
+    run_bin, run_tune, succeeded, tune_iterations, tune_trajectory, workspace_bin,
+};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
@@ -45,37 +47,6 @@ fn config(dir: &Path, name: &str, tune: &str) -> PathBuf {
     path
 }
 
-/// The iteration lines of `DIR/tune.jsonl` (the header left out), as JSON values.
-fn iterations(out: &Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(out.join("tune.jsonl")).expect("read tune.jsonl");
-    let mut lines = text.lines();
-    let header: serde_json::Value =
-        serde_json::from_str(lines.next().expect("a header")).expect("header is JSON");
-    assert!(header.get("tune").is_some(), "first line is the header");
-    lines
-        .map(|l| serde_json::from_str(l).expect("an iteration line is JSON"))
-        .collect()
-}
-
-/// The iteration lines without their wall times, as text: what must replay exactly.
-fn trajectory(out: &Path) -> Vec<String> {
-    iterations(out)
-        .into_iter()
-        .map(|mut v| {
-            v.as_object_mut().expect("an object").remove("wall_ms");
-            v.to_string()
-        })
-        .collect()
-}
-
-fn tune(config: &Path, out: &Path, args: &[&str]) -> std::process::Output {
-    let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&config, &"--out", &out, &"--quiet"];
-    for a in args {
-        all.push(a);
-    }
-    run_bin("council-tune", &all)
-}
-
 /// Simulated tunes of 1, 2 and 4 parameters end within 10% of each parameter's range of the
 /// bowl's optimum, from starts far from it (2000 iterations; the distances measured over three
 /// seeds were 0.4% to 6.5% of the range).
@@ -108,9 +79,9 @@ fn the_simulated_optimum_is_recovered_for_one_two_and_four_parameters() {
         ));
         let path = config(&dir, &format!("bowl{n}"), &section);
         let out = dir.join(format!("out{n}"));
-        let stdout = succeeded(&tune(&path, &out, &["--simulate", "--seed", "1"]));
+        let stdout = succeeded(&run_tune(&path, &out, &["--simulate", "--seed", "1"]));
         assert!(stdout.contains("2000/2000 iterations"), "{stdout}");
-        let lines = iterations(&out);
+        let lines = tune_iterations(&out);
         assert_eq!(lines.len(), 2000);
         let last = &lines[1999]["theta_next"];
         for (i, (p, start, min, max, _, opt)) in params[..n].iter().enumerate() {
@@ -151,16 +122,16 @@ fn a_seeded_tune_replays_exactly_and_another_seed_does_not() {
     let dir = scratch("replay");
     let path = config(&dir, "one", ONE_PARAM);
     let args = ["--simulate", "--iterations", "300"];
-    succeeded(&tune(&path, &dir.join("first"), &args));
-    succeeded(&tune(&path, &dir.join("second"), &args));
-    let first = trajectory(&dir.join("first"));
+    succeeded(&run_tune(&path, &dir.join("first"), &args));
+    succeeded(&run_tune(&path, &dir.join("second"), &args));
+    let first = tune_trajectory(&dir.join("first"));
     assert_eq!(first.len(), 300);
-    assert_eq!(first, trajectory(&dir.join("second")));
+    assert_eq!(first, tune_trajectory(&dir.join("second")));
     let other = [&args[..], &["--seed", "6"]].concat();
-    succeeded(&tune(&path, &dir.join("other"), &other));
-    assert_ne!(first, trajectory(&dir.join("other")));
+    succeeded(&run_tune(&path, &dir.join("other"), &other));
+    assert_ne!(first, tune_trajectory(&dir.join("other")));
     // The line holds what was played: θ± around θ by c_k·Δ, clipped, rounded (integer key).
-    let l = &iterations(&dir.join("first"))[0];
+    let l = &tune_iterations(&dir.join("first"))[0];
     let theta = l["theta"][0].as_f64().expect("θ");
     let c = l["c_k"][0].as_f64().expect("c_k");
     let d = l["delta"][0].as_f64().expect("Δ");
@@ -199,13 +170,13 @@ fn a_tune_killed_with_sigkill_resumes_onto_the_uninterrupted_trajectory() {
     let dir = scratch("resume");
     let path = config(&dir, "one", ONE_PARAM);
     let reference = dir.join("reference");
-    succeeded(&tune(&path, &reference, &["--simulate"]));
-    let expected = trajectory(&reference);
+    succeeded(&run_tune(&path, &reference, &["--simulate"]));
+    let expected = tune_trajectory(&reference);
     assert_eq!(expected.len(), 3000);
 
     let out = dir.join("killed");
     kill_when(&path, &out, &["--simulate"], "tune.jsonl", 50);
-    let kept = iterations(&out).len();
+    let kept = tune_iterations(&out).len();
     assert!(kept < 3000, "killed before the end (got {kept} iterations)");
     // What a SIGKILL mid-write leaves: a cut-off last line.
     use std::io::Write;
@@ -217,19 +188,19 @@ fn a_tune_killed_with_sigkill_resumes_onto_the_uninterrupted_trajectory() {
     drop(f);
 
     // Another seed or mode is refused by name; the same command resumes.
-    let wrong = tune(&path, &out, &["--simulate", "--seed", "9"]);
+    let wrong = run_tune(&path, &out, &["--simulate", "--seed", "9"]);
     assert!(!wrong.status.success());
     let stderr = String::from_utf8_lossy(&wrong.stderr);
     assert!(stderr.contains("started with seed 5, not 9"), "{stderr}");
-    let wrong = tune(&path, &out, &[]);
+    let wrong = run_tune(&path, &out, &[]);
     assert!(
         String::from_utf8_lossy(&wrong.stderr).contains("mode --simulate, not real games"),
         "{}",
         String::from_utf8_lossy(&wrong.stderr)
     );
-    let stdout = succeeded(&tune(&path, &out, &["--simulate"]));
+    let stdout = succeeded(&run_tune(&path, &out, &["--simulate"]));
     assert!(stdout.contains("resumed at iteration"), "{stdout}");
-    assert_eq!(trajectory(&out), expected);
+    assert_eq!(tune_trajectory(&out), expected);
 }
 
 const REAL: &str = r#"
@@ -270,9 +241,9 @@ fn real_games_are_played_once_each_and_a_killed_tune_resumes_onto_the_same_traje
     let dir = scratch("real");
     let path = config(&dir, "real", REAL);
     let reference = dir.join("reference");
-    let stdout = succeeded(&tune(&path, &reference, &["--concurrency", "2"]));
+    let stdout = succeeded(&run_tune(&path, &reference, &["--concurrency", "2"]));
     assert!(stdout.contains("4/4 iterations"), "{stdout}");
-    let lines = iterations(&reference);
+    let lines = tune_iterations(&reference);
     assert_eq!(lines.len(), 4);
     let played = games(&reference);
     // 4 iterations of 2 pairs, each game once, ids 0..16 in order.
@@ -303,10 +274,10 @@ fn real_games_are_played_once_each_and_a_killed_tune_resumes_onto_the_same_traje
 
     let out = dir.join("killed");
     kill_when(&path, &out, &["--concurrency", "2"], "games.jsonl", 5);
-    let kept = iterations(&out).len();
+    let kept = tune_iterations(&out).len();
     assert!(kept < 4, "killed before the end (got {kept} iterations)");
-    succeeded(&tune(&path, &out, &["--concurrency", "2"]));
-    assert_eq!(trajectory(&out), trajectory(&reference));
+    succeeded(&run_tune(&path, &out, &["--concurrency", "2"]));
+    assert_eq!(tune_trajectory(&out), tune_trajectory(&reference));
     assert_eq!(
         games(&out),
         played,
@@ -363,7 +334,7 @@ fn each_bad_tune_section_is_one_line_naming_the_key() {
             let out = if bin == "council-match" {
                 run_bin(bin, &[&path, &"--check"])
             } else {
-                tune(&path, &dir.join("never"), &["--simulate"])
+                run_tune(&path, &dir.join("never"), &["--simulate"])
             };
             assert!(!out.status.success(), "{bin}: {to:?} was accepted");
             let stderr = String::from_utf8_lossy(&out.stderr);
@@ -428,8 +399,8 @@ fn a_piece_value_set_far_off_moves_back_toward_its_default() {
     let path = dir.join("silver.toml");
     std::fs::write(&path, SILVER).expect("write config");
     let out = dir.join("out");
-    succeeded(&tune(&path, &out, &["--concurrency", "2"]));
-    let lines = iterations(&out);
+    succeeded(&run_tune(&path, &out, &["--concurrency", "2"]));
+    let lines = tune_iterations(&out);
     assert_eq!(lines.len(), 30);
     let first = &lines[0];
     let (plus, minus) = (first["plus"][0].as_f64(), first["minus"][0].as_f64());
@@ -464,7 +435,7 @@ fn tuned_options_must_be_spins_the_engine_declares() {
     ] {
         let path = dir.join("usi.toml");
         std::fs::write(&path, usi(option)).expect("write config");
-        let out = tune(&path, &dir.join(format!("never-{option}")), &[]);
+        let out = run_tune(&path, &dir.join(format!("never-{option}")), &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{option} was accepted");
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
@@ -476,7 +447,7 @@ fn tuned_options_must_be_spins_the_engine_declares() {
     // A declared spin tunes (one iteration of one pair).
     let path = dir.join("usi.toml");
     std::fs::write(&path, usi("Eval_Tempo")).expect("write config");
-    succeeded(&tune(&path, &dir.join("ok"), &[]));
+    succeeded(&run_tune(&path, &dir.join("ok"), &[]));
 
     for (from, to, key) in [
         (

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use council_tests::{run_bin, succeeded};
+use council_tests::{run_bin, run_tune, succeeded, tune_iterations, tune_trajectory};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-weights-{name}"));
@@ -66,34 +66,6 @@ fn write(dir: &Path, text: &str) -> PathBuf {
     path
 }
 
-fn tune(config: &Path, out: &Path, args: &[&str]) -> std::process::Output {
-    let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&config, &"--out", &out, &"--quiet"];
-    for a in args {
-        all.push(a);
-    }
-    run_bin("council-tune", &all)
-}
-
-/// The iteration lines of `DIR/tune.jsonl` (the header left out).
-fn iterations(out: &Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(out.join("tune.jsonl")).expect("read tune.jsonl");
-    text.lines()
-        .skip(1)
-        .map(|l| serde_json::from_str(l).expect("an iteration line is JSON"))
-        .collect()
-}
-
-/// The iteration lines without their wall times: what must replay exactly.
-fn trajectory(out: &Path) -> Vec<String> {
-    iterations(out)
-        .into_iter()
-        .map(|mut v| {
-            v.as_object_mut().expect("an object").remove("wall_ms");
-            v.to_string()
-        })
-        .collect()
-}
-
 fn number(v: &serde_json::Value) -> f64 {
     v.as_f64().expect("a number")
 }
@@ -103,9 +75,9 @@ fn a_simulated_weight_tune_stays_in_range_and_replays() {
     let dir = scratch("simulate");
     let path = write(&dir, &CONFIG.replace("iterations = 2", "iterations = 200"));
     succeeded(&run_bin("council-match", &[&path, &"--check"]));
-    succeeded(&tune(&path, &dir.join("first"), &["--simulate"]));
-    succeeded(&tune(&path, &dir.join("second"), &["--simulate"]));
-    let lines = iterations(&dir.join("first"));
+    succeeded(&run_tune(&path, &dir.join("first"), &["--simulate"]));
+    succeeded(&run_tune(&path, &dir.join("second"), &["--simulate"]));
+    let lines = tune_iterations(&dir.join("first"));
     assert_eq!(lines.len(), 200);
     for l in &lines {
         for key in ["theta", "plus", "minus"] {
@@ -119,8 +91,8 @@ fn a_simulated_weight_tune_stays_in_range_and_replays() {
         assert!((number(&l["plus"][0]) - plus).abs() < 1e-12, "{l}");
     }
     assert_eq!(
-        trajectory(&dir.join("first")),
-        trajectory(&dir.join("second"))
+        tune_trajectory(&dir.join("first")),
+        tune_trajectory(&dir.join("second"))
     );
 }
 
@@ -129,9 +101,9 @@ fn a_real_weight_tune_plays_the_logged_weights_and_replays() {
     let dir = scratch("real");
     let path = write(&dir, CONFIG);
     let first = dir.join("first");
-    let stdout = succeeded(&tune(&path, &first, &[]));
+    let stdout = succeeded(&run_tune(&path, &first, &[]));
     assert!(stdout.contains("2/2 iterations"), "{stdout}");
-    let lines = iterations(&first);
+    let lines = tune_iterations(&first);
     assert_eq!(lines.len(), 2);
     // Game ids 0 and 1 are iteration 0's pair: w+ against w-, colours swapped.
     let plus = number(&lines[0]["plus"][0]);
@@ -170,8 +142,8 @@ fn a_real_weight_tune_plays_the_logged_weights_and_replays() {
     assert!(seen > 0, "iteration 0's games hold council votes");
     // Seeded and deterministic (node limits): a second tune is the same, game for game.
     let second = dir.join("second");
-    succeeded(&tune(&path, &second, &[]));
-    assert_eq!(trajectory(&first), trajectory(&second));
+    succeeded(&run_tune(&path, &second, &[]));
+    assert_eq!(tune_trajectory(&first), tune_trajectory(&second));
     let games = |out: &Path| {
         let mut v: Vec<String> = std::fs::read_to_string(out.join("games.jsonl"))
             .expect("read games.jsonl")
