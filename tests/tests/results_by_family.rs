@@ -154,6 +154,40 @@ fn a_runs_results_by_family_are_the_hand_count_of_its_openings() {
     ));
     assert!(!again.contains("by opening family"), "{again}");
     assert!(again.contains("games (0 this session"), "{again}");
+
+    // The same run in two shards, merged with the flag: the same table (node-limited games
+    // replay exactly).
+    let shards: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("shard-{i}"))).collect();
+    for (i, shard) in shards.iter().enumerate() {
+        let which = format!("{i}/2");
+        succeeded(&run_bin(
+            "council-match",
+            &[&config, &"--out", shard, &"--shard", &which, &"-q"],
+        ));
+    }
+    let merged = dir.join("merged");
+    let merge_out = succeeded(&run_bin(
+        "council-match",
+        &[
+            &"merge",
+            &shards[0],
+            &shards[1],
+            &"--out",
+            &merged,
+            &"--by-family",
+        ],
+    ));
+    let merged_table = merge_out
+        .split("by opening family")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no by-family table after merge --by-family:\n{merge_out}"));
+    let tables_rows = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| count.contains_key(l.split_whitespace().next().unwrap_or("")))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(tables_rows(merged_table), tables_rows(table));
 }
 
 fn line(id: u64, sente: &str, gote: &str, moves: &[&str], result: &str) -> String {

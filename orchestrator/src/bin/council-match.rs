@@ -1,7 +1,7 @@
 //! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check] [--by-family]
 //! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
 //! and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
-//! `council-match merge DIR... --out DIR` makes one run folder of a run's shard folders;
+//! `council-match merge DIR... --out DIR [--by-family]` makes one run folder of a run's shard folders;
 //! `council-match serve RUN_DIR [--addr ADDR]` serves the live page of a run folder.
 
 use std::path::PathBuf;
@@ -86,6 +86,9 @@ enum Command {
         /// The merged run folder (new, or empty).
         #[arg(long)]
         out: PathBuf,
+        /// After the standings, print each player's score by opening family, as for a run.
+        #[arg(long)]
+        by_family: bool,
     },
     /// Serve the live page of a run folder (finished, running or merged), following its
     /// results.jsonl as it grows.
@@ -100,7 +103,11 @@ fn main() -> ExitCode {
     orchestrator::init_logging(true);
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Merge { ref dirs, ref out }) => run_merge(dirs, out),
+        Some(Command::Merge {
+            ref dirs,
+            ref out,
+            by_family,
+        }) => run_merge(dirs, out, by_family),
         Some(Command::Serve {
             ref run_dir,
             ref addr,
@@ -116,9 +123,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> anyhow::Result<ExitCode> {
+fn run_merge(dirs: &[PathBuf], out: &std::path::Path, by_family: bool) -> anyhow::Result<ExitCode> {
     let report = merge::merge(dirs, out).map_err(anyhow::Error::msg)?;
-    print!("{}", summary::standings_table(&report.summary));
+    print_tables(&report.summary, by_family);
     for absent in &report.records_missing {
         eprintln!("council-match merge: no record {absent}");
     }
@@ -138,6 +145,15 @@ fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> anyhow::Result<ExitCode
         report.missing_by_shard()
     );
     Ok(ExitCode::from(3))
+}
+
+/// The closing standings, and the results by opening family when asked.
+fn print_tables(s: &summary::Summary, by_family: bool) {
+    print!("{}", summary::standings_table(s));
+    if by_family {
+        let players: Vec<String> = s.players.iter().map(|p| p.name.clone()).collect();
+        print!("{}", family_table(&s.by_family, &players));
+    }
 }
 
 fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
@@ -247,16 +263,7 @@ async fn play(
     });
     let outcome = runner::run(config, &opts, cancel).await?;
     signals.abort();
-    print!("{}", summary::standings_table(&outcome.summary));
-    if by_family {
-        let players: Vec<String> = outcome
-            .summary
-            .players
-            .iter()
-            .map(|p| p.name.clone())
-            .collect();
-        print!("{}", family_table(&outcome.summary.by_family, &players));
-    }
+    print_tables(&outcome.summary, by_family);
     println!("results in {}", opts.out.display());
     if let Some(page) = page
         && !outcome.interrupted
