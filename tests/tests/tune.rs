@@ -466,3 +466,110 @@ fn tuned_options_must_be_spins_the_engine_declares() {
         assert!(stderr.contains(&format!("key `{key}`")), "{stderr}");
     }
 }
+
+/// A council `w` of a built-in engine and council-engine over USI (`u`, started through `sh` so
+/// that each start is counted in `starts`), tuning `u`'s vote weight and its `Eval_Silver` spin.
+fn kept_config(engine: &Path, starts: &Path, restart: bool) -> String {
+    format!(
+        r#"[match]
+players = ["w", "x"]
+max_plies = 300
+
+[[player]]
+name = "a"
+kind = "internal"
+nodes = 60
+noise_cp = 200
+[[player]]
+name = "u"
+kind = "usi"
+command = "sh"
+args = ["-c", "echo started >> '{starts}'; exec '{engine}'"]
+seed_option = "NoiseSeed"
+options = {{ Eval_Silver = 300, NoiseSD = 50 }}
+nodes = 60
+restart = {restart}
+[[player]]
+name = "w"
+kind = "council"
+members = ["a", "u"]
+method = "majority"
+weights = {{ u = 1.5 }}
+[[player]]
+name = "x"
+kind = "internal"
+nodes = 60
+
+[tune]
+player = "w"
+iterations = 3
+pairs = 2
+seed = 5
+[[tune.param]]
+path = "weights.u"
+start = 1.5
+min = 0
+max = 3
+c_end = 0.5
+r_end = 0.05
+[[tune.param]]
+path = "members.u.options.Eval_Silver"
+start = 300
+min = 100
+max = 800
+c_end = 60
+r_end = 0.05
+"#,
+        starts = starts.display(),
+        engine = engine.display(),
+    )
+}
+
+/// A tune keeps its engines from game to game: the USI engine starts once per side (θ+, θ−)
+/// and game in flight, takes each iteration's spin value by `setoption` between games, and the
+/// games and trajectory are exactly those of a tune that starts a fresh engine for every game
+/// (`restart = true`, which sends every option at start).
+#[test]
+fn engines_are_kept_across_games_and_play_as_fresh_ones() {
+    let dir = scratch("kept");
+    let engine = workspace_bin("council-engine");
+    let run = |name: &str, restart: bool, concurrency: &str| {
+        let starts = dir.join(format!("{name}.starts"));
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, kept_config(&engine, &starts, restart)).expect("write config");
+        let out = dir.join(name);
+        succeeded(&run_tune(&path, &out, &["--concurrency", concurrency]));
+        let started = std::fs::read_to_string(&starts)
+            .expect("the engine started")
+            .lines()
+            .count();
+        (out, started)
+    };
+    let (kept, kept_starts) = run("kept", false, "1");
+    let (fresh, fresh_starts) = run("fresh", true, "2");
+    let lines = tune_iterations(&kept);
+    assert_eq!(lines.len(), 3);
+    // The preflight starts the engine 4 times (the spin check, then `u`, `u+` and `u-` once
+    // each); then the kept tune starts one engine per side for all 12 games, the fresh one two
+    // per game.
+    assert_eq!(kept_starts, 4 + 2, "kept engines");
+    assert_eq!(fresh_starts, 4 + 2 * 12, "a fresh engine per game and side");
+    assert_ne!(
+        lines[0]["plus"][1], lines[1]["plus"][1],
+        "Eval_Silver changed between iterations"
+    );
+    assert_eq!(tune_trajectory(&kept), tune_trajectory(&fresh));
+    let games = |out: &Path| {
+        let mut v: Vec<String> = std::fs::read_to_string(out.join("games.jsonl"))
+            .expect("read games.jsonl")
+            .lines()
+            .map(|l| {
+                let g: serde_json::Value = serde_json::from_str(l).expect("a game line");
+                format!("{} {} {}", g["id"], g["result"], g["moves"])
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(games(&kept), games(&fresh));
+}

@@ -1,6 +1,6 @@
 //! Real games for a tune: θ± written into copies of the tuned player's config ([`apply`]), and the
 //! iteration's games played by the match runner's own game loop ([`play_game`]) spread over
-//! `concurrency` tasks, each finished game appended to `DIR/games.jsonl` by the one results
+//! `concurrency` tasks with engines kept from game to game ([`super::players`]), each finished game appended to `DIR/games.jsonl` by the one results
 //! writer ([`ResultsWriter`]) as it ends, so an interrupted iteration replays only its
 //! unfinished games.
 
@@ -14,10 +14,10 @@ use tokio_util::task::TaskTracker;
 
 use super::TuneError;
 use super::plan::{minus_name, plus_name};
+use super::players::{KeptPlayers, Lent};
 use crate::config::{
     Config, OptionValue, ParamKey, ParamTarget, PlayerConfig, PlayerKind, TuneConfig,
 };
-use crate::factory::build_player;
 use crate::results::append::ResultsWriter;
 use crate::results::read::{self, Malformed, Policy, Repeats, TornTail};
 use crate::results::{GameResult, Winner};
@@ -163,13 +163,14 @@ pub fn finished_games(path: &Path) -> Result<(BTreeMap<u64, GameResult>, Option<
     Ok((read.games.into_iter().map(|g| (g.id, g)).collect(), len))
 }
 
-/// Play `specs` under `config` (an [`iteration_config`]), at most `concurrency` at once,
-/// appending each finished game to `writer`. Returns the winners by id; a game cancelled
+/// Play `specs` under `config` (an [`iteration_config`]), at most `concurrency` at once, with
+/// engines kept in `kept` from earlier games, appending each finished game to `writer`. Returns the winners by id; a game cancelled
 /// before its end is missing.
 pub async fn play(
     config: Config,
     specs: Vec<GameSpec>,
     concurrency: usize,
+    kept: &Arc<KeptPlayers>,
     writer: &mut ResultsWriter,
     cancel: &CancellationToken,
     mut on_game: impl FnMut(),
@@ -179,8 +180,13 @@ pub async fn play(
     let tracker = TaskTracker::new();
     let (tx, mut rx) = mpsc::channel::<GameResult>(concurrency.max(1));
     for spec in specs {
-        let (config, permits, cancel, tx) =
-            (config.clone(), permits.clone(), cancel.clone(), tx.clone());
+        let (config, permits, cancel, tx, kept) = (
+            config.clone(),
+            permits.clone(),
+            cancel.clone(),
+            tx.clone(),
+            kept.clone(),
+        );
         tracker.spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
                 return;
@@ -188,8 +194,9 @@ pub async fn play(
             if cancel.is_cancelled() {
                 return;
             }
-            let mut sente = build_player(&config, &spec.sente);
-            let mut gote = build_player(&config, &spec.gote);
+            let mut lent = Lent::new();
+            let mut sente = kept.take(&config, &spec.sente, &mut lent).await;
+            let mut gote = kept.take(&config, &spec.gote, &mut lent).await;
             let played = play_game(
                 &config,
                 &spec,
@@ -198,8 +205,8 @@ pub async fn play(
                 None,
             )
             .await;
-            sente.shutdown().await;
-            gote.shutdown().await;
+            drop((sente, gote));
+            kept.give_back(lent);
             if let Some(p) = played {
                 let _ = tx.send(p.result).await;
             }

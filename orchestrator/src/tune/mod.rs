@@ -3,7 +3,7 @@
 //!
 //! One place per concern: `spsa` is the algorithm as pure functions of (θ, k, seed); `plan`
 //! is an iteration's games and the tally of their outcomes; `simulate` is the bowl; `games` plays
-//! real games and writes `games.jsonl`; `log` is `tune.jsonl` (the resume point); `report` is the
+//! real games and writes `games.jsonl`; `players` keeps their engines from game to game; `log` is `tune.jsonl` (the resume point); `report` is the
 //! closing table and the SVGs; `run` is the loop that ties them. Imports run one way: `run` ->
 //! `games`, `simulate`, `report`, `log` -> `plan`, `spsa`, this file (the error type) ->
 //! `crate::config`.
@@ -11,6 +11,7 @@
 pub mod games;
 pub mod log;
 pub mod plan;
+pub mod players;
 pub mod report;
 pub mod run;
 pub mod simulate;

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::log::{Header, IterationLine};
 use super::plan::{IterationResult, minus_name, plus_name};
+use super::players::KeptPlayers;
 use super::report::{ParamSummary, summarize, write_svgs};
 use super::{TuneError, games, log, plan, simulate, spsa};
 use crate::config::{Config, TuneConfig};
@@ -113,6 +114,7 @@ pub async fn tune(
             .map_err(TuneError::Preflight)?;
     }
 
+    let kept = std::sync::Arc::new(KeptPlayers::default());
     let bar = progress_bar(tune.iterations, opts.progress);
     bar.set_position(resumed_at);
     let start_played = spsa::played(
@@ -164,6 +166,7 @@ pub async fn tune(
                 iteration_config,
                 todo,
                 opts.concurrency,
+                &kept,
                 writer,
                 &cancel,
                 || bar_ref.tick(),
@@ -216,6 +219,7 @@ pub async fn tune(
         );
     }
     bar.finish_and_clear();
+    kept.shutdown().await;
     let summary = summarize(&tune, &lines, opts.simulate);
     let svgs = write_svgs(out, &tune, &lines, opts.simulate)?;
     Ok(TuneOutcome {
