@@ -2,7 +2,8 @@
 //! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
 //! and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
 //! `council-match merge DIR... --out DIR` makes one run folder of a run's shard folders;
-//! `council-match serve RUN_DIR [--addr ADDR]` serves the live page of a run folder.
+//! `council-match serve DIR [--addr ADDR]` serves the live page of a run folder or a tune's
+//! folder (`council-tune --out DIR`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -88,7 +89,7 @@ enum Command {
         out: PathBuf,
     },
     /// Serve the live page of a run folder (finished, running or merged), following its
-    /// results.jsonl as it grows.
+    /// results.jsonl as it grows, or of a tune's folder (one holding tune.jsonl).
     Serve {
         run_dir: PathBuf,
         #[arg(long, default_value = DEFAULT_ADDR)]
