@@ -1,6 +1,7 @@
 //! `council-tune` end to end: the simulated bowl's optimum is found, a seeded tune replays
 //! exactly, a tune killed with SIGKILL resumes onto the uninterrupted trajectory, real games are
-//! played once each and resume too, and every bad `[tune]` section is one line naming its key.
+//! played once each and resume too, a tune split over shards (local processes on one folder)
+//! takes the unsharded trajectory, and every bad `[tune]` section is one line naming its key.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -220,7 +221,12 @@ r_end = 0.05
 
 /// (id, sente, gote, result, moves) of each game in `games.jsonl`, by id.
 fn games(out: &Path) -> Vec<(u64, String)> {
-    let text = std::fs::read_to_string(out.join("games.jsonl")).expect("read games.jsonl");
+    games_in(out, "games.jsonl")
+}
+
+/// As [`games`], of the games file `file` in `out`.
+fn games_in(out: &Path, file: &str) -> Vec<(u64, String)> {
+    let text = std::fs::read_to_string(out.join(file)).expect("read a games file");
     let mut v: Vec<(u64, String)> = text
         .lines()
         .map(|l| {
@@ -572,4 +578,102 @@ fn engines_are_kept_across_games_and_play_as_fresh_ones() {
         v
     };
     assert_eq!(games(&kept), games(&fresh));
+}
+
+/// `council-tune` on `config` into `out` as shard `shard` (I/N), started, not waited for.
+fn start_shard(config: &Path, out: &Path, shard: &str) -> std::process::Child {
+    Command::new(workspace_bin("council-tune"))
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(["--quiet", "--concurrency", "1", "--shard", shard])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start a council-tune shard")
+}
+
+fn finished(child: std::process::Child, shard: &str) {
+    let out = child.wait_with_output().expect("wait for a shard");
+    assert!(
+        out.status.success(),
+        "shard {shard} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Three shards (local processes) on one folder play each iteration's pairs between them (pair
+/// p by shard p mod 3), wait for each other, and take the unsharded trajectory; shard 1 killed
+/// with SIGKILL mid-tune and started again rejoins it; a shard left alone stops naming the
+/// shard it waited for.
+#[test]
+fn shards_share_each_iteration_and_take_the_unsharded_trajectory() {
+    let dir = scratch("shards");
+    let path = config(&dir, "shards", REAL);
+    let reference = dir.join("reference");
+    succeeded(&run_tune(&path, &reference, &["--concurrency", "1"]));
+    let played = games(&reference);
+
+    let out = dir.join("sharded");
+    let shards: Vec<_> = (0..3)
+        .map(|i| start_shard(&path, &out, &format!("{i}/3")))
+        .collect();
+    for (i, child) in shards.into_iter().enumerate() {
+        finished(child, &format!("{i}/3"));
+    }
+    assert_eq!(tune_trajectory(&out), tune_trajectory(&reference));
+    let mut union = Vec::new();
+    for i in 0..3u64 {
+        let mine = games_in(&out, &format!("games-shard-{i}.jsonl"));
+        assert!(
+            mine.iter().all(|(id, _)| (id / 2) % 3 == i),
+            "shard {i} plays its pairs only: {mine:?}"
+        );
+        union.extend(mine);
+    }
+    union.sort();
+    assert_eq!(
+        union, played,
+        "every game once, as the unsharded tune plays it"
+    );
+    assert!(!out.join("games.jsonl").exists());
+
+    // Shard 1 killed once it has played a game; started again, it rejoins the others.
+    let out = dir.join("killed");
+    let mut others: Vec<_> = [0, 2]
+        .iter()
+        .map(|i| (i, start_shard(&path, &out, &format!("{i}/3"))))
+        .collect();
+    let mut one = start_shard(&path, &out, "1/3");
+    let file = out.join("games-shard-1.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&file).map_or(0, |t| t.lines().count()) < 1 {
+        assert!(Instant::now() < deadline, "shard 1 played no game in time");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    one.kill().expect("SIGKILL shard 1");
+    let _ = one.wait();
+    assert!(
+        tune_iterations(&out).len() < 4,
+        "the others wait for shard 1"
+    );
+    finished(start_shard(&path, &out, "1/3"), "1/3 again");
+    for (i, child) in others.drain(..) {
+        finished(child, &format!("{i}/3"));
+    }
+    assert_eq!(tune_trajectory(&out), tune_trajectory(&reference));
+
+    // Alone, shard 0 of 2 plays its pairs of iteration 0, then waits for shard 1 in vain.
+    let alone = dir.join("alone");
+    let out = run_tune(
+        &path,
+        &alone,
+        &["--concurrency", "1", "--shard", "0/2", "--shard-wait", "1"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("iteration 0") && stderr.contains("shard 1/2"),
+        "{stderr}"
+    );
 }

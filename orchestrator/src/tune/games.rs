@@ -21,6 +21,7 @@ use crate::config::{
 use crate::results::append::ResultsWriter;
 use crate::results::read::{self, Malformed, Policy, Repeats, TornTail};
 use crate::results::{GameResult, Winner};
+use crate::runner::feed::RunFeed;
 use crate::runner::game::play_game;
 use crate::runner::schedule::GameSpec;
 
@@ -163,29 +164,39 @@ pub fn finished_games(path: &Path) -> Result<(BTreeMap<u64, GameResult>, Option<
     Ok((read.games.into_iter().map(|g| (g.id, g)).collect(), len))
 }
 
-/// Play `specs` under `config` (an [`iteration_config`]), at most `concurrency` at once, with
-/// engines kept in `kept` from earlier games, appending each finished game to `writer`. Returns the winners by id; a game cancelled
-/// before its end is missing.
+/// Where a tune's games are played, the same for every iteration.
+pub struct Tables {
+    /// Games at once.
+    pub concurrency: usize,
+    /// The engines kept from earlier games.
+    pub kept: Arc<KeptPlayers>,
+    /// Where the games in play publish their moves (the live page).
+    pub feed: Option<Arc<dyn RunFeed>>,
+}
+
+/// Play `specs` under `config` (an [`iteration_config`]) at `tables`, appending each finished
+/// game to `writer`. Returns the winners by id; a game cancelled before its end is missing.
 pub async fn play(
     config: Config,
     specs: Vec<GameSpec>,
-    concurrency: usize,
-    kept: &Arc<KeptPlayers>,
+    tables: &Tables,
     writer: &mut ResultsWriter,
     cancel: &CancellationToken,
     mut on_game: impl FnMut(),
 ) -> Result<BTreeMap<u64, Winner>, TuneError> {
     let config = Arc::new(config);
+    let concurrency = tables.concurrency;
     let permits = Arc::new(Semaphore::new(concurrency.max(1)));
     let tracker = TaskTracker::new();
     let (tx, mut rx) = mpsc::channel::<GameResult>(concurrency.max(1));
     for spec in specs {
-        let (config, permits, cancel, tx, kept) = (
+        let (config, permits, cancel, tx, kept, feed) = (
             config.clone(),
             permits.clone(),
             cancel.clone(),
             tx.clone(),
-            kept.clone(),
+            tables.kept.clone(),
+            tables.feed.clone(),
         );
         tracker.spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
@@ -202,7 +213,7 @@ pub async fn play(
                 &spec,
                 [sente.as_mut(), gote.as_mut()],
                 &cancel,
-                None,
+                feed,
             )
             .await;
             drop((sente, gote));
