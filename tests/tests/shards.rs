@@ -440,20 +440,24 @@ fn shard_options_are_checked_before_any_game() {
     assert_eq!(lines(&s).len(), before);
 }
 
+/// The Indexed Job in `manifest` as the API server would run pod `index`: its completions,
+/// parallelism, env and expanded argv (tests/helpers/k8s_job_args.py).
+fn job_as_run(root: &Path, manifest: &Path, index: u64) -> Value {
+    let o = Command::new(python())
+        .arg(root.join("tests/helpers/k8s_job_args.py"))
+        .arg(manifest)
+        .arg(index.to_string())
+        .output()
+        .expect("run the manifest reader");
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("the reader prints JSON")
+}
+
 #[test]
 fn the_kubernetes_job_runs_a_shard_council_match_accepts() {
     let root = workspace_root();
     let manifest = root.join("configs/k8s/council-match-job.yaml");
-    let read = |index: u64| -> Value {
-        let o = Command::new(python())
-            .arg(root.join("tests/helpers/k8s_job_args.py"))
-            .arg(&manifest)
-            .arg(index.to_string())
-            .output()
-            .expect("run the manifest reader");
-        assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_slice(&o.stdout).expect("the reader prints JSON")
-    };
+    let read = |index: u64| job_as_run(&root, &manifest, index);
     let job = read(0);
     let completions = job["completions"].as_u64().expect("completions");
     assert_eq!(job["env"]["COUNCIL_SHARDS"], completions.to_string());
@@ -495,16 +499,7 @@ fn the_kubernetes_job_runs_a_shard_council_match_accepts() {
 fn the_kubernetes_tune_job_runs_shards_that_finish_one_tune() {
     let root = workspace_root();
     let manifest = root.join("configs/k8s/council-tune-job.yaml");
-    let read = |index: u64| -> Value {
-        let o = Command::new(python())
-            .arg(root.join("tests/helpers/k8s_job_args.py"))
-            .arg(&manifest)
-            .arg(index.to_string())
-            .output()
-            .expect("run the manifest reader");
-        assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_slice(&o.stdout).expect("the reader prints JSON")
-    };
+    let read = |index: u64| job_as_run(&root, &manifest, index);
     let job = read(0);
     let completions = job["completions"].as_u64().expect("completions");
     assert_eq!(job["env"]["COUNCIL_SHARDS"], completions.to_string());

@@ -182,16 +182,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// `--shard I/N`, or `auto` from a Slurm array task or a Kubernetes Indexed Job.
 fn shard(flag: Option<&str>) -> anyhow::Result<Option<Shard>> {
-    Ok(match flag {
-        None => None,
-        Some("auto") => {
-            Some(Shard::from_env(|k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?)
-        }
-        Some(text) => Some(
-            text.parse::<Shard>()
-                .map_err(|e| anyhow::anyhow!("--shard: {e}"))?,
-        ),
-    })
+    flag.map(Shard::from_flag)
+        .transpose()
+        .map_err(anyhow::Error::msg)
 }
 
 /// The runner's options from the flags: `--start-or-resume` resumes a run that has started in

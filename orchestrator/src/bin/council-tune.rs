@@ -74,16 +74,9 @@ fn main() -> ExitCode {
 
 /// `--shard I/N` or `--shard auto`, as council-match reads it.
 fn shard(flag: Option<&str>) -> anyhow::Result<Option<Shard>> {
-    Ok(match flag {
-        None => None,
-        Some("auto") => {
-            Some(Shard::from_env(|k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?)
-        }
-        Some(text) => Some(
-            text.parse::<Shard>()
-                .map_err(|e| anyhow::anyhow!("--shard: {e}"))?,
-        ),
-    })
+    flag.map(Shard::from_flag)
+        .transpose()
+        .map_err(anyhow::Error::msg)
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {

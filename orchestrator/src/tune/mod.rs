@@ -3,10 +3,11 @@
 //!
 //! One place per concern: `spsa` is the algorithm as pure functions of (θ, k, seed); `plan`
 //! is an iteration's games and the tally of their outcomes; `simulate` is the bowl; `games` plays
-//! real games and writes `games.jsonl`; `players` keeps their engines from game to game; `shards` shares each iteration between shards; `log` is `tune.jsonl` (the resume point); `report` is the
-//! closing table and the SVGs; `run` is the loop that ties them. Imports run one way: `run` ->
-//! `games`, `simulate`, `report`, `log` -> `plan`, `spsa`, this file (the error type) ->
-//! `crate::config`.
+//! real games and writes `games.jsonl`; `players` keeps their engines from game to game;
+//! `shards` shares each iteration between shards; `log` is `tune.jsonl` (the resume point);
+//! `report` is the closing table and the SVGs; `run` is the loop that ties them. Imports run one way: `run` ->
+//! `games` -> `players`; `run` -> `shards`, `simulate`, `report`, `log` -> `plan`, `spsa`, this
+//! file (the error type) -> `crate::config`, `crate::runner`, `crate::factory`.
 
 pub mod games;
 pub mod log;
