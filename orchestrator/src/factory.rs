@@ -4,7 +4,7 @@
 
 use engine::search::StopFlag;
 
-use crate::config::{Config, PlayerKind};
+use crate::config::{Config, PlayerConfig, PlayerKind};
 use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
 use crate::player::Player;
@@ -24,14 +24,27 @@ pub(crate) fn build_player_tree(
     name: &str,
     stop: Option<&StopFlag>,
 ) -> Box<dyn Player> {
-    let pc = config.player(name);
-    match &pc.kind {
+    build_tree_over(config, name, &mut |pc| match &pc.kind {
         PlayerKind::Internal { .. } => match stop {
             Some(stop) => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
             None => Box::new(InternalPlayer::new(pc)),
         },
         PlayerKind::Intuition { .. } => Box::new(IntuitionPlayer::new(pc)),
         PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
+        PlayerKind::Council { .. } => unreachable!("councils are built by build_tree_over"),
+    })
+}
+
+/// The player `name` with its councils built here and every other player (a leaf: internal,
+/// intuition, USI) given by `leaf`: how `council-tune` builds fresh councils around engines it
+/// keeps from game to game.
+pub fn build_tree_over(
+    config: &Config,
+    name: &str,
+    leaf: &mut dyn FnMut(&PlayerConfig) -> Box<dyn Player>,
+) -> Box<dyn Player> {
+    let pc = config.player(name);
+    match &pc.kind {
         PlayerKind::Council {
             members,
             method,
@@ -46,7 +59,7 @@ pub(crate) fn build_player_tree(
                 .zip(weights)
                 .map(|(m, &weight)| {
                     let mc = config.player(m);
-                    let member = build_player_tree(config, m, stop);
+                    let member = build_tree_over(config, m, leaf);
                     Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
                 })
                 .collect();
@@ -61,6 +74,7 @@ pub(crate) fn build_player_tree(
                 members,
             ))
         }
+        _ => leaf(pc),
     }
 }
 

@@ -2,6 +2,8 @@
 //! user sees it: Debian's headless `chromium` driven over WebDriver (`chromium-driver`) watches
 //! a short node-limited run of built-in engines, the JSON endpoints are held against the run's
 //! own files, and a client that stops reading the event stream is dropped while the run goes on.
+//! The page of a tune (`council-tune CONFIG --serve`, `council-match serve TUNE_DIR`) draws each
+//! parameter's course as `tune.jsonl` grows, and serves the tune's own lines and games.
 //!
 //! Nothing here is skipped: a missing `chromium` or `chromedriver` fails, naming `bash
 //! tests/run.sh`, which installs them. Waits are bounded (a hang fails with what was awaited),
@@ -69,13 +71,18 @@ struct Served {
 
 impl Served {
     fn start(args: &[&std::ffi::OsStr], log: &str) -> Self {
-        let mut child = Command::new(workspace_bin("council-match"))
+        Self::start_bin("council-match", args, log)
+    }
+
+    /// As [`Self::start`], for the workspace binary `bin`.
+    fn start_bin(bin: &str, args: &[&std::ffi::OsStr], log: &str) -> Self {
+        let mut child = Command::new(workspace_bin(bin))
             .args(args)
             .env("RUST_LOG", log)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("start council-match");
+            .unwrap_or_else(|e| panic!("start {bin}: {e}"));
         let stderr = Arc::new(Mutex::new(String::new()));
         let pipe = child.stderr.take().expect("stderr is piped");
         let sink = stderr.clone();
@@ -94,7 +101,7 @@ impl Served {
         served.url = wait_for("the live page's address", Duration::from_secs(60), || {
             let err = served.stderr();
             if let Ok(Some(status)) = served.child.try_wait() {
-                panic!("council-match exited ({status}) before serving: {err}");
+                panic!("{bin} exited ({status}) before serving: {err}");
             }
             err.lines()
                 .find_map(|l| l.split("http://").nth(1))
@@ -642,4 +649,153 @@ fn a_client_that_stops_reading_is_dropped_and_the_run_goes_on() {
         Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
         Err(e) => panic!("the stalled stream is still open: {e}"),
     }
+}
+
+/// A council of two built-in engines tuning a member's noise and its vote weight against itself
+/// (θ+ against θ−), in games long enough that iterations end while the page watches.
+fn tune_config(dir: &Path) -> PathBuf {
+    let text = "[match]\nplayers = [\"w\", \"x\"]\nmax_plies = 60\n\n\
+         [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 2000\nnoise_cp = 100\n\n\
+         [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 2000\n\n\
+         [[player]]\nname = \"w\"\nkind = \"council\"\nmembers = [\"a\", \"b\"]\nmethod = \"majority\"\n\n\
+         [[player]]\nname = \"x\"\nkind = \"internal\"\nnodes = 100\n\n\
+         [tune]\nplayer = \"w\"\niterations = 12\npairs = 1\nseed = 4\n\n\
+         [[tune.param]]\npath = \"members.a.noise_cp\"\nstart = 100\nmin = 0\nmax = 300\nc_end = 30\nr_end = 0.1\n\n\
+         [[tune.param]]\npath = \"weights.a\"\nstart = 1\nmin = 0\nmax = 3\nc_end = 0.4\nr_end = 0.1\n";
+    let path = dir.join("tune.toml");
+    std::fs::write(&path, text).expect("write config");
+    path
+}
+
+/// Each parameter's chart as the page draws it: its title and the points of its θ line.
+const READ_TUNE: &str = r#"
+const charts = [...document.querySelectorAll('#tune-charts .tune-chart')];
+return { hidden: document.getElementById('tune-section').hidden,
+  progress: document.getElementById('tune-progress').textContent,
+  charts: charts.map(c => ({ title: c.querySelector('h3').textContent,
+    points: (c.querySelector('polyline.theta')?.getAttribute('points') || '').split(' ').filter(p => p).length })) };
+"#;
+
+fn points(v: &Value) -> u64 {
+    v["charts"][0]["points"].as_u64().unwrap_or(0)
+}
+
+/// `OUT/tune.jsonl`'s iteration lines.
+fn tune_lines(out: &Path) -> Vec<Value> {
+    std::fs::read_to_string(out.join("tune.jsonl"))
+        .expect("read tune.jsonl")
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tune_page_draws_each_parameter_as_the_tune_goes() {
+    let dir = scratch("tune");
+    let out = dir.join("tune");
+    let config = tune_config(&dir);
+    let browser = Browser::start().await;
+    let served = Served::start_bin(
+        "council-tune",
+        &[
+            config.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--quiet".as_ref(),
+            "--concurrency".as_ref(),
+            "2".as_ref(),
+            "--serve".as_ref(),
+            "127.0.0.1:0".as_ref(),
+        ],
+        "warn",
+    );
+    browser
+        .client()
+        .goto(&served.url)
+        .await
+        .expect("open the tune's page");
+    // The course drawn part way, then further: the charts follow tune.jsonl as it grows.
+    let early = browser
+        .wait_script("a tune chart part way", READ_TUNE, vec![], |v| {
+            (2..13).contains(&points(v))
+        })
+        .await;
+    assert_eq!(early["hidden"], json!(false));
+    let titles: Vec<&str> = early["charts"]
+        .as_array()
+        .expect("charts")
+        .iter()
+        .map(|c| c["title"].as_str().unwrap_or(""))
+        .collect();
+    assert!(
+        titles[0].starts_with("members.a.noise_cp") && titles[1].starts_with("weights.a"),
+        "{titles:?}"
+    );
+    let done = browser
+        .wait_script("the whole course", READ_TUNE, vec![], |v| points(v) == 13)
+        .await;
+    assert!(points(&done) > points(&early));
+    wait_for("the end of the tune", Duration::from_secs(600), || {
+        served.stderr().contains("the tune is over").then_some(())
+    });
+    // The last θ the page names is tune.jsonl's.
+    let lines = tune_lines(&out);
+    assert_eq!(lines.len(), 12);
+    let last = lines[11]["theta_next"][0].as_f64().expect("θ");
+    let done = browser
+        .wait_script("the final progress", READ_TUNE, vec![], |v| {
+            v["progress"]
+                .as_str()
+                .is_some_and(|p| p.contains("iteration 12 / 12") && p.contains("24 games"))
+        })
+        .await;
+    let title = done["charts"][0]["title"].as_str().unwrap_or("");
+    // The page writes θ with one decimal from 100 up, else three.
+    let shown = if last.abs() >= 100.0 {
+        format!("{last:.1}")
+    } else {
+        format!("{last:.3}")
+    };
+    assert!(title.ends_with(&format!("θ {shown}")), "{title} vs {last}");
+    browser.close().await;
+
+    // The endpoints hold the tune's own lines and games, here and from another process.
+    let games: Vec<Value> = std::fs::read_to_string(out.join("games.jsonl"))
+        .expect("read games.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a game"))
+        .collect();
+    let check = |s: &Served| {
+        let tune = s.get("/api/tune");
+        assert_eq!(
+            tune["lines"],
+            json!(lines),
+            "/api/tune's lines are tune.jsonl's"
+        );
+        assert_eq!(tune["iterations"], json!(12));
+        assert_eq!(tune["params"][1]["max"], json!(3.0));
+        assert_eq!(
+            s.get("/api/games"),
+            json!(games),
+            "/api/games is games.jsonl"
+        );
+    };
+    check(&served);
+    drop(served);
+    let follower = Served::start(
+        &[
+            "serve".as_ref(),
+            out.as_os_str(),
+            "--addr".as_ref(),
+            "127.0.0.1:0".as_ref(),
+        ],
+        "warn",
+    );
+    wait_for("the folder's tune", Duration::from_secs(60), || {
+        (follower.get("/api/tune")["lines"].as_array().map(Vec::len) == Some(12)
+            && follower.get("/api/games").as_array().map(Vec::len) == Some(24))
+        .then_some(())
+    });
+    check(&follower);
 }

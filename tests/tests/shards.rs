@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -440,20 +440,24 @@ fn shard_options_are_checked_before_any_game() {
     assert_eq!(lines(&s).len(), before);
 }
 
+/// The Indexed Job in `manifest` as the API server would run pod `index`: its completions,
+/// parallelism, env and expanded argv (tests/helpers/k8s_job_args.py).
+fn job_as_run(root: &Path, manifest: &Path, index: u64) -> Value {
+    let o = Command::new(python())
+        .arg(root.join("tests/helpers/k8s_job_args.py"))
+        .arg(manifest)
+        .arg(index.to_string())
+        .output()
+        .expect("run the manifest reader");
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("the reader prints JSON")
+}
+
 #[test]
 fn the_kubernetes_job_runs_a_shard_council_match_accepts() {
     let root = workspace_root();
     let manifest = root.join("configs/k8s/council-match-job.yaml");
-    let read = |index: u64| -> Value {
-        let o = Command::new(python())
-            .arg(root.join("tests/helpers/k8s_job_args.py"))
-            .arg(&manifest)
-            .arg(index.to_string())
-            .output()
-            .expect("run the manifest reader");
-        assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_slice(&o.stdout).expect("the reader prints JSON")
-    };
+    let read = |index: u64| job_as_run(&root, &manifest, index);
     let job = read(0);
     let completions = job["completions"].as_u64().expect("completions");
     assert_eq!(job["env"]["COUNCIL_SHARDS"], completions.to_string());
@@ -486,6 +490,66 @@ fn the_kubernetes_job_runs_a_shard_council_match_accepts() {
         );
     }
     assert_eq!(outs.len() as u64, completions, "each pod its own folder");
+}
+
+/// The tune's Indexed Job: every pod runs council-tune on one shared folder with `--shard auto`,
+/// all pods at once (lockstep); its command lines, run here as local processes on a scratch
+/// folder for two iterations, finish the tune together.
+#[test]
+fn the_kubernetes_tune_job_runs_shards_that_finish_one_tune() {
+    let root = workspace_root();
+    let manifest = root.join("configs/k8s/council-tune-job.yaml");
+    let read = |index: u64| job_as_run(&root, &manifest, index);
+    let job = read(0);
+    let completions = job["completions"].as_u64().expect("completions");
+    assert_eq!(job["env"]["COUNCIL_SHARDS"], completions.to_string());
+    assert_eq!(
+        job["parallelism"].as_u64(),
+        Some(completions),
+        "lockstep shards all run at once"
+    );
+    let scratch = scratch("k8s-tune");
+    let shared = scratch.join("tune");
+    let mut outs = std::collections::BTreeSet::new();
+    let mut pods = Vec::new();
+    for index in 0..completions {
+        let job = read(index);
+        let mut argv: Vec<String> = job["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(argv[0], "council-tune");
+        let at = argv.iter().position(|a| a == "--out").unwrap() + 1;
+        assert!(
+            !argv[at].contains("$("),
+            "unexpanded reference in {}",
+            argv[at]
+        );
+        outs.insert(argv[at].clone());
+        argv[at] = shared.display().to_string();
+        let mut cmd = Command::new(workspace_bin("council-tune"));
+        cmd.current_dir(&root)
+            .args(&argv[1..])
+            .args(["--iterations", "2"]);
+        for (k, v) in job["env"].as_object().unwrap() {
+            cmd.env(k, v.as_str().unwrap());
+        }
+        cmd.env_remove("SLURM_ARRAY_TASK_ID");
+        cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+        pods.push(cmd.spawn().expect("start a pod's council-tune"));
+    }
+    assert_eq!(outs.len(), 1, "every pod on the one shared folder");
+    for (index, pod) in pods.into_iter().enumerate() {
+        let o = pod.wait_with_output().unwrap();
+        assert!(o.status.success(), "pod {index}: {}", stderr(&o));
+    }
+    let text = std::fs::read_to_string(shared.join("tune.jsonl")).expect("pod 0 wrote tune.jsonl");
+    assert_eq!(text.lines().count(), 1 + 2, "a header and two iterations");
+    for index in 0..completions {
+        assert!(shared.join(format!("games-shard-{index}.jsonl")).exists());
+    }
 }
 
 /// The one-node Slurm cluster, started once per test process; its `SLURM_CONF`.

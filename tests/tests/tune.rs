@@ -1,6 +1,7 @@
 //! `council-tune` end to end: the simulated bowl's optimum is found, a seeded tune replays
 //! exactly, a tune killed with SIGKILL resumes onto the uninterrupted trajectory, real games are
-//! played once each and resume too, and every bad `[tune]` section is one line naming its key.
+//! played once each and resume too, a tune split over shards (local processes on one folder)
+//! takes the unsharded trajectory, and every bad `[tune]` section is one line naming its key.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -220,7 +221,12 @@ r_end = 0.05
 
 /// (id, sente, gote, result, moves) of each game in `games.jsonl`, by id.
 fn games(out: &Path) -> Vec<(u64, String)> {
-    let text = std::fs::read_to_string(out.join("games.jsonl")).expect("read games.jsonl");
+    games_in(out, "games.jsonl")
+}
+
+/// As [`games`], of the games file `file` in `out`.
+fn games_in(out: &Path, file: &str) -> Vec<(u64, String)> {
+    let text = std::fs::read_to_string(out.join(file)).expect("read a games file");
     let mut v: Vec<(u64, String)> = text
         .lines()
         .map(|l| {
@@ -465,4 +471,197 @@ fn tuned_options_must_be_spins_the_engine_declares() {
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
         assert!(stderr.contains(&format!("key `{key}`")), "{stderr}");
     }
+}
+
+/// A council `w` of a built-in engine and council-engine over USI (`u`, started through `sh` so
+/// that each start is counted in `starts`), tuning `u`'s vote weight and its `Eval_Silver` spin.
+fn kept_config(engine: &Path, starts: &Path, restart: bool) -> String {
+    format!(
+        r#"[match]
+players = ["w", "x"]
+max_plies = 300
+
+[[player]]
+name = "a"
+kind = "internal"
+nodes = 60
+noise_cp = 200
+[[player]]
+name = "u"
+kind = "usi"
+command = "sh"
+args = ["-c", "echo started >> '{starts}'; exec '{engine}'"]
+seed_option = "NoiseSeed"
+options = {{ Eval_Silver = 300, NoiseSD = 50 }}
+nodes = 60
+restart = {restart}
+[[player]]
+name = "w"
+kind = "council"
+members = ["a", "u"]
+method = "majority"
+weights = {{ u = 1.5 }}
+[[player]]
+name = "x"
+kind = "internal"
+nodes = 60
+
+[tune]
+player = "w"
+iterations = 3
+pairs = 2
+seed = 5
+[[tune.param]]
+path = "weights.u"
+start = 1.5
+min = 0
+max = 3
+c_end = 0.5
+r_end = 0.05
+[[tune.param]]
+path = "members.u.options.Eval_Silver"
+start = 300
+min = 100
+max = 800
+c_end = 60
+r_end = 0.05
+"#,
+        starts = starts.display(),
+        engine = engine.display(),
+    )
+}
+
+/// A tune keeps its engines from game to game: the USI engine starts once per side (θ+, θ−)
+/// and game in flight, takes each iteration's spin value by `setoption` between games, and the
+/// games and trajectory are exactly those of a tune that starts a fresh engine for every game
+/// (`restart = true`, which sends every option at start).
+#[test]
+fn engines_are_kept_across_games_and_play_as_fresh_ones() {
+    let dir = scratch("kept");
+    let engine = workspace_bin("council-engine");
+    let run = |name: &str, restart: bool, concurrency: &str| {
+        let starts = dir.join(format!("{name}.starts"));
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, kept_config(&engine, &starts, restart)).expect("write config");
+        let out = dir.join(name);
+        succeeded(&run_tune(&path, &out, &["--concurrency", concurrency]));
+        let started = std::fs::read_to_string(&starts)
+            .expect("the engine started")
+            .lines()
+            .count();
+        (out, started)
+    };
+    let (kept, kept_starts) = run("kept", false, "1");
+    let (fresh, fresh_starts) = run("fresh", true, "2");
+    let lines = tune_iterations(&kept);
+    assert_eq!(lines.len(), 3);
+    // The preflight starts the engine 4 times (the spin check, then `u`, `u+` and `u-` once
+    // each); then the kept tune starts one engine per side for all 12 games, the fresh one two
+    // per game.
+    assert_eq!(kept_starts, 4 + 2, "kept engines");
+    assert_eq!(fresh_starts, 4 + 2 * 12, "a fresh engine per game and side");
+    assert_ne!(
+        lines[0]["plus"][1], lines[1]["plus"][1],
+        "Eval_Silver changed between iterations"
+    );
+    assert_eq!(tune_trajectory(&kept), tune_trajectory(&fresh));
+    assert_eq!(games(&kept), games(&fresh));
+}
+
+/// `council-tune` on `config` into `out` as shard `shard` (I/N), started, not waited for.
+fn start_shard(config: &Path, out: &Path, shard: &str) -> std::process::Child {
+    Command::new(workspace_bin("council-tune"))
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(["--quiet", "--concurrency", "1", "--shard", shard])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start a council-tune shard")
+}
+
+fn finished(child: std::process::Child, shard: &str) {
+    let out = child.wait_with_output().expect("wait for a shard");
+    assert!(
+        out.status.success(),
+        "shard {shard} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Three shards (local processes) on one folder play each iteration's pairs between them (pair
+/// p by shard p mod 3), wait for each other, and take the unsharded trajectory; shard 1 killed
+/// with SIGKILL mid-tune and started again rejoins it; a shard left alone stops naming the
+/// shard it waited for.
+#[test]
+fn shards_share_each_iteration_and_take_the_unsharded_trajectory() {
+    let dir = scratch("shards");
+    let path = config(&dir, "shards", REAL);
+    let reference = dir.join("reference");
+    succeeded(&run_tune(&path, &reference, &["--concurrency", "1"]));
+    let played = games(&reference);
+
+    let out = dir.join("sharded");
+    let shards: Vec<_> = (0..3)
+        .map(|i| start_shard(&path, &out, &format!("{i}/3")))
+        .collect();
+    for (i, child) in shards.into_iter().enumerate() {
+        finished(child, &format!("{i}/3"));
+    }
+    assert_eq!(tune_trajectory(&out), tune_trajectory(&reference));
+    let mut union = Vec::new();
+    for i in 0..3u64 {
+        let mine = games_in(&out, &format!("games-shard-{i}.jsonl"));
+        assert!(
+            mine.iter().all(|(id, _)| (id / 2) % 3 == i),
+            "shard {i} plays its pairs only: {mine:?}"
+        );
+        union.extend(mine);
+    }
+    union.sort();
+    assert_eq!(
+        union, played,
+        "every game once, as the unsharded tune plays it"
+    );
+    assert!(!out.join("games.jsonl").exists());
+
+    // Shard 1 killed once it has played a game; started again, it rejoins the others.
+    let out = dir.join("killed");
+    let mut others: Vec<_> = [0, 2]
+        .iter()
+        .map(|i| (i, start_shard(&path, &out, &format!("{i}/3"))))
+        .collect();
+    let mut one = start_shard(&path, &out, "1/3");
+    let file = out.join("games-shard-1.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&file).map_or(0, |t| t.lines().count()) < 1 {
+        assert!(Instant::now() < deadline, "shard 1 played no game in time");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    one.kill().expect("SIGKILL shard 1");
+    let _ = one.wait();
+    assert!(
+        tune_iterations(&out).len() < 4,
+        "the others wait for shard 1"
+    );
+    finished(start_shard(&path, &out, "1/3"), "1/3 again");
+    for (i, child) in others.drain(..) {
+        finished(child, &format!("{i}/3"));
+    }
+    assert_eq!(tune_trajectory(&out), tune_trajectory(&reference));
+
+    // Alone, shard 0 of 2 plays its pairs of iteration 0, then waits for shard 1 in vain.
+    let alone = dir.join("alone");
+    let out = run_tune(
+        &path,
+        &alone,
+        &["--concurrency", "1", "--shard", "0/2", "--shard-wait", "1"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("iteration 0") && stderr.contains("shard 1/2"),
+        "{stderr}"
+    );
 }

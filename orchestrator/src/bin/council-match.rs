@@ -2,7 +2,8 @@
 //! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
 //! and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
 //! `council-match merge DIR... --out DIR [--by-family]` makes one run folder of a run's shard folders;
-//! `council-match serve RUN_DIR [--addr ADDR]` serves the live page of a run folder.
+//! `council-match serve DIR [--addr ADDR]` serves the live page of a run folder or a tune's
+//! folder (`council-tune --out DIR`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -91,7 +92,7 @@ enum Command {
         by_family: bool,
     },
     /// Serve the live page of a run folder (finished, running or merged), following its
-    /// results.jsonl as it grows.
+    /// results.jsonl as it grows, or of a tune's folder (one holding tune.jsonl).
     Serve {
         run_dir: PathBuf,
         #[arg(long, default_value = DEFAULT_ADDR)]
@@ -197,16 +198,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// `--shard I/N`, or `auto` from a Slurm array task or a Kubernetes Indexed Job.
 fn shard(flag: Option<&str>) -> anyhow::Result<Option<Shard>> {
-    Ok(match flag {
-        None => None,
-        Some("auto") => {
-            Some(Shard::from_env(|k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?)
-        }
-        Some(text) => Some(
-            text.parse::<Shard>()
-                .map_err(|e| anyhow::anyhow!("--shard: {e}"))?,
-        ),
-    })
+    flag.map(Shard::from_flag)
+        .transpose()
+        .map_err(anyhow::Error::msg)
 }
 
 /// The runner's options from the flags: `--start-or-resume` resumes a run that has started in

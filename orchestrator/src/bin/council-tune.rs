@@ -1,4 +1,5 @@
-//! `council-tune CONFIG --out DIR [--iterations N] [--seed S] [--concurrency N] [--simulate]`:
+//! `council-tune CONFIG --out DIR [--iterations N] [--seed S] [--concurrency N] [--simulate]
+//! [--serve [ADDR]] [--shard I/N|auto]`:
 //! SPSA over the `[tune]` section's parameters (docs/guide/tune.md). Rerunning the same command
 //! on the same DIR continues the tune where it stopped. The work is in `orchestrator::tune`.
 
@@ -9,6 +10,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 use orchestrator::config::Config;
+use orchestrator::live::TunePage;
+use orchestrator::runner::shard::Shard;
 use orchestrator::runner::signals::cancel_on_stop_signals;
 use orchestrator::tune::report;
 use orchestrator::tune::run::{TuneOptions, tune};
@@ -41,6 +44,20 @@ struct Cli {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Play shard I of N of every iteration (I/N, e.g. 0/4, or `auto`: from Slurm's or a
+    /// Kubernetes Indexed Job's environment, as council-match reads it). Every shard runs at the
+    /// same time on the same --out folder; shard 0 writes tune.jsonl.
+    #[arg(long, value_name = "I/N|auto")]
+    shard: Option<String>,
+    /// Seconds a shard waits for a game from the other shards before it stops with the missing
+    /// shard's name.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    shard_wait: u64,
+    /// Serve the live page of the tune (each parameter's course, the games in play and
+    /// finished) on ADDR (default 127.0.0.1:8700); it stays up after the tune until Ctrl-C.
+    /// `council-match serve DIR` serves a tune's folder from another process.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8700")]
+    serve: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -55,6 +72,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--shard I/N` or `--shard auto`, as council-match reads it.
+fn shard(flag: Option<&str>) -> anyhow::Result<Option<Shard>> {
+    flag.map(Shard::from_flag)
+        .transpose()
+        .map_err(anyhow::Error::msg)
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = Config::load(&cli.config)?;
     if cli.iterations == Some(0) {
@@ -63,26 +87,41 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let concurrency = cli.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let opts = TuneOptions {
+    let mut opts = TuneOptions {
         out: cli.out.clone(),
         iterations: cli.iterations,
         seed: cli.seed,
         concurrency,
         simulate: cli.simulate,
         progress: !cli.quiet && std::io::stderr().is_terminal(),
+        feed: None,
+        shard: shard(cli.shard.as_deref())?,
+        shard_wait: std::time::Duration::from_secs(cli.shard_wait.max(1)),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let outcome = rt.block_on(async {
+    let (outcome, page) = rt.block_on(async {
+        let page = match &cli.serve {
+            Some(addr) => {
+                let page = TunePage::start(addr, &cli.out).await?;
+                eprintln!("live page: {}", page.url());
+                opts.feed = Some(page.feed());
+                Some(page)
+            }
+            None => None,
+        };
         let cancel = CancellationToken::new();
         let signals = cancel_on_stop_signals(cancel.clone(), || {
             eprintln!("council-tune: interrupted; rerun the same command to resume");
         });
         let outcome = tune(config, &opts, cancel).await;
         signals.abort();
-        outcome
+        if let Some(page) = &page {
+            page.finished();
+        }
+        anyhow::Ok((outcome?, page))
     })?;
     if outcome.resumed_at > 0 {
         println!("resumed at iteration {}", outcome.resumed_at);
@@ -106,6 +145,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         outcome.svgs.len(),
         cli.out.display()
     );
+    if let Some(page) = page
+        && !outcome.interrupted
+    {
+        eprintln!(
+            "the tune is over; its live page stays up at {} until Ctrl-C",
+            page.url()
+        );
+        rt.block_on(page.until_ctrl_c());
+    }
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {

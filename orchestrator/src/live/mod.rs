@@ -6,6 +6,8 @@
 //! [`follow`], reading `results.jsonl` as it grows), keeps the run's state in one [`Live`]
 //! ([`state`]), and fans events out on a bounded `tokio::sync::broadcast` channel that
 //! [`server`] turns into server-sent events; [`page`] puts them together for `council-match`.
+//! A tune's folder is read by [`tune`] into the same state, with the tune's course beside its
+//! games (`council-tune --serve`, `council-match serve TUNE_DIR`).
 //! This file only names the parts.
 
 pub mod follow;
@@ -13,8 +15,9 @@ pub mod page;
 pub mod positions;
 pub mod server;
 pub mod state;
+pub mod tune;
 
-pub use page::{LivePage, ServeError, serve_folder};
+pub use page::{LivePage, ServeError, TunePage, serve_folder};
 pub use positions::positions;
 pub use server::{bind, serve};
-pub use state::{Live, LiveGame, Message, PageSummary, Phase, Snapshot};
+pub use state::{Live, LiveGame, Message, PageSummary, Phase, Snapshot, TuneParamView, TuneView};

@@ -1,12 +1,14 @@
-//! The two ways to serve a live page: beside the run this process plays ([`LivePage`],
-//! `council-match CONFIG --serve`), or of a run folder read as it grows ([`serve_folder`],
-//! `council-match serve RUN_DIR`).
+//! The ways to serve a live page: beside the run this process plays ([`LivePage`],
+//! `council-match CONFIG --serve`), beside the tune this process runs ([`TunePage`],
+//! `council-tune CONFIG --serve`), or of a run or tune folder read as it grows
+//! ([`serve_folder`], `council-match serve DIR`).
 
 use std::sync::Arc;
 
 use super::follow::{FollowError, follow, open};
 use super::server::{bind, serve};
 use super::state::{Live, Phase};
+use super::tune::{follow_tune, is_tune_folder};
 use crate::config::Config;
 use crate::runner::feed::RunFeed;
 
@@ -64,18 +66,74 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// `council-match serve RUN_DIR`: serve the run folder `dir` on `addr`, following it as it
-/// grows, until Ctrl-C.
+/// `council-tune CONFIG --serve`: the page of the tune this process runs into `out`. The tune's
+/// course and finished games are read from `out` as the tune writes them; the games in play
+/// come through [`Self::feed`].
+#[derive(Debug)]
+pub struct TunePage {
+    page: LivePage,
+}
+
+impl TunePage {
+    pub async fn start(addr: &str, out: &std::path::Path) -> Result<Self, std::io::Error> {
+        let listener = bind(addr).await?;
+        let url = format!("http://{}/", listener.local_addr()?);
+        let live = Live::new(None, Phase::Playing);
+        let stop = tokio_util::sync::CancellationToken::new();
+        tokio::spawn(follow_tune(out.to_path_buf(), live.clone()));
+        let server = tokio::spawn(serve(live.clone(), listener, stop.clone()));
+        Ok(Self {
+            page: LivePage {
+                live,
+                stop,
+                server,
+                url,
+            },
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        self.page.url()
+    }
+
+    /// What the tune's games publish their moves to.
+    pub fn feed(&self) -> Arc<dyn RunFeed> {
+        self.page.feed()
+    }
+
+    /// The tune is over (or stopped): no game is in play any more.
+    pub fn finished(&self) {
+        self.page.live.set_phase(Phase::Finished);
+    }
+
+    /// Keep serving until Ctrl-C, then stop.
+    pub async fn until_ctrl_c(self) {
+        self.page.until_ctrl_c().await;
+    }
+}
+
+/// `council-match serve DIR`: serve the run folder or tune folder (one holding `tune.jsonl`)
+/// `dir` on `addr`, following it as it grows, until Ctrl-C.
 pub async fn serve_folder(dir: &std::path::Path, addr: &str) -> Result<(), ServeError> {
-    let live = open(dir)?;
+    let tune = is_tune_folder(dir);
+    let live = if tune {
+        Live::new(None, Phase::Following)
+    } else {
+        open(dir)?
+    };
     let listener = bind(addr).await?;
     eprintln!(
-        "live page of {}: http://{}/ (Ctrl-C to stop)",
+        "live page of {}{}: http://{}/ (Ctrl-C to stop)",
+        if tune { "the tune in " } else { "" },
         dir.display(),
         listener.local_addr()?
     );
     let stop = tokio_util::sync::CancellationToken::new();
-    tokio::spawn(follow(dir.to_path_buf(), live.clone()));
+    if tune {
+        tokio::spawn(follow_tune(dir.to_path_buf(), live.clone()));
+    } else {
+        tokio::spawn(follow(dir.to_path_buf(), live.clone()));
+    }
     let server = tokio::spawn(serve(live, listener, stop.clone()));
     tokio::signal::ctrl_c().await?;
     stop.cancel();

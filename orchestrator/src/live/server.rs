@@ -72,6 +72,7 @@ pub fn router(live: Arc<Live>) -> Router {
         .route("/api/games", get(games))
         .route("/api/games/{id}/positions", get(game_positions))
         .route("/api/live", get(live_games))
+        .route("/api/tune", get(tune))
         .route("/api/events", get(events))
         .with_state(live)
 }
@@ -139,6 +140,10 @@ async fn game_positions(State(live): State<Arc<Live>>, Path(id): Path<u64>) -> R
 
 async fn live_games(State(live): State<Arc<Live>>) -> Response {
     json(&live.live_games())
+}
+
+async fn tune(State(live): State<Arc<Live>>) -> Response {
+    json(&live.tune())
 }
 
 /// A snapshot first, then every event; the stream ends when the browser falls behind the

@@ -95,6 +95,30 @@ pub struct Snapshot {
     pub finished: usize,
     pub summary: Arc<PageSummary>,
     pub live: Vec<LiveGame>,
+    /// A tune's course (a tune folder's page only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tune: Option<TuneView>,
+}
+
+/// A tune as the page shows it (`/api/tune`, `tune` in snapshots): its parameters and every
+/// finished iteration as `tune.jsonl` holds it; `tune_iteration` events add the next ones.
+#[derive(Debug, Clone, Serialize)]
+pub struct TuneView {
+    pub params: Vec<TuneParamView>,
+    pub iterations: u64,
+    /// Unknown when the tune's config cannot be read from here.
+    pub games_per_iteration: Option<u64>,
+    pub simulate: bool,
+    pub lines: Vec<crate::tune::log::IterationLine>,
+}
+
+/// One tuned parameter: its path, and its start and range when the tune's config could be read.
+#[derive(Debug, Clone, Serialize)]
+pub struct TuneParamView {
+    pub path: String,
+    pub start: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
 }
 
 #[derive(Debug)]
@@ -110,6 +134,7 @@ struct State {
     summary: Arc<PageSummary>,
     /// `summary` is the run's own `summary.json`: no recomputation replaces it.
     summary_final: bool,
+    tune: Option<TuneView>,
 }
 
 /// The state of one run and the channel its events go out on.
@@ -140,6 +165,7 @@ impl Live {
                 running: BTreeMap::new(),
                 summary: Arc::new(PageSummary(None)),
                 summary_final: false,
+                tune: None,
             }),
             events,
             recompute: Notify::new(),
@@ -181,7 +207,28 @@ impl Live {
             finished: s.finished.len(),
             summary: s.summary.clone(),
             live: s.running.values().cloned().collect(),
+            tune: s.tune.clone(),
         }
+    }
+
+    /// The tune's course, when this is a tune's page.
+    pub fn tune(&self) -> Option<TuneView> {
+        self.state().tune.clone()
+    }
+
+    /// Show a tune (its header read; its lines so far in `view`).
+    pub(crate) fn set_tune(&self, view: TuneView) {
+        self.state().tune = Some(view.clone());
+        self.publish("tune", &view);
+    }
+
+    /// One more finished iteration of the tune.
+    pub(crate) fn add_tune_iteration(&self, line: crate::tune::log::IterationLine) {
+        let mut s = self.state();
+        let Some(t) = s.tune.as_mut() else { return };
+        t.lines.push(line.clone());
+        drop(s);
+        self.publish("tune_iteration", &line);
     }
 
     pub fn summary(&self) -> Arc<PageSummary> {

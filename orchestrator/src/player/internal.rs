@@ -60,6 +60,17 @@ impl InternalPlayer {
         }
     }
 
+    /// Take `config` (of kind `internal`) for the next game in place: the engine and its hash
+    /// table are kept, and `new_game` hands it the new settings (a changed `hash_mb` reallocates
+    /// the table there). How `council-tune` re-parameterises a player between games.
+    pub fn reconfigure(&mut self, config: &PlayerConfig) {
+        *self = Self {
+            engine: self.engine.take(),
+            shared_stop: self.shared_stop.take(),
+            ..Self::new(config)
+        };
+    }
+
     /// A player for `config` whose searches also end, with their best move so far, once
     /// `stop` is raised. Whoever raises it resets it before the next move.
     pub(crate) fn stoppable(config: &PlayerConfig, stop: StopFlag) -> Self {

@@ -30,7 +30,7 @@ use tokio::time::Instant;
 
 use super::process::{Deadline, EngineProcess, ProcessError};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use crate::config::{DropNotation, PlayerConfig, PlayerKind, UsiEngineSettings};
+use crate::config::{DropNotation, OptionValue, PlayerConfig, PlayerKind, UsiEngineSettings};
 
 /// Plies reported for a mate whose length the engine did not say.
 pub(crate) const UNKNOWN_MATE_PLIES: i32 = 99;
@@ -48,6 +48,9 @@ pub struct UsiPlayer {
     process: Option<EngineProcess>,
     /// The options the engine declared in its last `usi` handshake.
     declared: Vec<OptionSpec>,
+    /// Options changed by [`UsiPlayer::reconfigure`] while the process runs: sent with
+    /// `setoption` before the next `usinewgame`.
+    pending_options: Vec<(String, OptionValue)>,
 }
 
 /// One line of a MultiPV analysis: its first move and score (mover's view, `mate_cp` undone).
@@ -71,7 +74,37 @@ impl UsiPlayer {
             multipv: None,
             process: None,
             declared: Vec::new(),
+            pending_options: Vec::new(),
         }
+    }
+
+    /// Take `config` (of kind `usi`) for the next game without restarting the engine: option
+    /// values that changed are sent with `setoption` before the next `usinewgame` (legal between
+    /// games), the orchestrator-side keys are set in place. False, and nothing changed, when the
+    /// process itself would differ (`command`, `args`, `dir`) or an option would be dropped
+    /// (USI cannot unset one): build a new player then. How `council-tune` re-parameterises a
+    /// player between games.
+    pub fn reconfigure(&mut self, config: &PlayerConfig) -> bool {
+        let PlayerKind::Usi(new) = &config.kind else {
+            return false;
+        };
+        let old = &self.settings;
+        let same_process = old.command == new.command && old.args == new.args && old.dir == new.dir;
+        let keeps_options = old
+            .options
+            .iter()
+            .all(|(n, _)| new.options.iter().any(|(m, _)| m == n));
+        if !same_process || !keeps_options || config.name != self.name {
+            return false;
+        }
+        for (name, value) in &new.options {
+            if !old.options.iter().any(|(n, v)| n == name && v == value) {
+                self.pending_options.retain(|(n, _)| n != name);
+                self.pending_options.push((name.clone(), value.clone()));
+            }
+        }
+        self.settings = new.clone();
+        true
     }
 
     /// The options the engine declared (`option name ...` before `usiok`) when it last
@@ -122,6 +155,7 @@ impl UsiPlayer {
         .await;
         r.map_err(|e| self.error(e, "waiting for usiok"))?;
         self.declared = declared;
+        self.pending_options.clear();
         for (name, value) in &s.options {
             let cmd = GuiCommand::SetOption {
                 name: name.clone(),
@@ -141,6 +175,16 @@ impl UsiPlayer {
         if self.process.is_none() {
             self.start().await?;
         }
+        let changed: Vec<String> = std::mem::take(&mut self.pending_options)
+            .into_iter()
+            .map(|(name, value)| {
+                GuiCommand::SetOption {
+                    name,
+                    value: Some(value.to_string()),
+                }
+                .to_string()
+            })
+            .collect();
         let deadline = Deadline::after(self.settings.startup_timeout());
         let name = self.name.clone();
         let Some(p) = self.process.as_mut() else {
@@ -158,6 +202,9 @@ impl UsiPlayer {
             .to_string()
         });
         let r = async {
+            for cmd in &changed {
+                p.send(cmd).await?;
+            }
             if let Some(cmd) = &seed_cmd {
                 p.send(cmd).await?;
             }

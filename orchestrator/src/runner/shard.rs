@@ -76,6 +76,16 @@ impl Shard {
         Self::of_game(self.count, game) == self.index
     }
 
+    /// The `--shard` flag of `council-match` and `council-tune`: `I/N`, or `auto` for
+    /// [`Self::from_env`] over this process's environment.
+    pub fn from_flag(text: &str) -> Result<Self, String> {
+        if text == "auto" {
+            Self::from_env(|k| std::env::var(k).ok()).map_err(|e| e.to_string())
+        } else {
+            text.parse::<Shard>().map_err(|e| format!("--shard: {e}"))
+        }
+    }
+
     /// `--shard auto`: the shard from the scheduler's environment. A Slurm array task
     /// (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT`, less `SLURM_ARRAY_TASK_MIN`), else a
     /// Kubernetes Indexed Job pod (`JOB_COMPLETION_INDEX` and `COUNCIL_SHARDS`).

@@ -1,6 +1,6 @@
 //! Real games for a tune: θ± written into copies of the tuned player's config ([`apply`]), and the
 //! iteration's games played by the match runner's own game loop ([`play_game`]) spread over
-//! `concurrency` tasks, each finished game appended to `DIR/games.jsonl` by the one results
+//! `concurrency` tasks with engines kept from game to game ([`super::players`]), each finished game appended to `DIR/games.jsonl` by the one results
 //! writer ([`ResultsWriter`]) as it ends, so an interrupted iteration replays only its
 //! unfinished games.
 
@@ -14,13 +14,14 @@ use tokio_util::task::TaskTracker;
 
 use super::TuneError;
 use super::plan::{minus_name, plus_name};
+use super::players::{KeptPlayers, Lent};
 use crate::config::{
     Config, OptionValue, ParamKey, ParamTarget, PlayerConfig, PlayerKind, TuneConfig,
 };
-use crate::factory::build_player;
 use crate::results::append::ResultsWriter;
 use crate::results::read::{self, Malformed, Policy, Repeats, TornTail};
 use crate::results::{GameResult, Winner};
+use crate::runner::feed::RunFeed;
 use crate::runner::game::play_game;
 use crate::runner::schedule::GameSpec;
 
@@ -163,24 +164,40 @@ pub fn finished_games(path: &Path) -> Result<(BTreeMap<u64, GameResult>, Option<
     Ok((read.games.into_iter().map(|g| (g.id, g)).collect(), len))
 }
 
-/// Play `specs` under `config` (an [`iteration_config`]), at most `concurrency` at once,
-/// appending each finished game to `writer`. Returns the winners by id; a game cancelled
-/// before its end is missing.
+/// Where a tune's games are played, the same for every iteration.
+pub struct Tables {
+    /// Games at once.
+    pub concurrency: usize,
+    /// The engines kept from earlier games.
+    pub kept: Arc<KeptPlayers>,
+    /// Where the games in play publish their moves (the live page).
+    pub feed: Option<Arc<dyn RunFeed>>,
+}
+
+/// Play `specs` under `config` (an [`iteration_config`]) at `tables`, appending each finished
+/// game to `writer`. Returns the winners by id; a game cancelled before its end is missing.
 pub async fn play(
     config: Config,
     specs: Vec<GameSpec>,
-    concurrency: usize,
+    tables: &Tables,
     writer: &mut ResultsWriter,
     cancel: &CancellationToken,
     mut on_game: impl FnMut(),
 ) -> Result<BTreeMap<u64, Winner>, TuneError> {
     let config = Arc::new(config);
+    let concurrency = tables.concurrency;
     let permits = Arc::new(Semaphore::new(concurrency.max(1)));
     let tracker = TaskTracker::new();
     let (tx, mut rx) = mpsc::channel::<GameResult>(concurrency.max(1));
     for spec in specs {
-        let (config, permits, cancel, tx) =
-            (config.clone(), permits.clone(), cancel.clone(), tx.clone());
+        let (config, permits, cancel, tx, kept, feed) = (
+            config.clone(),
+            permits.clone(),
+            cancel.clone(),
+            tx.clone(),
+            tables.kept.clone(),
+            tables.feed.clone(),
+        );
         tracker.spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
                 return;
@@ -188,18 +205,19 @@ pub async fn play(
             if cancel.is_cancelled() {
                 return;
             }
-            let mut sente = build_player(&config, &spec.sente);
-            let mut gote = build_player(&config, &spec.gote);
+            let mut lent = Lent::new();
+            let mut sente = kept.take(&config, &spec.sente, &mut lent).await;
+            let mut gote = kept.take(&config, &spec.gote, &mut lent).await;
             let played = play_game(
                 &config,
                 &spec,
                 [sente.as_mut(), gote.as_mut()],
                 &cancel,
-                None,
+                feed,
             )
             .await;
-            sente.shutdown().await;
-            gote.shutdown().await;
+            drop((sente, gote));
+            kept.give_back(lent);
             if let Some(p) = played {
                 let _ = tx.send(p.result).await;
             }

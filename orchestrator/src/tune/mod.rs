@@ -3,16 +3,19 @@
 //!
 //! One place per concern: `spsa` is the algorithm as pure functions of (θ, k, seed); `plan`
 //! is an iteration's games and the tally of their outcomes; `simulate` is the bowl; `games` plays
-//! real games and writes `games.jsonl`; `log` is `tune.jsonl` (the resume point); `report` is the
-//! closing table and the SVGs; `run` is the loop that ties them. Imports run one way: `run` ->
-//! `games`, `simulate`, `report`, `log` -> `plan`, `spsa`, this file (the error type) ->
-//! `crate::config`.
+//! real games and writes `games.jsonl`; `players` keeps their engines from game to game;
+//! `shards` shares each iteration between shards; `log` is `tune.jsonl` (the resume point);
+//! `report` is the closing table and the SVGs; `run` is the loop that ties them. Imports run one way: `run` ->
+//! `games` -> `players`; `run` -> `shards`, `simulate`, `report`, `log` -> `plan`, `spsa`, this
+//! file (the error type) -> `crate::config`, `crate::runner`, `crate::factory`.
 
 pub mod games;
 pub mod log;
 pub mod plan;
+pub mod players;
 pub mod report;
 pub mod run;
+pub mod shards;
 pub mod simulate;
 pub mod spsa;
 
@@ -50,6 +53,16 @@ pub enum TuneError {
     Results(#[from] crate::results::read::ReadError),
     #[error("{0}")]
     Preflight(String),
+    /// Other shards' games of an iteration did not come.
+    #[error(
+        "iteration {k}: waited {waited_s} s without a game from shard {shards} ({games} games of this iteration missing): every shard must run at the same time on the same --out folder; start the missing shard (it resumes), or raise --shard-wait"
+    )]
+    ShardSilent {
+        k: u64,
+        shards: String,
+        games: usize,
+        waited_s: u64,
+    },
     #[error("cannot draw {}: {message}", path.display())]
     Svg { path: PathBuf, message: String },
 }

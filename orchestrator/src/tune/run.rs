@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,12 +13,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::log::{Header, IterationLine};
 use super::plan::{IterationResult, minus_name, plus_name};
+use super::players::KeptPlayers;
 use super::report::{ParamSummary, summarize, write_svgs};
-use super::{TuneError, games, log, plan, simulate, spsa};
+use super::{TuneError, games, log, plan, shards, simulate, spsa};
 use crate::config::{Config, TuneConfig};
 use crate::results::Winner;
 use crate::results::append::ResultsWriter;
+use crate::runner::feed::RunFeed;
 use crate::runner::schedule::GameSpec;
+use crate::runner::shard::Shard;
 
 /// How to tune.
 #[derive(Debug, Clone)]
@@ -30,6 +34,12 @@ pub struct TuneOptions {
     pub concurrency: usize,
     pub simulate: bool,
     pub progress: bool,
+    /// Where the games in play publish their moves (the live page of `--serve`).
+    pub feed: Option<Arc<dyn RunFeed>>,
+    /// `--shard I/N`: play this shard's share of each iteration ([`shards`]).
+    pub shard: Option<Shard>,
+    /// `--shard-wait`: how long a shard waits for a game from the others before it gives up.
+    pub shard_wait: Duration,
 }
 
 /// The end of a tune (or of this session of it).
@@ -67,6 +77,14 @@ pub async fn tune(
     if let Some(s) = opts.seed {
         tune.seed = s;
     }
+    if opts.shard.is_some() && opts.simulate {
+        return Err(TuneError::Preflight(
+            "--shard shares real games between shards: it cannot be combined with --simulate"
+                .into(),
+        ));
+    }
+    // Shard 0 (or the one process of an unsharded tune) keeps the log; the others only play.
+    let keeps_log = opts.shard.is_none_or(|s| s.index == 0);
     let out = &opts.out;
     std::fs::create_dir_all(out).map_err(|e| TuneError::io(out, e))?;
     let config_text =
@@ -83,10 +101,19 @@ pub async fn tune(
     let (mut lines, mut writer) = match log::read(&log_path)? {
         Some(read) => {
             check_same(&log_path, &read.header, &header)?;
-            let w = log::Writer::open(&log_path, read.complete_len, None)?;
-            (read.lines, w)
+            if keeps_log {
+                let w = log::Writer::open(&log_path, read.complete_len, None)?;
+                (read.lines, Some(w))
+            } else {
+                // Another shard replays the iterations from the games files.
+                (Vec::new(), None)
+            }
         }
-        None => (Vec::new(), log::Writer::open(&log_path, 0, Some(&header))?),
+        None if keeps_log => (
+            Vec::new(),
+            Some(log::Writer::open(&log_path, 0, Some(&header))?),
+        ),
+        None => (Vec::new(), None),
     };
     let resumed_at = lines.len() as u64;
     let mut theta: Vec<f64> = match lines.last() {
@@ -95,7 +122,8 @@ pub async fn tune(
     };
 
     // Real games: what an interrupted iteration already played, and the one writer.
-    let games_path = out.join("games.jsonl");
+    let games_path = shards::games_file(out, opts.shard);
+    let mut others = opts.shard.map(|s| shards::Others::new(out, s));
     let mut played_before = BTreeMap::new();
     let mut games_writer = None;
     if !opts.simulate {
@@ -113,6 +141,11 @@ pub async fn tune(
             .map_err(TuneError::Preflight)?;
     }
 
+    let tables = games::Tables {
+        concurrency: opts.concurrency,
+        kept: Arc::new(KeptPlayers::default()),
+        feed: opts.feed.clone(),
+    };
     let bar = progress_bar(tune.iterations, opts.progress);
     bar.set_position(resumed_at);
     let start_played = spsa::played(
@@ -152,6 +185,7 @@ pub async fn tune(
         } else {
             let todo: Vec<GameSpec> = specs
                 .iter()
+                .filter(|s| opts.shard.is_none_or(|me| me.holds(s)))
                 .filter(|s| !played_before.contains_key(&s.id))
                 .cloned()
                 .collect();
@@ -160,21 +194,28 @@ pub async fn tune(
                 unreachable!("the games writer is open whenever games are played")
             };
             let bar_ref = &bar;
-            let winners = games::play(
-                iteration_config,
-                todo,
-                opts.concurrency,
-                writer,
-                &cancel,
-                || bar_ref.tick(),
-            )
+            let todo_count = todo.len();
+            let winners = games::play(iteration_config, todo, &tables, writer, &cancel, || {
+                bar_ref.tick()
+            })
             .await?;
+            let mine_done = todo_count == winners.len();
+            if let Some(others) = others.as_mut()
+                && !(mine_done && others.wait_for(k, &specs, opts.shard_wait, &cancel).await?)
+            {
+                interrupted = true;
+                break;
+            }
             let mut all = Vec::new();
             for s in specs {
                 let w = winners
                     .get(&s.id)
                     .copied()
-                    .or_else(|| played_before.get(&s.id).map(|g| g.result));
+                    .or_else(|| played_before.get(&s.id).map(|g| g.result))
+                    .or_else(|| {
+                        let o = others.as_ref()?;
+                        o.get(s.id).map(|g| g.result)
+                    });
                 match w {
                     Some(w) => all.push((s, w)),
                     None => break,
@@ -202,7 +243,9 @@ pub async fn tune(
             theta_next: theta_next.clone(),
             wall_ms: t0.elapsed().as_millis() as u64,
         };
-        writer.append(&line)?;
+        if let Some(w) = writer.as_mut() {
+            w.append(&line)?;
+        }
         lines.push(line);
         theta = theta_next;
         bar.inc(1);
@@ -216,8 +259,13 @@ pub async fn tune(
         );
     }
     bar.finish_and_clear();
+    tables.kept.shutdown().await;
     let summary = summarize(&tune, &lines, opts.simulate);
-    let svgs = write_svgs(out, &tune, &lines, opts.simulate)?;
+    let svgs = if keeps_log {
+        write_svgs(out, &tune, &lines, opts.simulate)?
+    } else {
+        Vec::new()
+    };
     Ok(TuneOutcome {
         tune,
         lines,

@@ -1,4 +1,4 @@
-// The live page of a council-match run. It reads the JSON endpoints and the event stream of the
+// The live page of a council-match run or a council-tune tune. It reads the JSON endpoints and the event stream of the
 // server that sent it, and nothing else. Every text that comes from a config or an engine
 // (player names, moves, info strings) reaches the page as a text node: the page never parses
 // data as markup (no innerHTML anywhere).
@@ -165,6 +165,7 @@ const state = {
   live: new Map(),       // id -> LiveGame
   finished: new Map(),   // id -> GameResult, in the order they arrived
   replay: null,          // { game, sfens, ply }
+  tune: null,            // a tune's page: { params, iterations, games_per_iteration, simulate, lines }
 };
 
 function renderProgress() {
@@ -331,6 +332,63 @@ function renderEndings() {
   if (!reasons.length) holder.append(el("p", { class: "dim" }, "no finished game yet"));
 }
 
+// ---- A tune --------------------------------------------------------------------------------
+
+function num(v) { return Math.abs(v) >= 100 ? v.toFixed(1) : v.toFixed(3); }
+
+/** One parameter's θ over the iterations: θ before the first, then θ after each. */
+function tuneChart(p, i, lines) {
+  const pts = lines.length ? [[0, lines[0].theta[i]], ...lines.map((l) => [l.k + 1, l.theta_next[i]])] : [];
+  let lo = p.min, hi = p.max;
+  if (lo === null || hi === null || lo === undefined || hi === undefined || hi <= lo) {
+    lo = Math.min(...pts.map(([, v]) => v), p.start ?? Infinity);
+    hi = Math.max(...pts.map(([, v]) => v), p.start ?? -Infinity);
+    if (!(hi > lo)) { lo -= 1; hi += 1; }
+  }
+  const W = 360, H = 160, L = 44, B = 18;
+  const n = Math.max(state.tune.iterations, 1);
+  const x = (k) => L + ((W - L - 8) * k) / n;
+  const y = (v) => 8 + ((H - B - 8) * (hi - v)) / (hi - lo);
+  const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": p.path, class: "tune-svg" });
+  chart.append(svg("rect", { x: L, y: 8, width: W - L - 8, height: H - B - 8, fill: "none", stroke: "#ddd" }));
+  chart.append(svg("text", { x: L - 4, y: 14, "text-anchor": "end", "font-size": 10 }, num(hi)));
+  chart.append(svg("text", { x: L - 4, y: H - B, "text-anchor": "end", "font-size": 10 }, num(lo)));
+  chart.append(svg("text", { x: W - 8, y: H - 4, "text-anchor": "end", "font-size": 10 }, n + " iterations"));
+  if (p.start !== null && p.start !== undefined) {
+    chart.append(svg("line", { x1: L, x2: W - 8, y1: y(p.start), y2: y(p.start), stroke: "#bbb", "stroke-dasharray": "4 3" }));
+  }
+  if (pts.length) {
+    chart.append(svg("polyline", { fill: "none", stroke: "#b03a2e", "stroke-width": 2, class: "theta",
+      points: pts.map(([k, v]) => x(k).toFixed(1) + "," + y(v).toFixed(1)).join(" ") }));
+  }
+  const now = pts.length ? pts[pts.length - 1][1] : p.start;
+  return el("div", { class: "tune-chart" },
+    el("h3", {}, p.path + (now !== null && now !== undefined ? " · θ " + num(now) : "")), chart);
+}
+
+function sideText(s) { return s ? s.w + "-" + s.d + "-" + s.l : ""; }
+
+function renderTune() {
+  const t = state.tune;
+  $("tune-section").hidden = !t;
+  if (!t) return;
+  // A tune's games are θ+ against θ− (or an opponent): no standings or families to show.
+  $("standings-section").hidden = true;
+  $("families-section").hidden = true;
+  const done = t.lines.length;
+  const parts = ["iteration " + done + " / " + t.iterations, state.finished.size + " games played"];
+  if (t.simulate) parts.push("simulated");
+  $("tune-progress").textContent = parts.join(" · ");
+  $("tune-charts").replaceChildren(...t.params.map((p, i) => tuneChart(p, i, t.lines)));
+  const head = $("tune-last").tHead;
+  head.replaceChildren(el("tr", {}, el("th", {}, "k"), t.params.map((p) => el("th", { class: "name" }, p.path)),
+    el("th", {}, "θ+ W-D-L"), el("th", {}, "θ− W-D-L"), el("th", {}, "r")));
+  const body = $("tune-last").tBodies[0];
+  body.replaceChildren(...t.lines.slice(-8).reverse().map((l) => el("tr", {},
+    el("td", {}, l.k), l.theta_next.map((v) => el("td", {}, num(v))),
+    el("td", {}, sideText(l.result.plus)), el("td", {}, sideText(l.result.minus)), el("td", {}, l.r))));
+}
+
 // ---- Games in play -------------------------------------------------------------------------
 
 function sideView(g, side, toMove) {
@@ -454,6 +512,7 @@ async function loadGames() {
   for (const g of await r.json()) addFinished(g);
   renderCharts();
   renderProgress();
+  if (state.tune) renderTune();
 }
 
 function connect() {
@@ -464,9 +523,21 @@ function connect() {
     state.total = s.total;
     state.summary = s.summary;
     state.live = new Map(s.live.map((g) => [g.id, g]));
+    state.tune = s.tune || null;
     renderLive();
     renderSummary();
+    renderTune();
     loadGames();
+  });
+  events.addEventListener("tune", (e) => {
+    state.tune = JSON.parse(e.data);
+    renderTune();
+  });
+  events.addEventListener("tune_iteration", (e) => {
+    const l = JSON.parse(e.data);
+    if (!state.tune || state.tune.lines.some((m) => m.k === l.k)) return;
+    state.tune.lines.push(l);
+    renderTune();
   });
   events.addEventListener("game_start", (e) => {
     const g = JSON.parse(e.data);
@@ -493,7 +564,7 @@ function connect() {
     state.live.delete(g.id);
     $("game-" + g.id)?.remove();
     renderLiveCount();
-    if (addFinished(g)) { renderCharts(); renderProgress(); }
+    if (addFinished(g)) { renderCharts(); renderProgress(); if (state.tune) renderTune(); }
   });
   events.addEventListener("summary", (e) => {
     state.summary = JSON.parse(e.data);
