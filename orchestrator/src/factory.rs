@@ -39,6 +39,7 @@ pub(crate) fn build_player_tree(
             ml_d,
             approval_k,
             weights,
+            reserve_ms,
             ..
         } => {
             let members = members
@@ -59,7 +60,8 @@ pub(crate) fn build_player_tree(
                     k: *approval_k,
                 },
                 members,
-            ))
+            )
+            .with_time(*reserve_ms, pc.ponder))
         }
     }
 }

@@ -11,6 +11,7 @@
 pub mod internal;
 pub mod intuition;
 pub mod process;
+pub mod time;
 pub mod usi;
 
 use std::future::Future;
@@ -92,13 +93,7 @@ impl Budget {
     /// increment is not spent before it is credited); the per-move `movetime_ms`, if set, caps
     /// it too. `None` when this budget has no clock.
     pub(crate) fn clock_as_movetime(&self, sente: bool) -> Option<u64> {
-        let c = self.clock?;
-        let (time, inc) = if sente {
-            (c.btime_ms, c.binc_ms)
-        } else {
-            (c.wtime_ms, c.winc_ms)
-        };
-        let share = c.byoyomi_ms + inc + time / MOVES_TO_GO;
+        let share = time::move_share(&self.clock?, sente);
         let cap = self
             .time_allowance(sente)
             .map_or(u64::MAX, |d| d.as_millis() as u64);
@@ -214,6 +209,28 @@ pub trait Player: Send {
     /// Choose a move.
     fn think<'a>(&'a mut self, req: &'a MoveRequest)
     -> BoxFuture<'a, Result<Thought, PlayerError>>;
+
+    /// Whether this player ponders (`ponder = true`): the arbiter then calls [`Player::ponder`]
+    /// after each of its moves.
+    fn ponders(&self) -> bool {
+        false
+    }
+
+    /// Think in the opponent's time: `req.position` is the position after this player's own
+    /// move (the opponent to move) and `req.budget` its clock as it will stand at its next move.
+    /// Ponder on `expected` (a reply of the opponent), or when `None` on the reply this player
+    /// expects itself. Returns at once with the reply it ponders on, `None` when it does not
+    /// ponder. The next [`Player::think`] turns the pondering into its answer when the
+    /// opponent played that reply (`ponderhit`), else stops it, drops its answer and searches
+    /// afresh; [`Player::game_over`] stops it too.
+    fn ponder<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+        expected: Option<&'a str>,
+    ) -> BoxFuture<'a, Option<String>> {
+        let _ = (req, expected);
+        Box::pin(async { None })
+    }
 
     /// The game ended (players that failed may ignore it).
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()>;
