@@ -51,17 +51,19 @@ pub(crate) fn build_player_tree(
                     Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
                 })
                 .collect();
-            Box::new(CouncilPlayer::new(
-                name,
-                *method,
-                *fairness,
-                VoteSettings {
-                    d: *ml_d,
-                    k: *approval_k,
-                },
-                members,
+            Box::new(
+                CouncilPlayer::new(
+                    name,
+                    *method,
+                    *fairness,
+                    VoteSettings {
+                        d: *ml_d,
+                        k: *approval_k,
+                    },
+                    members,
+                )
+                .with_time(*reserve_ms, pc.ponder),
             )
-            .with_time(*reserve_ms, pc.ponder))
         }
     }
 }

@@ -194,7 +194,11 @@ fn gone_now(pid_file: &std::path::Path) -> Result<(), String> {
 }
 
 /// `council-match CONFIG --out OUT --quiet EXTRA...`, run to its end.
-pub fn council_match(config: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> std::process::Output {
+pub fn council_match(
+    config: &std::path::Path,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
     std::process::Command::new(workspace_bin("council-match"))
         .arg(config)
         .arg("--out")

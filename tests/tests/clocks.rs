@@ -24,7 +24,9 @@ fn scratch(name: &str) -> std::path::PathBuf {
 }
 
 fn usi_player(name: &str, command: &str, args: &str) -> String {
-    format!("[[player]]\nname = \"{name}\"\nkind = \"usi\"\ncommand = \"{command}\"\nargs = [{args}]\n\n")
+    format!(
+        "[[player]]\nname = \"{name}\"\nkind = \"usi\"\ncommand = \"{command}\"\nargs = [{args}]\n\n"
+    )
 }
 
 fn mock() -> String {
@@ -71,8 +73,7 @@ fn votes(games: &[Value]) -> Vec<&Value> {
 }
 
 #[test]
-fn a_council_at_one_second_byoyomi_stops_its_stalled_member_every_move_and_never_loses_on_time()
-{
+fn a_council_at_one_second_byoyomi_stops_its_stalled_member_every_move_and_never_loses_on_time() {
     let dir = scratch("clocks-stall");
     // 40 games of 4 plies: two council moves each.
     let config = council_config(
@@ -105,9 +106,15 @@ fn a_council_at_one_second_byoyomi_stops_its_stalled_member_every_move_and_never
     let s = summary(&dir);
     let time = &s["councils"][0]["member_time"];
     assert_eq!(time["third"]["late"], 80, "{time}");
-    assert_eq!(time["third"]["ballots"], 80, "it stayed in every game: {time}");
+    assert_eq!(
+        time["third"]["ballots"], 80,
+        "it stayed in every game: {time}"
+    );
     for m in ["a", "b", "third"] {
-        assert!(time[m]["mean_ms"].as_f64().is_some_and(|t| t > 0.0), "{time}");
+        assert!(
+            time[m]["mean_ms"].as_f64().is_some_and(|t| t > 0.0),
+            "{time}"
+        );
         assert!(time[m]["max_ms"].as_u64().is_some_and(|t| t > 0), "{time}");
     }
 }
@@ -123,11 +130,12 @@ fn a_member_that_ignores_stop_sits_out_the_game_after_its_grace() {
     );
     let games = run(&dir, &config, &[]);
     assert_eq!(games[0]["reason"], "max_plies", "{}", games[0]);
-    let third: Vec<&Value> = votes(&games)
-        .iter()
-        .map(|v| &v["members"][2])
-        .collect();
-    assert_eq!(third[0]["late"], true, "stopped at the first deadline: {:?}", third[0]);
+    let third: Vec<&Value> = votes(&games).iter().map(|v| &v["members"][2]).collect();
+    assert_eq!(
+        third[0]["late"], true,
+        "stopped at the first deadline: {:?}",
+        third[0]
+    );
     let killed = third
         .iter()
         .position(|m| {
@@ -136,8 +144,14 @@ fn a_member_that_ignores_stop_sits_out_the_game_after_its_grace() {
                 .is_some_and(|e| e.contains("did not answer `stop`"))
         })
         .unwrap_or_else(|| panic!("never given up on: {third:?}"));
-    assert!(third[..killed].iter().all(|m| m["late"] == true), "{third:?}");
-    assert!(killed + 1 < third.len(), "moves were left after it: {third:?}");
+    assert!(
+        third[..killed].iter().all(|m| m["late"] == true),
+        "{third:?}"
+    );
+    assert!(
+        killed + 1 < third.len(),
+        "moves were left after it: {third:?}"
+    );
     for m in &third[killed + 1..] {
         assert!(
             m["error"]
@@ -179,7 +193,10 @@ fn members_behind_a_wrapper_command_play_are_stopped_and_are_killed_with_their_g
     for v in votes(&games) {
         let m = &v["members"];
         assert!(m[1]["mv"].is_string(), "the wrapped member voted: {v}");
-        assert_eq!(m[2]["late"], true, "the wrapped stalled member was stopped: {v}");
+        assert_eq!(
+            m[2]["late"], true,
+            "the wrapped stalled member was stopped: {v}"
+        );
     }
     if let Err(e) = all_gone(&pid_file) {
         panic!("the wrapped member's process group outlived the run: {e}");

@@ -50,7 +50,11 @@ fn each_move_is_the_first_legal_one(g: &Value) {
     let mut pos = Position::startpos();
     for (ply, mv) in g["moves"].as_array().expect("moves").iter().enumerate() {
         let first = pos.legal_moves()[0];
-        assert_eq!(mv.as_str(), Some(first.to_usi().as_str()), "ply {ply} of {g}");
+        assert_eq!(
+            mv.as_str(),
+            Some(first.to_usi().as_str()),
+            "ply {ply} of {g}"
+        );
         pos.play(first);
     }
 }
@@ -79,7 +83,10 @@ fn pondering_engines_hit_and_miss_and_every_move_is_played_once() {
     let (run, games, summary) = run(&dir, &config);
     assert_eq!(games.len(), 6);
     for g in &games {
-        assert_eq!(g["reason"], "max_plies", "no loss on time, no illegal move: {g}");
+        assert_eq!(
+            g["reason"], "max_plies",
+            "no loss on time, no illegal move: {g}"
+        );
         each_move_is_the_first_legal_one(g);
         for side in ["sente", "gote"] {
             let name = g[side].as_str().expect("a name");

@@ -488,25 +488,21 @@ impl Player for CouncilPlayer {
             let mut next = req.clone();
             next.position.play(mv);
             let (requests, _) = self.member_requests(&next, Instant::now());
-            let pondering = futures::future::join_all(
-                self.members
-                    .iter_mut()
-                    .zip(requests)
-                    .map(|(m, r)| {
-                        let expected = expected.as_str();
-                        async move {
-                            let r = r.map(|r| MoveRequest {
-                                position: req.position.clone(),
-                                ..r
-                            });
-                            match &r {
-                                Some(r) => m.player.ponder(r, Some(expected)).await,
-                                None => None,
-                            }
+            let pondering =
+                futures::future::join_all(self.members.iter_mut().zip(requests).map(|(m, r)| {
+                    let expected = expected.as_str();
+                    async move {
+                        let r = r.map(|r| MoveRequest {
+                            position: req.position.clone(),
+                            ..r
+                        });
+                        match &r {
+                            Some(r) => m.player.ponder(r, Some(expected)).await,
+                            None => None,
                         }
-                    }),
-            )
-            .await;
+                    }
+                }))
+                .await;
             pondering.iter().any(Option::is_some).then_some(expected)
         })
     }

@@ -129,6 +129,9 @@ mod tests {
         assert_eq!((a.move_ms, a.member_ms), (3000, 2900));
         // An empty clock still asks for a millisecond.
         let a = allocate(&clock(0, 0, 0, 0), true, 100);
-        assert_eq!((a.move_ms, a.reserve_ms, a.member_ms, a.deadline_ms), (1, 0, 1, 1));
+        assert_eq!(
+            (a.move_ms, a.reserve_ms, a.member_ms, a.deadline_ms),
+            (1, 0, 1, 1)
+        );
     }
 }
