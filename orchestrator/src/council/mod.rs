@@ -159,13 +159,65 @@ impl CouncilPlayer {
             },
         ))
         .await;
-        let hearing = self.hear(req, answers, deadline - asked);
+        let mut hearing = self.hear(req, answers, deadline - asked);
+        if hearing.ballots.is_empty() && hearing.late_ballots.is_empty() {
+            self.wait_for_a_late_answer(req, &mut hearing, asked).await;
+        }
         let thought = self.tally(req, hearing);
         self.last_move = thought
             .as_ref()
             .ok()
             .map(|t| t.decision.as_usi().to_string());
         thought
+    }
+
+    /// No member answered in time, nor in the moment after `stop`: rather than lose on time,
+    /// wait until the council's own deadline for the first stopped member to answer after all
+    /// (its ballot stays late). Under a clock that deadline is the arbiter's allowance plus its
+    /// margin: a move then is over the allocation but, when the answer comes, not lost.
+    async fn wait_for_a_late_answer(&mut self, req: &MoveRequest, h: &mut Hearing, asked: Instant) {
+        use futures::StreamExt;
+        let mut waits: futures::stream::FuturesUnordered<_> = self
+            .members
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, m)| m.active && h.member_votes[*i].late)
+            .map(|(i, m)| {
+                let weighed = (m.win_rate_t, m.sigma, m.weight);
+                let answer = m.player.late_answer(req.deadline);
+                async move { (i, weighed, answer.await) }
+            })
+            .collect();
+        while let Some((i, (win_rate_t, sigma, weight), answer)) = waits.next().await {
+            let Some(t) = answer else { continue };
+            if check_move(req, &t.decision).is_err() {
+                continue;
+            }
+            let took = asked.elapsed();
+            h.engine_time = h.engine_time.max(took);
+            let vote = &mut h.member_votes[i];
+            vote.time_ms = took.as_millis() as u64;
+            vote.nodes = t.nodes;
+            vote.score = t.eval;
+            vote.error = Some(format!(
+                "late: answered `{}` after {} ms, past the council's deadline",
+                t.decision.as_usi(),
+                took.as_millis()
+            ));
+            h.late_ballots.push((
+                Ballot {
+                    mv: t.decision.as_usi().to_string(),
+                    eval: t.eval,
+                    win_rate_t,
+                    sigma,
+                    weight,
+                    ranked: ranked_moves(req, &t),
+                },
+                i,
+            ));
+            h.thoughts[i] = Some(t);
+            break;
+        }
     }
 
     /// What each active member is asked for a move of the council's on `req.position`'s side
@@ -237,7 +289,8 @@ impl CouncilPlayer {
 
     /// The members' answers as ballots, each with the time it took from the request on: a
     /// member that timed out was stopped at the deadline (`wait` after the request) and is late
-    /// (it stays in the game), one that answered after it is late too and its move is left out of the vote; a
+    /// (it stays in the game), one that answered after it is late too and its move is left out
+    /// of the vote unless no member answered in time; a
     /// member that failed otherwise leaves the game; a move that is malformed or illegal in the
     /// position is recorded and left out of the vote.
     fn hear(
@@ -279,32 +332,30 @@ impl CouncilPlayer {
                     h.first_error.get_or_insert(e);
                     None
                 }
-                Some((Ok(t), took)) if took > wait => {
-                    h.engine_time = h.engine_time.max(took);
-                    vote.time_ms = took.as_millis() as u64;
-                    vote.late = true;
-                    vote.nodes = t.nodes;
-                    vote.error = Some(format!(
-                        "late: answered `{}` after {} ms, past the council's deadline",
-                        t.decision.as_usi(),
-                        took.as_millis()
-                    ));
+                Some((Ok(t), took)) => {
+                    let late = took > wait;
                     m.last_pv = t.pv.clone();
-                    h.first_error.get_or_insert(PlayerError::Timeout {
-                        player: vote.name.clone(),
-                        detail: "answered after the council's deadline".into(),
-                    });
-                    None
-                }
-                Some((Ok(t), _)) => {
-                    m.last_pv = t.pv.clone();
-                    h.engine_time = h.engine_time.max(t.engine_time);
-                    vote.time_ms = t.engine_time.as_millis() as u64;
                     vote.nodes = t.nodes;
                     vote.score = t.eval;
+                    if late {
+                        h.engine_time = h.engine_time.max(took);
+                        vote.time_ms = took.as_millis() as u64;
+                        vote.late = true;
+                        vote.error = Some(format!(
+                            "late: answered `{}` after {} ms, past the council's deadline",
+                            t.decision.as_usi(),
+                            took.as_millis()
+                        ));
+                        h.first_error.get_or_insert(PlayerError::Timeout {
+                            player: vote.name.clone(),
+                            detail: "answered after the council's deadline".into(),
+                        });
+                    } else {
+                        h.engine_time = h.engine_time.max(t.engine_time);
+                        vote.time_ms = t.engine_time.as_millis() as u64;
+                    }
                     match check_move(req, &t.decision) {
                         Ok(()) => {
-                            vote.mv = Some(t.decision.as_usi().to_string());
                             let ballot = Ballot {
                                 mv: t.decision.as_usi().to_string(),
                                 eval: t.eval,
@@ -313,17 +364,23 @@ impl CouncilPlayer {
                                 weight: m.weight,
                                 ranked: ranked_moves(req, &t),
                             };
-                            if self.method == Method::Approval {
-                                vote.ranked = ballot
-                                    .ranking()
-                                    .take(self.settings.k)
-                                    .map(String::from)
-                                    .collect();
+                            if late {
+                                h.late_ballots.push((ballot, i));
+                            } else {
+                                if self.method == Method::Approval {
+                                    vote.ranked = ballot
+                                        .ranking()
+                                        .take(self.settings.k)
+                                        .map(String::from)
+                                        .collect();
+                                }
+                                vote.mv = Some(ballot.mv.clone());
+                                h.ballots.push(ballot);
+                                h.ballot_member.push(i);
                             }
-                            h.ballots.push(ballot);
-                            h.ballot_member.push(i);
                         }
-                        Err(e) => vote.error = Some(e),
+                        Err(e) if !late => vote.error = Some(e),
+                        Err(_) => {}
                     }
                     Some(t)
                 }
@@ -338,6 +395,15 @@ impl CouncilPlayer {
     /// common scale and its pv, every member's nodes, and the vote record (with member
     /// councils' records after it). Fails only when no member gave a legal move.
     fn tally(&self, req: &MoveRequest, mut h: Hearing) -> Result<Thought, PlayerError> {
+        if h.ballots.is_empty() {
+            // No member answered in time: rather than lose on time, vote with the answers that
+            // came in the moment after `stop` (they stay marked late).
+            for (ballot, i) in std::mem::take(&mut h.late_ballots) {
+                h.member_votes[i].mv = Some(ballot.mv.clone());
+                h.ballots.push(ballot);
+                h.ballot_member.push(i);
+            }
+        }
         let Some(choice) = vote::decide(self.method, self.settings, &h.ballots) else {
             return Err(h.first_error.unwrap_or_else(|| PlayerError::Malformed {
                 player: self.name.clone(),
@@ -395,6 +461,9 @@ struct Hearing {
     /// The legal answers, and the member behind each.
     ballots: Vec<Ballot>,
     ballot_member: Vec<usize>,
+    /// Legal answers that came after the deadline, and the member behind each: voted with only
+    /// when no member answered in time.
+    late_ballots: Vec<(Ballot, usize)>,
     /// Each member's answer, when it gave one.
     thoughts: Vec<Option<Thought>>,
     first_error: Option<PlayerError>,

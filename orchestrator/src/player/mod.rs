@@ -232,6 +232,14 @@ pub trait Player: Send {
         Box::pin(async { None })
     }
 
+    /// After a [`Player::think`] that timed out with its engine stopped but not yet answering:
+    /// wait until `until` for that answer and return it (for the position of that request),
+    /// `None` when there is none (the default: players that answer at once when stopped).
+    fn late_answer(&mut self, until: tokio::time::Instant) -> BoxFuture<'_, Option<Thought>> {
+        let _ = until;
+        Box::pin(async { None })
+    }
+
     /// The game ended (players that failed may ignore it).
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()>;
 

@@ -752,6 +752,23 @@ impl Player for UsiPlayer {
         self.ponder
     }
 
+    fn late_answer(&mut self, until: Instant) -> BoxFuture<'_, Option<Thought>> {
+        Box::pin(async move {
+            let owed = self.owed?;
+            let began = Instant::now();
+            match self
+                .read_answer(began, Deadline::until(until.min(owed)), 64, false)
+                .await
+            {
+                Ok(answer) => Some(self.thought(answer, 1)),
+                Err(_) => {
+                    self.owed = Some(owed);
+                    None
+                }
+            }
+        })
+    }
+
     fn ponder<'a>(
         &'a mut self,
         req: &'a MoveRequest,
