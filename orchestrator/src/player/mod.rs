@@ -27,19 +27,7 @@ use engine::types::Score;
 /// A boxed future, so `Player` stays object-safe (a council holds `Box<dyn Player>`).
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// Moves the main time is spread over when a clock is sent as one move's time
-/// ([`Budget::clock_as_movetime`]).
-pub(crate) const MOVES_TO_GO: u64 = 30;
-
-/// The arbiter's clock as a USI `go` states it, milliseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClockState {
-    pub btime_ms: u64,
-    pub wtime_ms: u64,
-    pub byoyomi_ms: u64,
-    pub binc_ms: u64,
-    pub winc_ms: u64,
-}
+pub use time::ClockState;
 
 /// What one move may cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -88,7 +76,7 @@ impl Budget {
     }
 
     /// The clock as one move's time, for engines that ignore byoyomi (sjaakii): the byoyomi and
-    /// increment plus a [`MOVES_TO_GO`]th of the main time, never more than
+    /// increment plus a [`time::MOVES_TO_GO`]th of the main time, never more than
     /// [`Budget::time_allowance`] (which has no increment: with little main time left the
     /// increment is not spent before it is credited); the per-move `movetime_ms`, if set, caps
     /// it too. `None` when this budget has no clock.

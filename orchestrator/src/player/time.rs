@@ -10,7 +10,19 @@
 
 use std::time::Duration;
 
-use super::{ClockState, MOVES_TO_GO};
+/// Moves the main time is spread over when a clock is sent as one move's time
+/// (`Budget::clock_as_movetime`, and [`move_share`]).
+pub(crate) const MOVES_TO_GO: u64 = 30;
+
+/// The arbiter's clock as a USI `go` states it, milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClockState {
+    pub btime_ms: u64,
+    pub wtime_ms: u64,
+    pub byoyomi_ms: u64,
+    pub binc_ms: u64,
+    pub winc_ms: u64,
+}
 
 /// A council's default reserve, ms (`reserve_ms` on a council player).
 pub const DEFAULT_RESERVE_MS: u64 = 100;
