@@ -52,6 +52,7 @@ pub fn build_tree_over(
             ml_d,
             approval_k,
             weights,
+            reserve_ms,
             ..
         } => {
             let members = members
@@ -63,16 +64,19 @@ pub fn build_tree_over(
                     Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
                 })
                 .collect();
-            Box::new(CouncilPlayer::new(
-                name,
-                *method,
-                *fairness,
-                VoteSettings {
-                    d: *ml_d,
-                    k: *approval_k,
-                },
-                members,
-            ))
+            Box::new(
+                CouncilPlayer::new(
+                    name,
+                    *method,
+                    *fairness,
+                    VoteSettings {
+                        d: *ml_d,
+                        k: *approval_k,
+                    },
+                    members,
+                )
+                .with_time(*reserve_ms, pc.ponder),
+            )
         }
         _ => leaf(pc),
     }

@@ -156,3 +156,63 @@ pub fn tune_trajectory(out: &std::path::Path) -> Vec<String> {
         })
         .collect()
 }
+
+/// Whether every pid listed in `pid_file` is gone (or a zombie its adopter has yet to reap),
+/// waiting up to ten seconds: a killed process dies when the kernel next schedules it, which on
+/// a loaded machine can be after the program that killed it has exited.
+pub fn all_gone(pid_file: &std::path::Path) -> Result<(), String> {
+    // Generous: on a loaded machine the kill and the reaping can take seconds.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        match gone_now(pid_file) {
+            Err(e) if std::time::Instant::now() < deadline && e.contains("still running") => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Whether every pid listed in `pid_file` is gone (or a zombie) at this moment.
+fn gone_now(pid_file: &std::path::Path) -> Result<(), String> {
+    let pids = std::fs::read_to_string(pid_file).map_err(|e| format!("no children: {e}"))?;
+    if pids.lines().count() == 0 {
+        return Err("no children".into());
+    }
+    for pid in pids.lines() {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
+        // A pid the system has given to another process since is gone too: the grandchild is
+        // always `sleep 600`.
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let reused = !cmdline.starts_with(b"sleep\x00600");
+        if !(stat.is_empty() || state == Some('Z') || reused) {
+            return Err(format!("grandchild {pid} is still running: {stat}"));
+        }
+    }
+    Ok(())
+}
+
+/// `council-match CONFIG --out OUT --quiet EXTRA...`, run to its end.
+pub fn council_match(
+    config: &std::path::Path,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    std::process::Command::new(workspace_bin("council-match"))
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .expect("run council-match")
+}
+
+/// The lines of a run's `results.jsonl`.
+pub fn results_lines(out: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(out.join("results.jsonl")).expect("results.jsonl");
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use council_tests::workspace_bin;
+use council_tests::{all_gone, workspace_bin};
 use serde_json::Value;
 
 /// A fresh folder for one test.
@@ -452,42 +452,6 @@ fn a_council_with_a_hanging_member_still_moves_in_time_with_the_others() {
         );
         assert_eq!(first["chosen"], first["members"][1]["mv"], "{first}");
     }
-}
-
-/// Whether every pid listed in `pid_file` is gone (or a zombie its adopter has yet to reap),
-/// waiting up to ten seconds: a killed process dies when the kernel next schedules it, which on
-/// a loaded machine can be after the program that killed it has exited.
-fn all_gone(pid_file: &Path) -> Result<(), String> {
-    // Generous: on a loaded machine the kill and the reaping can take seconds.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        match gone_now(pid_file) {
-            Err(e) if std::time::Instant::now() < deadline && e.contains("still running") => {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            other => return other,
-        }
-    }
-}
-
-/// Whether every pid listed in `pid_file` is gone (or a zombie) at this moment.
-fn gone_now(pid_file: &Path) -> Result<(), String> {
-    let pids = std::fs::read_to_string(pid_file).map_err(|e| format!("no children: {e}"))?;
-    if pids.lines().count() == 0 {
-        return Err("no children".into());
-    }
-    for pid in pids.lines() {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
-        // A pid the system has given to another process since is gone too: the grandchild is
-        // always `sleep 600`.
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let reused = !cmdline.starts_with(b"sleep\x00600");
-        if !(stat.is_empty() || state == Some('Z') || reused) {
-            return Err(format!("grandchild {pid} is still running: {stat}"));
-        }
-    }
-    Ok(())
 }
 
 #[test]

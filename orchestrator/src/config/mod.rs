@@ -139,6 +139,9 @@ pub enum PlayerKind {
         /// `equal_resources = true`: the player added to the run beside this council, its
         /// strongest member alone with N times the budget (models.md section 9).
         equal_resources: Option<String>,
+        /// Under a clock, the time it keeps back from each move for stopping late members and
+        /// voting, ms (`player::time::allocate`).
+        reserve_ms: u64,
     },
 }
 
@@ -155,6 +158,8 @@ pub struct PlayerConfig {
     pub win_rate_t: f64,
     /// Noise `s_i` of this player's judgement, cp, for ml voting.
     pub sigma: f64,
+    /// `ponder = true`: think in the opponent's time (USI engines and councils).
+    pub ponder: bool,
 }
 
 /// How each game starts.

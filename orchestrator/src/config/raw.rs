@@ -132,6 +132,9 @@ pub(super) struct RawPlayer {
     pub(super) approval_k: Option<i64>,
     pub(super) weights: Option<BTreeMap<String, f64>>,
     pub(super) equal_resources: Option<bool>,
+    pub(super) reserve_ms: Option<u64>,
+    // any kind (refused where it cannot be honoured)
+    pub(super) ponder: Option<bool>,
 }
 
 impl RawPlayer {

@@ -193,6 +193,19 @@ pub(super) fn validate_players(
             p.equal_resources.is_some() && !is_council,
             "council",
         )?;
+        only(
+            "reserve_ms",
+            p.reserve_ms.is_some() && !is_council,
+            "council",
+        )?;
+        if p.ponder == Some(true) && !(is_usi || is_council) {
+            return Err(err(
+                &key("ponder"),
+                format!(
+                    "player `{name}`: only USI engines and councils ponder; the built-in engine does not ponder in process (run it as a USI engine, kind = \"usi\" with command = the council-engine binary, to ponder)"
+                ),
+            ));
+        }
         if p.equal_resources == Some(true) {
             wants_equal.push(name.clone());
         }
@@ -318,6 +331,9 @@ pub(super) fn validate_players(
                     fairness: p.fairness.unwrap_or(Fairness::Full),
                     ml_d: positive("ml_d", p.ml_d, DEFAULT_ML_D)?,
                     equal_resources: None,
+                    reserve_ms: p
+                        .reserve_ms
+                        .unwrap_or(crate::player::time::DEFAULT_RESERVE_MS),
                 }
             }
         };
@@ -330,6 +346,7 @@ pub(super) fn validate_players(
                 move_timeout_ms: p.move_timeout_ms.unwrap_or(60_000),
                 win_rate_t,
                 sigma,
+                ponder: p.ponder.unwrap_or(false),
             },
         );
     }

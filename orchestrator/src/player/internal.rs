@@ -4,8 +4,8 @@
 //! moved into that thread and back, so one instance searches one position at a time; each game
 //! starts from a cleared engine with its noise seeded from the game's seed, so node- or
 //! depth-limited games replay exactly. With `candidates`, the root searches only the model's top
-//! K moves of the position (computed on the search thread, before the search). At the deadline the search is stopped and the move is a
-//! timeout. A player made with [`InternalPlayer::stoppable`] also ends its search, with the best
+//! K moves of the position (computed on the search thread, before the search). At the deadline the search is stopped and
+//! its best move so far is the answer, late (the caller judges it). A player made with [`InternalPlayer::stoppable`] also ends its search, with the best
 //! move found so far, when a shared [`StopFlag`] is raised (a GUI's `stop` in `council-usi`).
 
 use std::time::Duration;
@@ -163,13 +163,9 @@ impl InternalPlayer {
         })?;
         self.engine = Some(engine);
         if timed_out {
-            return Err(PlayerError::Timeout {
-                player: self.name.clone(),
-                detail: format!(
-                    "no move by its deadline (searched {} ms)",
-                    engine_time.as_millis()
-                ),
-            });
+            // Late, like a USI engine answering `stop`: the caller judges it (the arbiter charges
+            // it to the clock, a council leaves it out of its vote unless nothing else came).
+            tracing::debug!(player = %self.name, "stopped at its deadline after {} ms", engine_time.as_millis());
         }
         let mut t = thought(result, engine_time);
         t.lines = lines;

@@ -11,6 +11,7 @@
 pub mod internal;
 pub mod intuition;
 pub mod process;
+pub mod time;
 pub mod usi;
 
 use std::future::Future;
@@ -26,19 +27,7 @@ use engine::types::Score;
 /// A boxed future, so `Player` stays object-safe (a council holds `Box<dyn Player>`).
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// Moves the main time is spread over when a clock is sent as one move's time
-/// ([`Budget::clock_as_movetime`]).
-pub(crate) const MOVES_TO_GO: u64 = 30;
-
-/// The arbiter's clock as a USI `go` states it, milliseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClockState {
-    pub btime_ms: u64,
-    pub wtime_ms: u64,
-    pub byoyomi_ms: u64,
-    pub binc_ms: u64,
-    pub winc_ms: u64,
-}
+pub use time::ClockState;
 
 /// What one move may cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -87,18 +76,12 @@ impl Budget {
     }
 
     /// The clock as one move's time, for engines that ignore byoyomi (sjaakii): the byoyomi and
-    /// increment plus a [`MOVES_TO_GO`]th of the main time, never more than
+    /// increment plus a [`time::MOVES_TO_GO`]th of the main time, never more than
     /// [`Budget::time_allowance`] (which has no increment: with little main time left the
     /// increment is not spent before it is credited); the per-move `movetime_ms`, if set, caps
     /// it too. `None` when this budget has no clock.
     pub(crate) fn clock_as_movetime(&self, sente: bool) -> Option<u64> {
-        let c = self.clock?;
-        let (time, inc) = if sente {
-            (c.btime_ms, c.binc_ms)
-        } else {
-            (c.wtime_ms, c.winc_ms)
-        };
-        let share = c.byoyomi_ms + inc + time / MOVES_TO_GO;
+        let share = time::move_share(&self.clock?, sente);
         let cap = self
             .time_allowance(sente)
             .map_or(u64::MAX, |d| d.as_millis() as u64);
@@ -214,6 +197,36 @@ pub trait Player: Send {
     /// Choose a move.
     fn think<'a>(&'a mut self, req: &'a MoveRequest)
     -> BoxFuture<'a, Result<Thought, PlayerError>>;
+
+    /// Whether this player ponders (`ponder = true`): the arbiter then calls [`Player::ponder`]
+    /// after each of its moves.
+    fn ponders(&self) -> bool {
+        false
+    }
+
+    /// Think in the opponent's time: `req.position` is the position after this player's own
+    /// move (the opponent to move) and `req.budget` its clock as it will stand at its next move.
+    /// Ponder on `expected` (a reply of the opponent), or when `None` on the reply this player
+    /// expects itself. Returns at once with the reply it ponders on, `None` when it does not
+    /// ponder. The next [`Player::think`] turns the pondering into its answer when the
+    /// opponent played that reply (`ponderhit`), else stops it, drops its answer and searches
+    /// afresh; [`Player::game_over`] stops it too.
+    fn ponder<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+        expected: Option<&'a str>,
+    ) -> BoxFuture<'a, Option<String>> {
+        let _ = (req, expected);
+        Box::pin(async { None })
+    }
+
+    /// After a [`Player::think`] that timed out with its engine stopped but not yet answering:
+    /// wait until `until` for that answer and return it (for the position of that request),
+    /// `None` when there is none (the default: players that answer at once when stopped).
+    fn late_answer(&mut self, until: tokio::time::Instant) -> BoxFuture<'_, Option<Thought>> {
+        let _ = until;
+        Box::pin(async { None })
+    }
 
     /// The game ended (players that failed may ignore it).
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()>;

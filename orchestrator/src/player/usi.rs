@@ -17,6 +17,15 @@
 //! `position_startpos = false` (sjaakii reads `startpos` as the last SFEN it was given: the
 //! start position's SFEN goes out instead), `restart = true` (a fresh process every game, for
 //! engines that carry state across games).
+//!
+//! At a move's deadline the engine is sent `stop` and given [`STOP_ANSWER_WAIT`] to answer; an
+//! answer then is returned (late: the caller judges it), no answer is a timeout and the engine
+//! owes its `bestmove`, which is read and dropped before anything else is sent to it. An engine
+//! that does not answer `stop` within [`STOP_GRACE`] is killed. With `ponder = true` the
+//! engine searches in the opponent's time (`go ponder`, `USI_Ponder` set when it declares it):
+//! the next move is a `ponderhit` when the opponent played the expected reply, else `stop`,
+//! the pondered `bestmove` dropped, and a fresh `go`; a pondered answer is never taken for
+//! another position.
 
 use std::time::Duration;
 
@@ -29,6 +38,7 @@ use engine::usi::protocol::{
 use tokio::time::Instant;
 
 use super::process::{Deadline, EngineProcess, ProcessError};
+use super::time::{STOP_ANSWER_WAIT, STOP_GRACE};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
 use crate::config::{DropNotation, OptionValue, PlayerConfig, PlayerKind, UsiEngineSettings};
 
@@ -51,6 +61,20 @@ pub struct UsiPlayer {
     /// Options changed by [`UsiPlayer::reconfigure`] while the process runs: sent with
     /// `setoption` before the next `usinewgame`.
     pending_options: Vec<(String, OptionValue)>,
+    /// `ponder = true`.
+    ponder: bool,
+    /// A search it was sent `stop` for has not answered yet: its `bestmove` must come by then.
+    owed: Option<Instant>,
+    /// The search it runs in the opponent's time.
+    pondering: Option<Pondering>,
+    /// The pv of its last answer (its second move is the reply it expects).
+    last_pv: Vec<String>,
+}
+
+/// A `go ponder` under way: the `position` command it searches and its MultiPV.
+struct Pondering {
+    position: String,
+    multipv: usize,
 }
 
 /// One line of a MultiPV analysis: its first move and score (mover's view, `mate_cp` undone).
@@ -75,6 +99,10 @@ impl UsiPlayer {
             process: None,
             declared: Vec::new(),
             pending_options: Vec::new(),
+            ponder: config.ponder,
+            owed: None,
+            pondering: None,
+            last_pv: Vec::new(),
         }
     }
 
@@ -94,7 +122,11 @@ impl UsiPlayer {
             .options
             .iter()
             .all(|(n, _)| new.options.iter().any(|(m, _)| m == n));
-        if !same_process || !keeps_options || config.name != self.name {
+        if !same_process
+            || !keeps_options
+            || config.name != self.name
+            || config.ponder != self.ponder
+        {
             return false;
         }
         for (name, value) in &new.options {
@@ -129,8 +161,78 @@ impl UsiPlayer {
 
     /// Kill the process (if any) so the next game starts a fresh one.
     async fn discard(&mut self) {
+        self.owed = None;
+        self.pondering = None;
         if let Some(p) = self.process.take() {
             p.stop(QUIT_GRACE).await;
+        }
+    }
+
+    /// Read and drop the `bestmove` a stopped search owes, waiting until `limit` at most. An
+    /// engine whose grace ran out is killed (a crash); one that may still answer in its grace
+    /// is a timeout now and owes it still.
+    async fn settle(&mut self, limit: Instant) -> Result<(), PlayerError> {
+        let Some(by) = self.owed else {
+            return Ok(());
+        };
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            self.owed = None;
+            return Ok(());
+        };
+        let until = by.min(limit);
+        match wait_for(p, Deadline::until(until), |m| {
+            matches!(m, EngineMessage::BestMove(_))
+        })
+        .await
+        {
+            Ok(()) => {
+                self.owed = None;
+                Ok(())
+            }
+            Err(ProcessError::Timeout(_)) if until < by => Err(PlayerError::Timeout {
+                player: name,
+                detail: "still searching: the bestmove of a stopped search has not come".into(),
+            }),
+            Err(e) => {
+                self.discard().await;
+                Err(PlayerError::Crash {
+                    player: name,
+                    detail: format!(
+                        "did not answer `stop` within {} ms ({e})",
+                        STOP_GRACE.as_millis()
+                    ),
+                })
+            }
+        }
+    }
+
+    /// End a search in the opponent's time: `stop`, and its `bestmove` read and dropped.
+    async fn stop_pondering(&mut self) -> Result<(), PlayerError> {
+        if self.pondering.take().is_none() {
+            return Ok(());
+        }
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Ok(());
+        };
+        p.send(&GuiCommand::Stop.to_string())
+            .await
+            .map_err(|e| process_error(&name, e, "stop"))?;
+        self.owed = Some(Instant::now() + STOP_GRACE);
+        self.settle(Instant::now() + STOP_GRACE).await
+    }
+
+    /// Stop pondering and take any owed `bestmove` before a new game or its end; an engine
+    /// that does not answer is killed (the next game starts a fresh one).
+    async fn quiesce(&mut self) {
+        let r = match self.stop_pondering().await {
+            Ok(()) => self.settle(Instant::now() + STOP_GRACE).await,
+            e => e,
+        };
+        if let Err(e) = r {
+            tracing::warn!(player = %self.name, "{e}");
+            self.discard().await;
         }
     }
 
@@ -154,8 +256,18 @@ impl UsiPlayer {
         }
         .await;
         r.map_err(|e| self.error(e, "waiting for usiok"))?;
+        let usi_ponder = self.ponder && declared.iter().any(|o| o.name == "USI_Ponder");
         self.declared = declared;
         self.pending_options.clear();
+        if usi_ponder {
+            let cmd = GuiCommand::SetOption {
+                name: "USI_Ponder".into(),
+                value: Some("true".into()),
+            };
+            p.send(&cmd.to_string())
+                .await
+                .map_err(|e| self.error(e, "setoption USI_Ponder"))?;
+        }
         for (name, value) in &s.options {
             let cmd = GuiCommand::SetOption {
                 name: name.clone(),
@@ -172,6 +284,7 @@ impl UsiPlayer {
     }
 
     async fn prepare(&mut self, seed: u64) -> Result<(), PlayerError> {
+        self.quiesce().await;
         if self.process.is_none() {
             self.start().await?;
         }
@@ -236,13 +349,63 @@ impl UsiPlayer {
     }
 
     /// Send `position` and `go`, then read until `bestmove`: the last `keep` info lines that
-    /// carry a score (their PVs in our notation), the answer, and the engine's time.
+    /// carry a score (their PVs in our notation), the answer, and the engine's time. With
+    /// `stop_at_deadline` the engine is sent `stop` at the deadline (see the module's docs).
     async fn search(
         &mut self,
         position: GuiCommand,
         go: Go,
         deadline: Deadline,
         keep: usize,
+        stop_at_deadline: bool,
+    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+        self.send_commands(&[position.to_string(), GuiCommand::Go(go).to_string()])
+            .await?;
+        self.read_answer(Instant::now(), deadline, keep, stop_at_deadline)
+            .await
+    }
+
+    /// Send `lines` in order.
+    async fn send_commands(&mut self, lines: &[String]) -> Result<(), PlayerError> {
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
+        };
+        for line in lines {
+            let word = line.split_whitespace().next().unwrap_or("");
+            p.send(line)
+                .await
+                .map_err(|e| process_error(&name, e, word))?;
+        }
+        Ok(())
+    }
+
+    /// Read a search's answer (see [`UsiPlayer::search`]); its time counts from `began`.
+    async fn read_answer(
+        &mut self,
+        began: Instant,
+        deadline: Deadline,
+        keep: usize,
+        stop_at_deadline: bool,
+    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+        let mut owed = None;
+        let r = self
+            .read_bestmove(began, deadline, keep, stop_at_deadline, &mut owed)
+            .await;
+        self.owed = owed;
+        r
+    }
+
+    async fn read_bestmove(
+        &mut self,
+        began: Instant,
+        deadline: Deadline,
+        keep: usize,
+        stop_at_deadline: bool,
+        owed: &mut Option<Instant>,
     ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
         let name = self.name.clone();
         let drop_notation = self.settings.drop_notation;
@@ -253,19 +416,29 @@ impl UsiPlayer {
                 detail: "not running".into(),
             });
         };
-        p.send(&position.to_string())
-            .await
-            .map_err(|e| process_error(&name, e, "position"))?;
-        p.send(&GuiCommand::Go(go).to_string())
-            .await
-            .map_err(|e| process_error(&name, e, "go"))?;
-        let began = Instant::now();
         let mut infos: Vec<Info> = Vec::new();
+        let mut wait = deadline;
         loop {
-            let line = p
-                .read_line(deadline)
-                .await
-                .map_err(|e| process_error(&name, e, "waiting for bestmove"))?;
+            let line = match p.read_line(wait).await {
+                Ok(line) => line,
+                Err(ProcessError::Timeout(_)) if stop_at_deadline && owed.is_none() => {
+                    // The deadline: stop the search and give it a moment to answer.
+                    p.send(&GuiCommand::Stop.to_string())
+                        .await
+                        .map_err(|e| process_error(&name, e, "stop"))?;
+                    *owed = Some(Instant::now() + STOP_GRACE);
+                    wait = Deadline::after(STOP_ANSWER_WAIT);
+                    continue;
+                }
+                Err(ProcessError::Timeout(_)) if owed.is_some() => {
+                    return Err(process_error(
+                        &name,
+                        ProcessError::Timeout(deadline.budget),
+                        "waiting for bestmove (sent `stop`, its bestmove is owed)",
+                    ));
+                }
+                Err(e) => return Err(process_error(&name, e, "waiting for bestmove")),
+            };
             if line.trim().is_empty() {
                 continue;
             }
@@ -280,6 +453,7 @@ impl UsiPlayer {
                     }
                 }
                 Ok(EngineMessage::BestMove(best)) => {
+                    *owed = None;
                     let best = match best {
                         UsiBestMove::Move { mv, ponder } => UsiBestMove::Move {
                             mv: from_engine(&mv),
@@ -301,9 +475,9 @@ impl UsiPlayer {
         }
     }
 
-    async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+    /// The `go` for `req` (its limits and clock as this engine takes them).
+    fn go_command(&self, req: &MoveRequest) -> Go {
         let s = &self.settings;
-        let position = self.position_command(&req.position);
         let b = &req.budget;
         let mut go = Go {
             movetime: b.movetime_ms,
@@ -331,13 +505,44 @@ impl UsiPlayer {
                 go.winc = Some(c.winc_ms);
             }
         }
-        let mate_cp = s.mate_cp;
-        let multipv = req.multipv.max(1);
-        self.set_multipv(multipv).await?;
+        go
+    }
+
+    async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
         // The whole wait for the answer, from the request on: what a timeout reports.
         let deadline = Deadline::until(req.deadline);
+        self.settle(req.deadline).await?;
+        let position = self.position_command(&req.position);
+        let multipv = req.multipv.max(1);
         let keep = if multipv == 1 { 64 } else { 4 * multipv + 64 };
-        let (infos, best, engine_time) = self.search(position, go, deadline, keep).await?;
+        let answer = match self.pondering.take() {
+            Some(pd) if pd.position == position.to_string() && pd.multipv == multipv => {
+                // The expected reply came: the search in progress is this move's.
+                self.send_commands(&[GuiCommand::PonderHit.to_string()])
+                    .await?;
+                self.read_answer(Instant::now(), deadline, keep, true)
+                    .await?
+            }
+            pondering => {
+                self.pondering = pondering;
+                self.stop_pondering().await?;
+                let go = self.go_command(req);
+                self.set_multipv(multipv).await?;
+                self.search(position, go, deadline, keep, true).await?
+            }
+        };
+        let thought = self.thought(answer, multipv);
+        self.last_pv = thought.pv.clone();
+        Ok(thought)
+    }
+
+    /// The answer of a search as a [`Thought`].
+    fn thought(
+        &self,
+        (infos, best, engine_time): (Vec<Info>, UsiBestMove, Duration),
+        multipv: usize,
+    ) -> Thought {
+        let mate_cp = self.settings.mate_cp;
         let lines = if multipv == 1 {
             Vec::new()
         } else {
@@ -359,7 +564,7 @@ impl UsiPlayer {
                 .or(infos.last()),
             _ => infos.last(),
         };
-        Ok(Thought {
+        Thought {
             eval: info
                 .and_then(|i| i.score)
                 .map(|s| normalize_score(s.value, mate_cp)),
@@ -370,7 +575,51 @@ impl UsiPlayer {
             engine_time,
             votes: Vec::new(),
             lines,
-        })
+        }
+    }
+
+    /// Start `go ponder` on `req.position` after `expected` (see [`Player::ponder`]).
+    async fn start_pondering(
+        &mut self,
+        req: &MoveRequest,
+        expected: Option<&str>,
+    ) -> Option<String> {
+        if !self.ponder || self.process.is_none() {
+            return None;
+        }
+        if self.stop_pondering().await.is_err() || self.settle(Instant::now()).await.is_err() {
+            return None;
+        }
+        let expected = match expected {
+            Some(e) => e.to_string(),
+            None => self.last_pv.get(1)?.clone(),
+        };
+        let mv = req.position.parse_usi_move(&expected).ok()?;
+        let mut next = req.clone();
+        next.position.play(mv);
+        let position = self.position_command(&next.position).to_string();
+        let go = Go {
+            ponder: true,
+            ..self.go_command(&next)
+        };
+        let multipv = req.multipv.max(1);
+        let started = async {
+            self.set_multipv(multipv).await?;
+            self.send_commands(&[position.clone(), GuiCommand::Go(go).to_string()])
+                .await
+        }
+        .await;
+        match started {
+            Ok(()) => {
+                self.pondering = Some(Pondering { position, multipv });
+                Some(expected)
+            }
+            Err(e) => {
+                tracing::warn!(player = %self.name, "cannot ponder: {e}");
+                self.discard().await;
+                None
+            }
+        }
     }
 
     /// Analyse `position` as a reference engine: `multipv` lines at `nodes` (sent as `go nodes`
@@ -398,7 +647,7 @@ impl UsiPlayer {
         let position = self.position_command(position);
         let keep = 4 * multipv + 64;
         let (infos, best, _) = self
-            .search(position, go, Deadline::after(timeout), keep)
+            .search(position, go, Deadline::after(timeout), keep, false)
             .await?;
         let lines = multipv_lines(&infos, self.settings.mate_cp);
         if lines.is_empty()
@@ -540,16 +789,48 @@ impl Player for UsiPlayer {
     ) -> BoxFuture<'a, Result<Thought, PlayerError>> {
         Box::pin(async move {
             let r = self.go(req).await;
-            if r.is_err() {
+            if r.is_err() && self.owed.is_none() {
                 // Whatever state the engine is in, it is not trusted again: restart next game.
+                // (An engine stopped at its deadline that owes its answer is kept: see
+                // `settle`.)
                 self.discard().await;
             }
             r
         })
     }
 
+    fn ponders(&self) -> bool {
+        self.ponder
+    }
+
+    fn late_answer(&mut self, until: Instant) -> BoxFuture<'_, Option<Thought>> {
+        Box::pin(async move {
+            let owed = self.owed?;
+            let began = Instant::now();
+            match self
+                .read_answer(began, Deadline::until(until.min(owed)), 64, false)
+                .await
+            {
+                Ok(answer) => Some(self.thought(answer, 1)),
+                Err(_) => {
+                    self.owed = Some(owed);
+                    None
+                }
+            }
+        })
+    }
+
+    fn ponder<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+        expected: Option<&'a str>,
+    ) -> BoxFuture<'a, Option<String>> {
+        Box::pin(self.start_pondering(req, expected))
+    }
+
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {
         Box::pin(async move {
+            self.quiesce().await;
             if let Some(p) = self.process.as_mut()
                 && p.send(&GuiCommand::GameOver(outcome).to_string())
                     .await

@@ -182,6 +182,17 @@ pub struct PlayerCost {
     /// The rest of each move's wall time: the orchestrator's own work (process I/O, legality
     /// checks, voting, logging), µs.
     pub overhead_us: u64,
+    /// Moves it was asked for after pondering on the reply the opponent then played
+    /// (`ponder = true`; absent when zero).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ponder_hits: u32,
+    /// Moves it was asked for after pondering on another reply.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ponder_misses: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -91,6 +91,10 @@ pub struct MemberVote {
     /// Its vote weight in this council (majority and approval); recorded only when not 1.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub weight: f64,
+    /// It had not answered by the council's deadline: it was stopped and its answer, if any
+    /// came, left out of the vote (`time_ms` is then its time until it was heard from).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub late: bool,
 }
 
 fn one() -> f64 {

@@ -154,6 +154,8 @@ pub(crate) struct Arbiter<'a> {
     used_ms: [u64; 2],
     /// Who hears of each move as it is played (the live page); `None`: nobody.
     feed: Option<Arc<dyn RunFeed>>,
+    /// The reply each side ponders on in its opponent's time (`ponder = true`).
+    pondering: [Option<String>; 2],
 }
 
 impl<'a> Arbiter<'a> {
@@ -191,6 +193,7 @@ impl<'a> Arbiter<'a> {
             started_unix_ms,
             used_ms: [0; 2],
             feed: None,
+            pondering: [None, None],
         })
     }
 
@@ -244,13 +247,23 @@ impl<'a> Arbiter<'a> {
         Ok(self.standing_verdict().into())
     }
 
-    /// Ask the side to move for its move, with the deadline its budget allows.
+    /// Ask the side to move for its move, with the deadline its budget allows. When it pondered
+    /// in the opponent's time, whether it pondered on the move just played is counted; its
+    /// clock runs from here either way (pondering is free).
     pub(crate) async fn ask(
-        &self,
+        &mut self,
         players: &mut [&mut dyn Player; 2],
         cancel: &CancellationToken,
     ) -> Result<Answer, Cancelled> {
         let mover = self.position.side_to_move();
+        if let Some(expected) = self.pondering[mover.index()].take() {
+            let cost = &mut self.sheet.costs[mover.index()];
+            if self.sheet.moves.last() == Some(&expected) {
+                cost.ponder_hits += 1;
+            } else {
+                cost.ponder_misses += 1;
+            }
+        }
         let asked = Instant::now();
         let req = self.request(mover, asked);
         let think_began = Instant::now();
@@ -265,7 +278,20 @@ impl<'a> Arbiter<'a> {
         })
     }
 
-    /// The request for `mover`: its per-move limits, both clocks, and a deadline of its time
+    /// After a move that did not end the game: the side that played it ponders in its
+    /// opponent's time when it is a pondering player (on the reply it expects, with its clock
+    /// as it now stands).
+    pub(crate) async fn ponder(&mut self, players: &mut [&mut dyn Player; 2]) {
+        let side = self.position.side_to_move().opposite();
+        let player = &mut players[side.index()];
+        if !player.ponders() {
+            return;
+        }
+        let req = self.request(side, Instant::now());
+        self.pondering[side.index()] = player.ponder(&req, None).await;
+    }
+
+    /// The request for `mover` (on the current position): its per-move limits, both clocks, and a deadline of its time
     /// allowance plus the margin (or its move timeout when no time applies).
     fn request(&self, mover: Color, asked: Instant) -> MoveRequest {
         let pc = self.players[mover.index()];

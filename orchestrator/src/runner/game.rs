@@ -39,6 +39,12 @@ pub async fn play_game(
             Judgement::Continue => {
                 let answer = arbiter.ask(&mut players, cancel).await.ok()?;
                 judgement = arbiter.judge(answer);
+                if judgement == Judgement::Continue {
+                    tokio::select! {
+                        () = arbiter.ponder(&mut players) => {}
+                        () = cancel.cancelled() => return None,
+                    }
+                }
             }
         }
     };

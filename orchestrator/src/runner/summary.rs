@@ -54,6 +54,28 @@ pub struct PlayerSummary {
     /// The win-rate constant `T` that best fits its reported scores to its results
     /// (`council::scale`), for the config's `win_rate_t`.
     pub fitted_win_rate_t: Option<f64>,
+    /// Moves asked after pondering on the reply the opponent played (`ponder = true`; 0 in
+    /// files written by older builds).
+    #[serde(default)]
+    pub ponder_hits: u64,
+    /// Moves asked after pondering on another reply.
+    #[serde(default)]
+    pub ponder_misses: u64,
+    /// `ponder_hits / (ponder_hits + ponder_misses)`; `null` when it never pondered.
+    #[serde(default)]
+    pub ponder_hit_rate: Option<f64>,
+}
+
+/// One council member's time per move, from its ballots.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemberTime {
+    /// Moves it was asked for (not counting moves it sat out).
+    pub ballots: u64,
+    /// Mean time until it answered or was stopped, ms.
+    pub mean_ms: f64,
+    pub max_ms: u64,
+    /// Ballots that were late: it had not answered by the council's deadline.
+    pub late: u64,
 }
 
 /// Statistics of one council's decisions.
@@ -78,6 +100,10 @@ pub struct CouncilSummary {
     /// (absent in files written by older builds).
     #[serde(default)]
     pub member_win_rate_t: BTreeMap<String, Option<f64>>,
+    /// Per member: its time per move and late ballots (empty in files written by older
+    /// builds).
+    #[serde(default)]
+    pub member_time: BTreeMap<String, MemberTime>,
 }
 
 /// `summary.json`.
@@ -233,6 +259,9 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
         engine_ms_per_move: 0.0,
         overhead_us_per_move: 0.0,
         fitted_win_rate_t: None,
+        ponder_hits: 0,
+        ponder_misses: 0,
+        ponder_hit_rate: None,
     };
     let (mut engine_us, mut overhead_us) = (0u64, 0u64);
     for g in games {
@@ -248,8 +277,12 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
             s.moves += u64::from(c.moves);
             engine_us += c.engine_us;
             overhead_us += c.overhead_us;
+            s.ponder_hits += u64::from(c.ponder_hits);
+            s.ponder_misses += u64::from(c.ponder_misses);
         }
     }
+    let pondered = s.ponder_hits + s.ponder_misses;
+    s.ponder_hit_rate = (pondered > 0).then(|| s.ponder_hits as f64 / pondered as f64);
     if s.games > 0 {
         s.score = s.points / s.games as f64;
     }
@@ -309,6 +342,7 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
                     rules: BTreeMap::new(),
                     member_failures: BTreeMap::new(),
                     member_win_rate_t: BTreeMap::new(),
+                    member_time: BTreeMap::new(),
                 });
             if s.members.len() != n {
                 continue;
@@ -335,6 +369,15 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
             for (i, a) in v.members.iter().enumerate() {
                 if a.error.is_some() {
                     *s.member_failures.entry(a.name.clone()).or_insert(0) += 1;
+                }
+                // A member sitting the move out has neither a move nor a time.
+                if a.mv.is_some() || a.late || a.time_ms > 0 {
+                    let t = s.member_time.entry(a.name.clone()).or_default();
+                    t.ballots += 1;
+                    // The sum until the end, when it becomes the mean.
+                    t.mean_ms += a.time_ms as f64;
+                    t.max_ms = t.max_ms.max(a.time_ms);
+                    t.late += u64::from(a.late);
                 }
                 let Some(am) = &a.mv else { continue };
                 d[i].0 += 1;
@@ -371,6 +414,9 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
         }
         if s.moves > 0 {
             s.overrode_strongest = overrode.get(name).copied().unwrap_or(0) as f64 / s.moves as f64;
+        }
+        for t in s.member_time.values_mut() {
+            t.mean_ms /= t.ballots.max(1) as f64;
         }
         for m in &s.members {
             let samples = member_samples
@@ -448,7 +494,7 @@ pub fn standings_table(s: &Summary) -> String {
         for m in &c.members {
             let _ = write!(out, "  {:>8}", truncate(m, 8));
         }
-        let _ = writeln!(out);
+        let _ = writeln!(out, "  {:>9}  {:>9}  {:>5}", "mean/mv", "max/mv", "late");
         for (i, m) in c.members.iter().enumerate() {
             let differed = c.differed_from.get(m).copied().flatten();
             let _ = write!(out, "  {:<mw$}  {:>8}", m, pct(differed));
@@ -456,7 +502,12 @@ pub fn standings_table(s: &Summary) -> String {
                 let a = c.agreement.get(i).and_then(|r| r.get(j)).copied().flatten();
                 let _ = write!(out, "  {:>8}", pct(a));
             }
-            let _ = writeln!(out);
+            let t = c.member_time.get(m).cloned().unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {:>7.0}ms  {:>7}ms  {:>5}",
+                t.mean_ms, t.max_ms, t.late
+            );
         }
     }
     let mut fitted: Vec<String> = s
@@ -470,6 +521,24 @@ pub fn standings_table(s: &Summary) -> String {
                 .iter()
                 .filter_map(|(m, t)| t.map(|t| format!("{}/{m} {t:.0}", c.name))),
         );
+    }
+    let pondering: Vec<String> = s
+        .players
+        .iter()
+        .filter_map(|p| {
+            p.ponder_hit_rate.map(|r| {
+                format!(
+                    "{} {} of {} ({:.1}%)",
+                    p.name,
+                    p.ponder_hits,
+                    p.ponder_hits + p.ponder_misses,
+                    100.0 * r
+                )
+            })
+        })
+        .collect();
+    if !pondering.is_empty() {
+        let _ = writeln!(out, "\nponder hits: {}", pondering.join(", "));
     }
     if !fitted.is_empty() {
         let _ = writeln!(
@@ -674,6 +743,9 @@ mod tests {
                 engine_ms_per_move: 1.25,
                 overhead_us_per_move: 40.0,
                 fitted_win_rate_t: Some(612.0),
+                ponder_hits: 30,
+                ponder_misses: 10,
+                ponder_hit_rate: Some(0.75),
             }],
             councils: vec![CouncilSummary {
                 name: "council".into(),
@@ -685,6 +757,15 @@ mod tests {
                 rules: BTreeMap::from([("plurality".into(), 2000), ("strongest".into(), 1000)]),
                 member_failures: BTreeMap::from([("b".into(), 3)]),
                 member_win_rate_t: BTreeMap::from([("a".into(), Some(580.0)), ("b".into(), None)]),
+                member_time: BTreeMap::from([(
+                    "b".into(),
+                    MemberTime {
+                        ballots: 3000,
+                        mean_ms: 412.5,
+                        max_ms: 950,
+                        late: 3,
+                    },
+                )]),
             }],
             reasons: BTreeMap::from([("resign".into(), 50), ("max_plies".into(), 10)]),
             by_family: BTreeMap::from([(

@@ -110,6 +110,7 @@ impl KeptPlayers {
             };
             Box::new(Borrowed {
                 name: pc.name.clone(),
+                ponders: pc.ponder,
                 kept,
             })
         })
@@ -197,6 +198,8 @@ fn collect_leaves<'c>(config: &'c Config, name: &str, out: &mut Vec<&'c PlayerCo
 /// back to the pool, which stops it at the end of the tune.
 struct Borrowed {
     name: String,
+    /// The kept engine's `ponder` (fixed: a change of it builds a new engine).
+    ponders: bool,
     kept: Arc<Mutex<Kept>>,
 }
 
@@ -214,6 +217,28 @@ impl Player for Borrowed {
         req: &'a MoveRequest,
     ) -> BoxFuture<'a, Result<Thought, PlayerError>> {
         Box::pin(async move { self.kept.lock().await.engine.player().think(req).await })
+    }
+
+    fn ponders(&self) -> bool {
+        self.ponders
+    }
+
+    fn ponder<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+        expected: Option<&'a str>,
+    ) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let mut kept = self.kept.lock().await;
+            kept.engine.player().ponder(req, expected).await
+        })
+    }
+
+    fn late_answer(&mut self, until: tokio::time::Instant) -> BoxFuture<'_, Option<Thought>> {
+        Box::pin(async move {
+            let mut kept = self.kept.lock().await;
+            kept.engine.player().late_answer(until).await
+        })
     }
 
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {

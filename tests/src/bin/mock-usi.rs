@@ -11,7 +11,15 @@
 //! junk and a 300 kB line before each normal move), `no-usiok` (never finishes the
 //! handshake), `crash-on-usi` (exits at `usi`, before `usiok`), `remembers` (well-mannered, but
 //! carries state across games like an engine whose tables survive `usinewgame`: in the k-th
-//! game of its process it plays the k-th legal move, counting from the first). `--exit-status S`: the status
+//! game of its process it plays the k-th legal move, counting from the first), `stall` (a
+//! search that never ends by itself: it answers `stop` with the first legal move, as an engine
+//! at a deadline does; `hang`, by contrast, ignores `stop`), `predict` and `mispredict`
+//! (well-mannered pondering engines: they declare `USI_Ponder`, report a pv of their move and
+//! the reply they expect and send `bestmove M ponder R`; `predict` expects the first legal
+//! reply, which against an opponent that plays the first legal move is always right,
+//! `mispredict` another legal reply, never the first; on `go ponder` they wait for `ponderhit`,
+//! then play, or for `stop`, then answer the pondered position's first legal move: a stale
+//! answer the player must drop). `--exit-status S`: the status
 //! the crashes exit with (default 3). `--delay-ms` also slows every normal move; `--child`
 //! starts a grandchild process (`sleep 600`, which inherits stdin, stdout and stderr) so tests
 //! can check the whole process group is stopped, and, with a crash, that an engine which exits
@@ -118,6 +126,7 @@ fn main() {
         position: Position::startpos(),
         moves_this_game: 0,
         games_begun: 0,
+        waiting: None,
     };
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
@@ -132,7 +141,17 @@ fn main() {
                 mock.games_begun += 1;
             }
             GuiCommand::Position { start, moves } => mock.set_position(start, &moves),
+            GuiCommand::Go(go) if go.ponder => mock.waiting = Some(Wait::Ponder),
             GuiCommand::Go(go) => mock.go(go.nodes),
+            GuiCommand::PonderHit if mock.waiting == Some(Wait::Ponder) => {
+                mock.waiting = None;
+                mock.go(None);
+            }
+            GuiCommand::Stop => match mock.waiting.take() {
+                Some(Wait::Ponder) => mock.play(None),
+                Some(Wait::Stall) => mock.play(None),
+                None => {}
+            },
             GuiCommand::Quit => break,
             _ => {}
         }
@@ -163,6 +182,17 @@ struct Mock {
     position: Position,
     moves_this_game: usize,
     games_begun: usize,
+    /// A search under way that only a command ends.
+    waiting: Option<Wait>,
+}
+
+/// What a search under way waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// `stop` (the `stall` scenario).
+    Stall,
+    /// `ponderhit` or `stop` (a `go ponder`).
+    Ponder,
 }
 
 impl Mock {
@@ -175,6 +205,9 @@ impl Mock {
         }
         say("id name mock-usi");
         say("id author council tests");
+        if matches!(self.args.scenario.as_str(), "predict" | "mispredict") {
+            say("option name USI_Ponder type check default false");
+        }
         say("usiok");
     }
 
@@ -198,10 +231,16 @@ impl Mock {
         self.moves_this_game += 1;
         let scenario = self.args.scenario.as_str();
         let past = self.moves_this_game > self.args.after;
-        let misbehave =
-            !matches!(scenario, "normal" | "banner" | "slow-start" | "remembers") && past;
+        let misbehave = !matches!(
+            scenario,
+            "normal" | "banner" | "slow-start" | "remembers" | "predict" | "mispredict"
+        ) && past;
         if scenario == "flood" && past {
             flood();
+        }
+        if scenario == "stall" && past {
+            self.waiting = Some(Wait::Stall);
+            return;
         }
         if !misbehave || scenario == "flood" {
             self.play(nodes);
@@ -216,6 +255,40 @@ impl Mock {
         if self.args.scenario != "slow-start" {
             std::thread::sleep(self.args.delay);
         }
+        if let Some(reply) = self.expected_reply() {
+            let m = &self.position.legal_moves()[0];
+            say(&format!(
+                "info depth 2 nodes {} score cp 0 pv {} {reply}",
+                nodes.unwrap_or(1),
+                m.to_usi()
+            ));
+            say(&format!("bestmove {} ponder {reply}", m.to_usi()));
+            return;
+        }
+        self.play_plainly(nodes);
+    }
+
+    /// `predict`: the first legal reply to its first legal move; `mispredict`: the last, when
+    /// that is not the first.
+    fn expected_reply(&self) -> Option<String> {
+        let predict = match self.args.scenario.as_str() {
+            "predict" => true,
+            "mispredict" => false,
+            _ => return None,
+        };
+        let mv = *self.position.legal_moves().first()?;
+        let mut after = self.position.clone();
+        after.play(mv);
+        let replies = after.legal_moves();
+        match (predict, replies.len()) {
+            (true, _) => replies.first(),
+            (false, n) if n > 1 => replies.last(),
+            _ => None,
+        }
+        .map(|r| r.to_usi())
+    }
+
+    fn play_plainly(&self, nodes: Option<u64>) {
         let legal = self.position.legal_moves();
         let nth = if self.args.scenario == "remembers" {
             self.games_begun.saturating_sub(1) % legal.len().max(1)

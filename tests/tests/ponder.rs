@@ -1,0 +1,164 @@
+//! Pondering end to end through `council-match` (docs/guide/clocks.md): a player with
+//! `ponder = true` thinks in its opponent's time on the reply it expects; the arbiter counts a
+//! hit when the opponent played it (`ponderhit`) and a miss otherwise (`stop`, the pondered
+//! answer dropped, a fresh `go`). The mock engines all play the first legal move: `predict`
+//! expects the first legal reply (always right against them), `mispredict` another one (never
+//! right), and a pondered answer taken for the real position would show as a move that is not
+//! the first legal one.
+//!
+//! Games are cut short with `max_plies` (24 plies or fewer) so the file runs in seconds.
+
+use std::path::Path;
+
+use council_tests::{council_match, results_lines, workspace_bin};
+use engine::position::Position;
+use serde_json::Value;
+
+/// An empty scratch folder for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch folder");
+    dir
+}
+
+fn mock_player(name: &str, scenario: &str, extra: &str) -> String {
+    format!(
+        "[[player]]\nname = \"{name}\"\nkind = \"usi\"\ncommand = \"{}\"\nargs = [\"{scenario}\", \"--delay-ms\", \"5\"]\nbyoyomi_ms = 300\n{extra}\n",
+        workspace_bin("mock-usi").display()
+    )
+}
+
+fn run(dir: &Path, config: &str) -> (std::process::Output, Vec<Value>, Value) {
+    let path = dir.join("config.toml");
+    std::fs::write(&path, config).expect("write config");
+    let out = dir.join("out");
+    let run = council_match(&path, &out, &[]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
+    let summary = serde_json::from_str(&summary).expect("summary.json is JSON");
+    (run, results_lines(&out), summary)
+}
+
+/// Every move of the game is the first legal move of its position: what every mock plays, so
+/// no pondered answer was taken for another position and no move was played twice.
+fn each_move_is_the_first_legal_one(g: &Value) {
+    let mut pos = Position::startpos();
+    for (ply, mv) in g["moves"].as_array().expect("moves").iter().enumerate() {
+        let first = pos.legal_moves()[0];
+        assert_eq!(
+            mv.as_str(),
+            Some(first.to_usi().as_str()),
+            "ply {ply} of {g}"
+        );
+        pos.play(first);
+    }
+}
+
+/// `player`'s ponder hits and misses in game `g`, and the moves it played.
+fn ponder_counts(g: &Value, player: &str) -> (u64, u64, u64) {
+    let c = g["costs"]
+        .as_array()
+        .expect("costs")
+        .iter()
+        .find(|c| c["player"] == player)
+        .expect("the player's cost");
+    let n = |k: &str| c[k].as_u64().unwrap_or(0);
+    (n("ponder_hits"), n("ponder_misses"), n("moves"))
+}
+
+#[test]
+fn pondering_engines_hit_and_miss_and_every_move_is_played_once() {
+    let dir = scratch("ponder-engines");
+    let config = format!(
+        "[match]\nformat = \"round-robin\"\nplayers = [\"seer\", \"blind\", \"plain\"]\ngames = 2\nmax_plies = 24\n\n{}{}{}",
+        mock_player("seer", "predict", "ponder = true"),
+        mock_player("blind", "mispredict", "ponder = true"),
+        mock_player("plain", "normal", ""),
+    );
+    let (run, games, summary) = run(&dir, &config);
+    assert_eq!(games.len(), 6);
+    for g in &games {
+        assert_eq!(
+            g["reason"], "max_plies",
+            "no loss on time, no illegal move: {g}"
+        );
+        each_move_is_the_first_legal_one(g);
+        for side in ["sente", "gote"] {
+            let name = g[side].as_str().expect("a name");
+            let (hits, misses, moves) = ponder_counts(g, name);
+            match name {
+                // It pondered after each of its moves but the last.
+                "seer" => assert_eq!((hits, misses), (moves - 1, 0), "{g}"),
+                "blind" => assert_eq!((hits, misses), (0, moves - 1), "{g}"),
+                _ => assert_eq!((hits, misses), (0, 0), "{g}"),
+            }
+        }
+    }
+    let rate = |name: &str| {
+        summary["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .find(|p| p["name"] == name)
+            .map(|p| p["ponder_hit_rate"].clone())
+    };
+    assert_eq!(rate("seer"), Some(Value::from(1.0)));
+    assert_eq!(rate("blind"), Some(Value::from(0.0)));
+    assert_eq!(rate("plain"), Some(Value::Null));
+    let _ = run;
+}
+
+#[test]
+fn a_pondering_council_ponders_on_its_members_expected_reply() {
+    let dir = scratch("ponder-council");
+    let config = format!(
+        "[match]\nplayers = [\"council\", \"plain\"]\ngames = 2\nmax_plies = 16\n\n{}{}{}{}\
+         [[player]]\nname = \"council\"\nkind = \"council\"\nmembers = [\"p1\", \"p2\", \"m\"]\nbyoyomi_ms = 400\nponder = true\n",
+        mock_player("p1", "predict", "ponder = true"),
+        mock_player("p2", "predict", "ponder = true"),
+        mock_player("m", "mispredict", ""),
+        mock_player("plain", "normal", ""),
+    );
+    let (_, games, summary) = run(&dir, &config);
+    for g in &games {
+        assert_eq!(g["reason"], "max_plies", "{g}");
+        each_move_is_the_first_legal_one(g);
+        let (hits, misses, moves) = ponder_counts(g, "council");
+        assert_eq!((hits, misses), (moves - 1, 0), "{g}");
+        for v in g["votes"].as_array().expect("votes") {
+            for m in v["members"].as_array().expect("members") {
+                assert!(m["mv"].is_string(), "every member voted in time: {v}");
+            }
+        }
+    }
+    let council = summary["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .find(|p| p["name"] == "council")
+        .expect("the council");
+    assert_eq!(council["ponder_hit_rate"], 1.0);
+}
+
+#[test]
+fn ponder_on_the_built_in_engine_is_refused_with_the_key_named() {
+    let dir = scratch("ponder-internal");
+    let path = dir.join("config.toml");
+    std::fs::write(
+        &path,
+        "[match]\nplayers = [\"a\", \"b\"]\n\n[[player]]\nname = \"a\"\nkind = \"internal\"\nponder = true\n\n[[player]]\nname = \"b\"\nkind = \"internal\"\n",
+    )
+    .expect("write config");
+    let run = council_match(&path, &dir.join("out"), &[]);
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("ponder") && stderr.contains("does not ponder in process"),
+        "{stderr}"
+    );
+}
