@@ -120,7 +120,9 @@ pub(super) fn move_to_usi(pos: &crate::position::Position, word: &str) -> Option
     let usi = usi_of(word, |sq| pos.piece_at(sq).map(|p| p.kind))?;
     if let UsiMove::Normal { from, promote, .. } = usi {
         // The code names the piece after the move: the mover's piece, or its promotion.
-        let piece = pos.piece_at(from).filter(|p| p.color == pos.side_to_move())?;
+        let piece = pos
+            .piece_at(from)
+            .filter(|p| p.color == pos.side_to_move())?;
         let after = if promote {
             piece.kind.promoted()?
         } else {

@@ -65,6 +65,10 @@ pub enum Reason {
     Timeout,
     /// The engine process died or could not be started.
     Crash,
+    /// The game has no result: a CSA server stopped it (`#CHUDAN`) or the connection dropped
+    /// (`council-csa` only). Its `result` is `draw`, but it scores for neither player
+    /// ([`GameResult::points_of`] is `None`).
+    Aborted,
 }
 
 impl Reason {
@@ -83,6 +87,7 @@ impl Reason {
             Reason::MalformedMove => "malformed_move",
             Reason::Timeout => "timeout",
             Reason::Crash => "crash",
+            Reason::Aborted => "aborted",
         }
     }
 }
@@ -140,9 +145,12 @@ pub struct GameResult {
 
 impl GameResult {
     /// The points `player` scored in this game (1 a win, 1/2 a draw, 0 a loss), if it played
-    /// in it (as sente when it played both sides).
+    /// in it (as sente when it played both sides) and the game has a result (not `aborted`).
     #[must_use]
     pub fn points_of(&self, player: &str) -> Option<f64> {
+        if self.reason == Reason::Aborted {
+            return None;
+        }
         let sente_points = match self.result {
             Winner::Sente => 1.0,
             Winner::Gote => 0.0,
