@@ -389,9 +389,11 @@ impl<'a> Game<'a> {
         let mut last_special: Option<String> = None;
         let mut note: Option<String> = None;
         let mut ending: Option<Ending> = None;
+        // The player ran out of time: the client waits for the server's verdict.
+        let mut gave_up = false;
         loop {
             let our_turn = self.position.side_to_move() == you && pending.is_none();
-            let line = if our_turn && last_special.is_none() {
+            let line = if our_turn && last_special.is_none() && !gave_up {
                 let req = self.request();
                 let asked = Instant::now();
                 let think = player.think(&req);
@@ -408,6 +410,11 @@ impl<'a> Game<'a> {
                         if let Some(why) = why {
                             note = Some(why);
                         }
+                        let Some(send) = send else {
+                            // Out of time: the server's flag falls next; nothing to send.
+                            gave_up = true;
+                            continue;
+                        };
                         if send.starts_with('%') {
                             last_special = Some(send.clone());
                         }
@@ -466,6 +473,7 @@ impl<'a> Game<'a> {
             if self.position.side_to_move() == you
                 && pending.is_none()
                 && last_special.is_none()
+                && !gave_up
                 && ending.is_none()
                 && self.position.legal_moves().is_empty()
             {
@@ -477,22 +485,27 @@ impl<'a> Game<'a> {
         }
     }
 
-    /// What to send for the player's answer, and a note when it is not what the player said.
+    /// What to send for the player's answer (nothing when it ran out of time: its deadline is
+    /// the server's allowance, so the server's flag falls next), and a note when it is not
+    /// what the player said. A player that crashed or answered nonsense resigns.
     fn answer(
         &mut self,
         thought: Result<Thought, crate::player::PlayerError>,
         asked: Instant,
         pending: &mut Option<Pending>,
-    ) -> (String, Option<String>) {
+    ) -> (Option<String>, Option<String>) {
         let thought = match thought {
             Ok(t) => t,
-            Err(e) => return ("%TORYO".into(), Some(format!("{e}; resigned"))),
+            Err(e @ crate::player::PlayerError::Timeout { .. }) => {
+                return (None, Some(format!("{e}; waited for the server's clock")));
+            }
+            Err(e) => return (Some("%TORYO".into()), Some(format!("{e}; resigned"))),
         };
         self.cost.moves += 1;
         let spent = asked.elapsed();
         self.cost.engine_us += thought.engine_time.as_micros() as u64;
         self.cost.overhead_us += spent.saturating_sub(thought.engine_time).as_micros() as u64;
-        match &thought.decision {
+        let (send, note) = match &thought.decision {
             Decision::Resign => ("%TORYO".into(), None),
             Decision::Win => match self.position.impasse_declaration() {
                 Ok(()) => ("%KACHI".into(), None),
@@ -522,7 +535,8 @@ impl<'a> Game<'a> {
                     ),
                 }
             }
-        }
+        };
+        (Some(send), note)
     }
 
     /// Our move was echoed: its score, pv and votes join the sheet.

@@ -67,7 +67,10 @@ fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
-        let number = |v: String| v.parse::<u64>().map_err(|_| format!("{a}: `{v}` is not a number"));
+        let number = |v: String| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{a}: `{v}` is not a number"))
+        };
         match a.as_str() {
             "--port" => args.port = number(value()?)? as u16,
             "--game" => args.game = value()?,
@@ -177,9 +180,8 @@ fn login(stream: TcpStream, game_name: &str) -> Option<Client> {
         }
     }
     let words: Vec<&str> = line.split_whitespace().collect();
-    let ok = words.len() == 3
-        && words[0] == "LOGIN"
-        && words[2].split(',').next() == Some(game_name);
+    let ok =
+        words.len() == 3 && words[0] == "LOGIN" && words[2].split(',').next() == Some(game_name);
     if !ok {
         let _ = stream.write_all(b"LOGIN:incorrect\n");
         return None;
