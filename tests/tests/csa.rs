@@ -279,20 +279,24 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
-/// Two clients on one server: both results lines, checked to tell the same game.
+/// A game between two clients: both results lines (sente's client's, gote's), the server's
+/// `end` lines, what each client printed (stdout, stderr), and their output folders.
+struct PairGame {
+    sente: Value,
+    gote: Value,
+    ends: Vec<String>,
+    printed: [(String, String); 2],
+    outs: [PathBuf; 2],
+}
+
+/// Two clients on one server, checked to tell the same game.
 fn pair_game(
     name: &str,
     server_args: &[&str],
     sente: &str,
     gote: &str,
     extra: &[&str],
-) -> (
-    Value,
-    Value,
-    Vec<String>,
-    [(String, String); 2],
-    [PathBuf; 2],
-) {
+) -> PairGame {
     let dir = scratch(name);
     let config = config(&dir);
     let server = Server::start(server_args);
@@ -309,12 +313,24 @@ fn pair_game(
     for out in &outs {
         assert_eq!(csa_moves(out), s["moves"].as_array().map_or(0, Vec::len));
     }
-    (s, g, ends, printed, outs)
+    PairGame {
+        sente: s,
+        gote: g,
+        ends,
+        printed,
+        outs,
+    }
 }
 
 #[test]
 fn a_council_plays_the_builtin_engine_to_max_moves_with_records_and_a_masked_log() {
-    let (s, g, ends, printed, outs) = pair_game(
+    let PairGame {
+        sente: s,
+        gote: g,
+        ends,
+        printed,
+        outs,
+    } = pair_game(
         "council",
         &[
             "--games",
@@ -369,7 +385,7 @@ fn a_council_plays_the_builtin_engine_to_max_moves_with_records_and_a_masked_log
 
 #[test]
 fn a_resignation_ends_the_game_for_both() {
-    let (s, _, ends, _, _) = pair_game(
+    let PairGame { sente: s, ends, .. } = pair_game(
         "resign",
         &["--games", "1", "--total", "60"],
         "resigner",
@@ -383,7 +399,12 @@ fn a_resignation_ends_the_game_for_both() {
 
 #[test]
 fn a_player_that_never_answers_loses_on_the_servers_clock_and_the_connection_is_kept_alive() {
-    let (s, _, ends, _, outs) = pair_game(
+    let PairGame {
+        sente: s,
+        ends,
+        outs,
+        ..
+    } = pair_game(
         "time-up",
         &["--games", "1", "--total", "0", "--byoyomi", "1"],
         "hanger",
@@ -402,7 +423,7 @@ fn a_player_that_never_answers_loses_on_the_servers_clock_and_the_connection_is_
 
 #[test]
 fn repeating_players_draw_by_sennichite() {
-    let (s, _, ends, _, _) = pair_game(
+    let PairGame { sente: s, ends, .. } = pair_game(
         "sennichite",
         &["--games", "1", "--total", "60"],
         "repeater",
@@ -417,7 +438,7 @@ fn repeating_players_draw_by_sennichite() {
 #[test]
 fn an_impasse_declaration_that_holds_wins_by_jishogi() {
     let position = fixture("impasse.csa");
-    let (s, _, ends, _, _) = pair_game(
+    let PairGame { sente: s, ends, .. } = pair_game(
         "jishogi",
         &["--games", "1", "--total", "60", "--position", &position],
         "declarer",
@@ -431,7 +452,7 @@ fn an_impasse_declaration_that_holds_wins_by_jishogi() {
 
 #[test]
 fn a_player_s_illegal_move_is_never_sent_the_client_resigns_instead() {
-    let (s, _, ends, _, _) = pair_game(
+    let PairGame { sente: s, ends, .. } = pair_game(
         "cheat",
         &["--games", "1", "--total", "60"],
         "cheat",
@@ -451,7 +472,13 @@ fn a_player_s_illegal_move_is_never_sent_the_client_resigns_instead() {
 
 #[test]
 fn a_dropped_connection_leaves_the_moves_so_far_and_a_clear_line() {
-    let (s, g, ends, printed, _) = pair_game(
+    let PairGame {
+        sente: s,
+        gote: g,
+        ends,
+        printed,
+        ..
+    } = pair_game(
         "drop",
         &["--games", "1", "--total", "60", "--drop-after", "6"],
         "engine",
@@ -480,7 +507,12 @@ fn a_dropped_connection_leaves_the_moves_so_far_and_a_clear_line() {
 
 #[test]
 fn a_game_the_server_stops_is_recorded_without_a_result() {
-    let (s, _, ends, printed, _) = pair_game(
+    let PairGame {
+        sente: s,
+        ends,
+        printed,
+        ..
+    } = pair_game(
         "chudan",
         &["--games", "1", "--total", "60", "--chudan-after", "4"],
         "engine",

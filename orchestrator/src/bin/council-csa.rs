@@ -115,9 +115,7 @@ fn main() -> ExitCode {
         }
     };
     let result = rt.block_on(async {
-        if let Err(e) = orchestrator::factory::preflight(&config).await {
-            return Err(e);
-        }
+        orchestrator::factory::preflight(&config).await?;
         run(&config, &cli.player, &opts, &mut report)
             .await
             .map_err(|e| e.to_string())

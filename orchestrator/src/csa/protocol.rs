@@ -78,6 +78,9 @@ impl TimeRules {
     }
 }
 
+/// Moves already played (USI), each with the time it was charged, in units.
+pub type PlayedMoves = Vec<(String, Option<u64>)>;
+
 /// A `Game_Summary` block as data.
 #[derive(Debug, Clone)]
 pub struct GameSummary {
@@ -93,8 +96,8 @@ pub struct GameSummary {
     pub time: TimeRules,
     /// The start position (before the moves already played) as SFEN.
     pub start_sfen: String,
-    /// Moves already played from the start (USI), with the time each was charged, in units.
-    pub played: Vec<(String, Option<u64>)>,
+    /// Moves already played from the start.
+    pub played: PlayedMoves,
 }
 
 impl GameSummary {
@@ -182,7 +185,7 @@ impl GameSummary {
 }
 
 /// The `Position` section read as a CSA record: its start position (SFEN) and its moves.
-fn read_position(text: &str) -> Result<(String, Vec<(String, Option<u64>)>), SummaryError> {
+fn read_position(text: &str) -> Result<(String, PlayedMoves), SummaryError> {
     let record = GameRecord::read_csa(text).map_err(|e| SummaryError::Position {
         problem: e.to_string(),
     })?;
