@@ -293,6 +293,22 @@ struct Pending {
     thought: Thought,
 }
 
+/// Where a game's course stands between two lines from the server.
+#[derive(Default)]
+struct Course {
+    /// Our move, sent and not yet echoed.
+    pending: Option<Pending>,
+    /// The player has answered for the position on the board (a move waiting for its echo,
+    /// `%TORYO`/`%KACHI` sent, or nothing sent because it ran out of time).
+    answered: bool,
+    /// The last `%` word sent or received.
+    last_special: Option<String>,
+    ending: Option<Ending>,
+    outcome: Option<Outcome>,
+    /// A note of the client's own (why it resigned, what broke).
+    note: Option<String>,
+}
+
 /// One game's state on the client: the position, both clocks, and the growing sheet.
 struct Game<'a> {
     config: &'a Config,
@@ -385,103 +401,112 @@ impl<'a> Game<'a> {
     /// Play until the server ends the game or the connection drops.
     async fn play(&mut self, player: &mut dyn Player, session: &mut Session) -> End {
         let you = self.summary.you;
-        let mut pending: Option<Pending> = None;
-        let mut last_special: Option<String> = None;
-        let mut note: Option<String> = None;
-        let mut ending: Option<Ending> = None;
-        // The player ran out of time: the client waits for the server's verdict.
-        let mut gave_up = false;
+        let mut st = Course::default();
         loop {
-            let our_turn = self.position.side_to_move() == you && pending.is_none();
-            let line = if our_turn && last_special.is_none() && !gave_up {
+            let our_turn = self.position.side_to_move() == you && st.pending.is_none();
+            if our_turn && !st.answered {
                 let req = self.request();
                 let asked = Instant::now();
                 let think = player.think(&req);
                 tokio::pin!(think);
-                // The server may end the game while we think (time up, a stop): listen too.
-                let line = tokio::select! {
-                    thought = &mut think => Err(thought),
-                    line = session.recv() => Ok(line),
+                // The server may end the game while we think (time up, a stop, a dropped
+                // connection), or send an empty line: listen too, and keep thinking.
+                let thought = loop {
+                    tokio::select! {
+                        thought = &mut think => break thought,
+                        line = session.recv() => {
+                            if let Some(end) = self.hear(line, &mut st) {
+                                return end;
+                            }
+                        }
+                    }
                 };
-                match line {
-                    Ok(line) => line,
-                    Err(thought) => {
-                        let (send, why) = self.answer(thought, asked, &mut pending);
-                        if let Some(why) = why {
-                            note = Some(why);
-                        }
-                        let Some(send) = send else {
-                            // Out of time: the server's flag falls next; nothing to send.
-                            gave_up = true;
-                            continue;
-                        };
-                        if send.starts_with('%') {
-                            last_special = Some(send.clone());
-                        }
-                        if session.send(&send).is_err() {
-                            return self.end(None, None, last_special, false, note);
-                        }
-                        continue;
+                st.answered = true;
+                let (send, why) = self.answer(thought, asked, &mut st.pending);
+                st.note = why.or(st.note.take());
+                // Nothing to send: out of time, the server's flag falls next.
+                if let Some(send) = send {
+                    if send.starts_with('%') {
+                        st.last_special = Some(send.clone());
+                    }
+                    if session.send(&send).is_err() {
+                        return self.end(st, false);
                     }
                 }
-            } else {
-                session.recv().await
-            };
-            let line = match line {
-                Ok(Some(line)) => line,
-                Ok(None) | Err(_) => {
-                    return self.end(ending, None, last_special, false, note);
-                }
-            };
-            match parse_server_line(&line) {
-                ServerLine::Move { word, units } => {
-                    let mover = self.position.side_to_move();
-                    let Some(usi) = engine::record::csa_move_to_usi(&self.position, &word) else {
-                        let why = format!("the server sent `{word}`, not a move here");
-                        return self.end(None, None, last_special, true, Some(why));
-                    };
-                    let mv = match judge_move(&self.position, "server", &usi) {
-                        Ok(mv) => mv,
-                        Err(v) => return self.end(None, None, last_special, true, Some(v.detail)),
-                    };
-                    let units = units.unwrap_or(0);
-                    self.clocks.charge(mover, units);
-                    self.position.play(mv);
-                    self.moves.push(usi);
-                    self.times_ms.push(units * self.summary.time.unit_ms);
-                    match pending.take().filter(|_| mover == you) {
-                        Some(p) => self.record_ours(p),
-                        None => {
-                            self.scores.push(None);
-                            self.pvs.push(Vec::new());
-                        }
-                    }
-                }
-                ServerLine::Special { word, .. } => last_special = Some(word),
-                ServerLine::Ending(e) => {
-                    ending = Some(e);
-                    if e == Ending::Chudan {
-                        return self.end(ending, None, last_special, true, note);
-                    }
-                }
-                ServerLine::Outcome(o) => {
-                    return self.end(ending, Some(o), last_special, true, note);
-                }
-                _ => {}
+                continue;
+            }
+            if let Some(end) = self.hear(session.recv().await, &mut st) {
+                return end;
             }
             // Checkmated: the protocol has no word for it but resignation.
             if self.position.side_to_move() == you
-                && pending.is_none()
-                && last_special.is_none()
-                && !gave_up
-                && ending.is_none()
+                && !st.answered
+                && st.ending.is_none()
                 && self.position.legal_moves().is_empty()
             {
-                last_special = Some("%TORYO".into());
+                st.answered = true;
+                st.last_special = Some("%TORYO".into());
                 if session.send("%TORYO").is_err() {
-                    return self.end(None, None, last_special, false, note);
+                    return self.end(st, false);
                 }
             }
+        }
+    }
+
+    /// Take in one line from the server (or the end of the connection); the game's end when
+    /// it ends here.
+    fn hear(&mut self, line: Result<Option<String>, SessionError>, st: &mut Course) -> Option<End> {
+        let Ok(Some(line)) = line else {
+            return Some(self.end(std::mem::take(st), false));
+        };
+        match parse_server_line(&line) {
+            ServerLine::Move { word, units } => {
+                let mover = self.position.side_to_move();
+                let judged = engine::record::csa_move_to_usi(&self.position, &word)
+                    .ok_or_else(|| format!("the server sent `{word}`, not a move here"))
+                    .and_then(|usi| {
+                        judge_move(&self.position, "the server", &usi)
+                            .map(|mv| (usi, mv))
+                            .map_err(|v| v.detail)
+                    });
+                let (usi, mv) = match judged {
+                    Ok(m) => m,
+                    Err(why) => {
+                        st.note = Some(why);
+                        return Some(self.end(std::mem::take(st), true));
+                    }
+                };
+                let units = units.unwrap_or(0);
+                self.clocks.charge(mover, units);
+                self.position.play(mv);
+                self.moves.push(usi);
+                self.times_ms.push(units * self.summary.time.unit_ms);
+                match st.pending.take().filter(|_| mover == self.summary.you) {
+                    Some(p) => self.record_ours(p),
+                    None => {
+                        self.scores.push(None);
+                        self.pvs.push(Vec::new());
+                    }
+                }
+                if mover == self.summary.you {
+                    st.answered = false;
+                }
+                None
+            }
+            ServerLine::Special { word, .. } => {
+                st.last_special = Some(word);
+                None
+            }
+            ServerLine::Ending(e) => {
+                st.ending = Some(e);
+                // `#CHUDAN` is the whole verdict: no `#WIN`/`#LOSE` follows.
+                (e == Ending::Chudan).then(|| self.end(std::mem::take(st), true))
+            }
+            ServerLine::Outcome(o) => {
+                st.outcome = Some(o);
+                Some(self.end(std::mem::take(st), true))
+            }
+            _ => None,
         }
     }
 
@@ -550,26 +575,19 @@ impl<'a> Game<'a> {
         }));
     }
 
-    fn end(
-        &self,
-        ending: Option<Ending>,
-        outcome: Option<Outcome>,
-        last_special: Option<String>,
-        connected: bool,
-        note: Option<String>,
-    ) -> End {
-        let said = match (ending, outcome) {
+    fn end(&self, st: Course, connected: bool) -> End {
+        let said = match (st.ending, st.outcome) {
             (None, None) if !connected => "the connection dropped".to_string(),
             (None, None) => "the client stopped the game".to_string(),
-            _ => verdict(self.summary.you, ending, outcome, None, false).2,
+            (ending, outcome) => verdict(self.summary.you, ending, outcome, None, false).2,
         };
         End {
-            ending,
-            outcome,
-            last_special,
+            ending: st.ending,
+            outcome: st.outcome,
+            last_special: st.last_special,
             connected,
             said,
-            note,
+            note: st.note,
         }
     }
 
