@@ -197,6 +197,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_aborted_game_scores_for_neither_player_and_is_left_out_of_tables() {
+        let game = |reason: &str| -> GameResult {
+            serde_json::from_value(serde_json::json!({
+                "id": 0, "sente": "s", "gote": "g", "start": "startpos", "moves": [],
+                "result": "draw", "reason": reason, "plies": 0,
+            }))
+            .expect("a results line")
+        };
+        let aborted = game("aborted");
+        assert_eq!(aborted.reason, Reason::Aborted);
+        assert_eq!(
+            (aborted.points_of("s"), aborted.points_of("g")),
+            (None, None)
+        );
+        assert_eq!(
+            crate::stats::head_to_head::points_for(&aborted, "s", "g"),
+            None
+        );
+        assert_eq!(game("max_plies").points_of("g"), Some(0.5));
+        let mut table = crate::stats::table::GameTable::new();
+        table.add(&aborted);
+        table.add(&game("max_plies"));
+        assert_eq!(table.games(), 1);
+    }
+
+    #[test]
     fn the_mover_follows_the_start_side_to_move() {
         let game = |start: &str| -> GameResult {
             serde_json::from_value(serde_json::json!({
