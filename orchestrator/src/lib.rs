@@ -20,6 +20,7 @@ pub mod player;
 // tuner (which plays through the runner's game loop). The
 // runner tells a watcher of its moves through `runner::feed`.
 pub mod analyze;
+pub mod csa;
 pub mod elo_report;
 pub mod learn;
 pub mod runner;

@@ -18,11 +18,12 @@ use std::process::Command;
 use council_tests::{workspace_bin, workspace_root};
 
 /// The programs whose flags the pages may show.
-const PROGRAMS: [&str; 9] = [
+const PROGRAMS: [&str; 10] = [
     "council-match",
     "council-tune",
     "council-elo",
     "council-usi",
+    "council-csa",
     "council-analyze",
     "council-learn",
     "council-openings",

@@ -174,7 +174,7 @@ fn engine_info(
 }
 
 /// The pv in CSA move text (`-3334FU +2726FU`), as far as it is legal from `pos`.
-fn csa_moves(pos: &Position, pv: &[Move]) -> String {
+pub(super) fn csa_moves(pos: &Position, pv: &[Move]) -> String {
     let mut raw = pos.raw().clone();
     let mut words = Vec::new();
     for mv in pv {

@@ -107,6 +107,34 @@ fn usi_of(word: &str, piece_on: impl Fn(Square) -> Option<PieceKind>) -> Option<
     Some(UsiMove::Normal { from, to, promote })
 }
 
+/// A CSA move word as USI move text in `pos` (syntax and piece codes only, see
+/// [`super::csa_move_to_usi`]).
+pub(super) fn move_to_usi(pos: &crate::position::Position, word: &str) -> Option<String> {
+    let sign = match pos.side_to_move() {
+        crate::types::Color::Sente => b'+',
+        crate::types::Color::Gote => b'-',
+    };
+    if !is_move(word) || word.as_bytes()[0] != sign {
+        return None;
+    }
+    let usi = usi_of(word, |sq| pos.piece_at(sq).map(|p| p.kind))?;
+    if let UsiMove::Normal { from, promote, .. } = usi {
+        // The code names the piece after the move: the mover's piece, or its promotion.
+        let piece = pos
+            .piece_at(from)
+            .filter(|p| p.color == pos.side_to_move())?;
+        let after = if promote {
+            piece.kind.promoted()?
+        } else {
+            piece.kind
+        };
+        if Some(after) != csa_kind(&word[5..7]) {
+            return None;
+        }
+    }
+    Some(usi.to_string())
+}
+
 fn csa_kind(code: &str) -> Option<PieceKind> {
     Some(match code {
         "FU" => PieceKind::Pawn,

@@ -135,6 +135,22 @@ pub fn board_diagram(pos: &crate::position::Position) -> String {
     rsshogi::records::formats::kif::board_to_bod(pos.raw())
 }
 
+/// One CSA move word (`+7776FU`, `-0055KA`, `+8822UM`) as USI move text (`7g7f`, `B*5e`,
+/// `8b2b+`) in `pos`: a promoted piece code on an unpromoted piece is a promotion. `None` when
+/// the word is not a CSA move, its sign is not the side to move, or its piece code does not
+/// name the piece on its origin square (or that piece promoted). Legality is not checked here:
+/// the caller judges the USI move (`Position::parse_usi_move`), as the arbiter does.
+#[must_use]
+pub fn csa_move_to_usi(pos: &crate::position::Position, word: &str) -> Option<String> {
+    csa::move_to_usi(pos, word)
+}
+
+/// A legal move of `pos` as a CSA move word (`+7776FU`); `None` when it is not legal there.
+#[must_use]
+pub fn csa_move(pos: &crate::position::Position, mv: crate::types::Move) -> Option<String> {
+    Some(convert::csa_moves(pos, &[mv])).filter(|w| !w.is_empty())
+}
+
 /// A record file's text: UTF-8 (a leading byte-order mark dropped), else Shift_JIS (CP932,
 /// as WHATWG's Shift_JIS decoder reads it).
 fn decode(bytes: &[u8], format: Format) -> Result<Cow<'_, str>, RecordError> {

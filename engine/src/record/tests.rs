@@ -912,3 +912,28 @@ fn malformed_board_diagrams_name_the_line_and_the_problem() {
         kif_error(&SEED000_BOD.replacen("| ・ ・ ・ ・v銀", "| ・ ・ ・ ・v玉", 1)).to_string();
     assert!(shown.contains("start position"), "{shown}");
 }
+
+#[test]
+fn csa_move_words_convert_to_usi_and_back() {
+    use super::{csa_move, csa_move_to_usi};
+    let mut pos = Position::startpos();
+    assert_eq!(csa_move_to_usi(&pos, "+7776FU").as_deref(), Some("7g7f"));
+    // Wrong piece code, wrong sign, not a move word.
+    assert_eq!(csa_move_to_usi(&pos, "+7776KA"), None);
+    assert_eq!(csa_move_to_usi(&pos, "-3334FU"), None);
+    assert_eq!(csa_move_to_usi(&pos, "%TORYO"), None);
+    let mv = pos.parse_usi_move("7g7f").expect("legal");
+    assert_eq!(csa_move(&pos, mv).as_deref(), Some("+7776FU"));
+    pos.play(mv);
+    let mv = pos.parse_usi_move("3c3d").expect("legal");
+    assert_eq!(csa_move(&pos, mv).as_deref(), Some("-3334FU"));
+    pos.play(mv);
+    // A bishop exchange with promotion, then a drop.
+    assert_eq!(csa_move_to_usi(&pos, "+8822UM").as_deref(), Some("8h2b+"));
+    assert_eq!(csa_move_to_usi(&pos, "+8822KA").as_deref(), Some("8h2b"));
+    let mv = pos.parse_usi_move("8h2b+").expect("legal");
+    assert_eq!(csa_move(&pos, mv).as_deref(), Some("+8822UM"));
+    pos.play(mv);
+    pos.play(pos.parse_usi_move("3a2b").expect("legal"));
+    assert_eq!(csa_move_to_usi(&pos, "+0055KA").as_deref(), Some("B*5e"));
+}

@@ -65,6 +65,10 @@ pub enum Reason {
     Timeout,
     /// The engine process died or could not be started.
     Crash,
+    /// The game has no result: a CSA server stopped it (`#CHUDAN`) or the connection dropped
+    /// (`council-csa` only). Its `result` is `draw`, but it scores for neither player
+    /// ([`GameResult::points_of`] is `None`).
+    Aborted,
 }
 
 impl Reason {
@@ -83,6 +87,7 @@ impl Reason {
             Reason::MalformedMove => "malformed_move",
             Reason::Timeout => "timeout",
             Reason::Crash => "crash",
+            Reason::Aborted => "aborted",
         }
     }
 }
@@ -140,9 +145,12 @@ pub struct GameResult {
 
 impl GameResult {
     /// The points `player` scored in this game (1 a win, 1/2 a draw, 0 a loss), if it played
-    /// in it (as sente when it played both sides).
+    /// in it (as sente when it played both sides) and the game has a result (not `aborted`).
     #[must_use]
     pub fn points_of(&self, player: &str) -> Option<f64> {
+        if self.reason == Reason::Aborted {
+            return None;
+        }
         let sente_points = match self.result {
             Winner::Sente => 1.0,
             Winner::Gote => 0.0,
@@ -198,6 +206,32 @@ fn is_zero(n: &u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_aborted_game_scores_for_neither_player_and_is_left_out_of_tables() {
+        let game = |reason: &str| -> GameResult {
+            serde_json::from_value(serde_json::json!({
+                "id": 0, "sente": "s", "gote": "g", "start": "startpos", "moves": [],
+                "result": "draw", "reason": reason, "plies": 0,
+            }))
+            .expect("a results line")
+        };
+        let aborted = game("aborted");
+        assert_eq!(aborted.reason, Reason::Aborted);
+        assert_eq!(
+            (aborted.points_of("s"), aborted.points_of("g")),
+            (None, None)
+        );
+        assert_eq!(
+            crate::stats::head_to_head::points_for(&aborted, "s", "g"),
+            None
+        );
+        assert_eq!(game("max_plies").points_of("g"), Some(0.5));
+        let mut table = crate::stats::table::GameTable::new();
+        table.add(&aborted);
+        table.add(&game("max_plies"));
+        assert_eq!(table.games(), 1);
+    }
 
     #[test]
     fn the_mover_follows_the_start_side_to_move() {

@@ -47,6 +47,7 @@ fn end_reason(r: Reason) -> EndReason {
         Reason::MaxPlies => EndReason::MaxPlies,
         Reason::Timeout => EndReason::Timeout,
         Reason::Crash => EndReason::Crash,
+        Reason::Aborted => EndReason::Abort,
         // An illegal or malformed move, or a failed impasse declaration.
         _ => EndReason::IllegalMove,
     }

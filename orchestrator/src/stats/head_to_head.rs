@@ -259,18 +259,13 @@ impl HeadToHeadTally {
     }
 }
 
-/// The points `player` scored in `game` if it was a game between `player` and `opponent`.
+/// The points `player` scored in `game` if it was a game between `player` and `opponent`
+/// (and it has a result: [`GameResult::points_of`]).
 pub fn points_for(game: &GameResult, player: &str, opponent: &str) -> Option<f64> {
-    use crate::results::Winner;
-    let sente_points = match game.result {
-        Winner::Sente => 1.0,
-        Winner::Gote => 0.0,
-        Winner::Draw => 0.5,
-    };
-    if game.sente == player && game.gote == opponent {
-        Some(sente_points)
-    } else if game.gote == player && game.sente == opponent {
-        Some(1.0 - sente_points)
+    let between = (game.sente == player && game.gote == opponent)
+        || (game.gote == player && game.sente == opponent);
+    if between {
+        game.points_of(player)
     } else {
         None
     }

@@ -55,8 +55,11 @@ impl GameTable {
         Self::default()
     }
 
-    /// Adds one finished game.
+    /// Adds one finished game; a game without a result (`aborted`) is left out.
     pub fn add(&mut self, game: &GameResult) {
+        if game.reason == Reason::Aborted {
+            return;
+        }
         self.add_game(
             &game.sente,
             &game.gote,

@@ -11,7 +11,9 @@
 //! junk and a 300 kB line before each normal move), `no-usiok` (never finishes the
 //! handshake), `crash-on-usi` (exits at `usi`, before `usiok`), `remembers` (well-mannered, but
 //! carries state across games like an engine whose tables survive `usinewgame`: in the k-th
-//! game of its process it plays the k-th legal move, counting from the first), `stall` (a
+//! game of its process it plays the k-th legal move, counting from the first), `repeat`
+//! (well-mannered, but undoes its own last move when it can, else plays its first legal king
+//! move: two such players repeat the position until sennichite), `stall` (a
 //! search that never ends by itself: it answers `stop` with the first legal move, as an engine
 //! at a deadline does; `hang`, by contrast, ignores `stop`), `predict` and `mispredict`
 //! (well-mannered pondering engines: they declare `USI_Ponder`, report a pv of their move and
@@ -233,7 +235,7 @@ impl Mock {
         let past = self.moves_this_game > self.args.after;
         let misbehave = !matches!(
             scenario,
-            "normal" | "banner" | "slow-start" | "remembers" | "predict" | "mispredict"
+            "normal" | "banner" | "slow-start" | "remembers" | "repeat" | "predict" | "mispredict"
         ) && past;
         if scenario == "flood" && past {
             flood();
@@ -295,7 +297,12 @@ impl Mock {
         } else {
             0
         };
-        match legal.get(nth) {
+        let chosen = if self.args.scenario == "repeat" {
+            self.repeat_move().or_else(|| legal.get(nth).copied())
+        } else {
+            legal.get(nth).copied()
+        };
+        match chosen {
             Some(m) => {
                 // Reports the node budget it was given as its node count.
                 say(&format!(
@@ -307,6 +314,25 @@ impl Mock {
             }
             None => say("bestmove resign"),
         }
+    }
+
+    /// With `repeat`: the move back to where its own last move came from, if legal, else its
+    /// first legal king move.
+    fn repeat_move(&self) -> Option<engine::types::Move> {
+        let moves = self.position.moves();
+        let legal = self.position.legal_moves();
+        if let Some(mine) = moves.len().checked_sub(2).map(|i| moves[i])
+            && let Some(from) = mine.from()
+        {
+            let back = legal
+                .iter()
+                .find(|m| m.from() == Some(mine.to()) && m.to() == from);
+            if back.is_some() {
+                return back.copied();
+            }
+        }
+        let king = self.position.king_square(self.position.side_to_move());
+        legal.iter().find(|m| m.from() == Some(king)).copied()
     }
 
     fn misbehave(&self) {

@@ -1,0 +1,200 @@
+//! One TCP connection to a CSA server: lines in and out, the protocol log, and the keep-alive.
+//!
+//! Kept apart from the game loop so that the loop only sees whole lines (or the end of the
+//! connection), and so that every line, whoever sends it, passes the one writer that logs it
+//! and times the keep-alive. The writer is a task of its own: an empty line goes out when
+//! nothing has been sent for the keep-alive interval, while the player thinks as well as while
+//! the client waits for the opponent or for a game (CSA protocol 1.2.1 lets a client send an
+//! empty line to keep the connection, no more often than once every 30 seconds; floodgate
+//! closes connections that stay silent for long).
+//!
+//! Invariant: the log has every line sent and received, in order, with a timestamp, and never a
+//! password (`LOGIN` lines are masked by [`super::protocol::masked`]).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::net::TcpStream;
+use tokio::net::tcp::OwnedReadHalf;
+use tokio::sync::mpsc;
+
+use super::protocol::masked;
+
+/// The protocol log: `<unix seconds.millis> <direction> <line>` per line, `>` sent, `<`
+/// received, `#` a note of the client's own (connect, close, keep-alive).
+#[derive(Clone)]
+pub struct ProtocolLog {
+    file: Arc<Mutex<std::fs::File>>,
+    path: PathBuf,
+}
+
+impl ProtocolLog {
+    /// Create (or append to) the log at `path`.
+    pub fn open(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(ProtocolLog {
+            file: Arc::new(Mutex::new(file)),
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Log one line (masked), flushed at once so a killed client leaves a complete log.
+    pub fn line(&self, direction: char, text: &str) {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let entry = format!(
+            "{}.{:03} {direction} {}\n",
+            now.as_secs(),
+            now.subsec_millis(),
+            masked(text)
+        );
+        if let Ok(mut f) = self.file.lock() {
+            // A log that cannot be written must not stop a game.
+            let _ = f.write_all(entry.as_bytes());
+        }
+    }
+}
+
+/// A connection could not be made or broke.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    #[error("cannot connect to {server}: {source}")]
+    Connect {
+        server: String,
+        source: std::io::Error,
+    },
+    #[error("{server}: the connection is closed")]
+    Closed { server: String },
+    #[error("{server}: reading: {source}")]
+    Read {
+        server: String,
+        source: std::io::Error,
+    },
+}
+
+/// A live connection.
+pub struct Session {
+    server: String,
+    lines: Lines<BufReader<OwnedReadHalf>>,
+    outbox: mpsc::UnboundedSender<String>,
+    writer: tokio::task::JoinHandle<()>,
+    log: ProtocolLog,
+}
+
+impl Session {
+    /// Connect to `server` (`HOST:PORT`), sending an empty line after `keep_alive` of silence
+    /// (`Duration::ZERO`: never).
+    pub async fn connect(
+        server: &str,
+        keep_alive: Duration,
+        log: ProtocolLog,
+    ) -> Result<Session, SessionError> {
+        let stream = TcpStream::connect(server)
+            .await
+            .map_err(|source| SessionError::Connect {
+                server: server.to_string(),
+                source,
+            })?;
+        // Moves are small and urgent: no Nagle delay.
+        let _ = stream.set_nodelay(true);
+        log.line('#', &format!("connected to {server}"));
+        let (read, mut write) = stream.into_split();
+        let (outbox, mut inbox) = mpsc::unbounded_channel::<String>();
+        let writer_log = log.clone();
+        let writer = tokio::spawn(async move {
+            let mut last = tokio::time::Instant::now();
+            loop {
+                let idle = async {
+                    if keep_alive.is_zero() {
+                        std::future::pending::<()>().await;
+                    }
+                    tokio::time::sleep_until(last + keep_alive).await;
+                };
+                let line = tokio::select! {
+                    l = inbox.recv() => match l {
+                        Some(l) => l,
+                        None => break,
+                    },
+                    () = idle => String::new(),
+                };
+                let sent = write.write_all(format!("{line}\n").as_bytes()).await;
+                if sent.is_err() {
+                    writer_log.line('#', "cannot write to the server: the connection is closed");
+                    break;
+                }
+                writer_log.line(
+                    '>',
+                    if line.is_empty() {
+                        "(keep-alive)"
+                    } else {
+                        &line
+                    },
+                );
+                last = tokio::time::Instant::now();
+            }
+            let _ = write.shutdown().await;
+        });
+        Ok(Session {
+            server: server.to_string(),
+            lines: BufReader::new(read).lines(),
+            outbox,
+            writer,
+            log,
+        })
+    }
+
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// Send one line (no newline). `Err` when the connection is gone.
+    pub fn send(&self, line: &str) -> Result<(), SessionError> {
+        self.outbox
+            .send(line.to_string())
+            .map_err(|_| SessionError::Closed {
+                server: self.server.clone(),
+            })
+    }
+
+    /// The next line from the server; `Ok(None)` at the end of the connection. Cancel-safe
+    /// (tokio's `Lines::next_line`), so a game loop may wait for it beside the player's move.
+    pub async fn recv(&mut self) -> Result<Option<String>, SessionError> {
+        match self.lines.next_line().await {
+            Ok(Some(line)) => {
+                let line = line.trim_end_matches('\r').to_string();
+                self.log.line('<', &line);
+                Ok(Some(line))
+            }
+            Ok(None) => {
+                self.log.line('#', "the server closed the connection");
+                Ok(None)
+            }
+            Err(source) => {
+                self.log.line('#', &format!("reading failed: {source}"));
+                Err(SessionError::Read {
+                    server: self.server.clone(),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// Send what is queued, then close the connection.
+    pub async fn close(self) {
+        drop(self.outbox);
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.writer).await;
+        self.log.line('#', "closed");
+    }
+}
