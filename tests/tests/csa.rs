@@ -552,6 +552,23 @@ fn a_client_reconnects_for_each_of_its_games() {
     let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("log");
     assert_eq!(log.matches("> LOGIN ").count(), 2, "one login per game");
     assert_eq!(log.matches("> LOGOUT").count(), 2, "one logout per game");
+
+    // Another session into the same folders goes on from the games there: id 2, not 0 again.
+    let server = Server::start(&["--games", "1", "--total", "60", "--max-moves", "6"]);
+    play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &["--games", "1"],
+    );
+    for out in &outs {
+        let ids: Vec<u64> = results(out)
+            .iter()
+            .filter_map(|r| r["id"].as_u64())
+            .collect();
+        assert_eq!(ids, vec![0, 1, 2], "{}", out.display());
+    }
 }
 
 /// A scripted client on a raw socket: logs in (first, so it plays sente), agrees, and plays

@@ -68,6 +68,8 @@ pub enum CsaError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Results(#[from] crate::results::read::ReadError),
 }
 
 /// One game as it was played and recorded, for the caller's report.
@@ -94,13 +96,15 @@ pub async fn run(
     let records = opts.out.join("records");
     std::fs::create_dir_all(&records).map_err(io(&records))?;
     let results_path = opts.out.join("results.jsonl");
-    let mut results = ResultsWriter::open(&results_path, None).map_err(io(&results_path))?;
+    let (first, complete_len) = games_so_far(&results_path)?;
+    let mut results =
+        ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
     let log_path = opts.out.join("protocol.log");
     let log = ProtocolLog::open(&log_path).map_err(io(&log_path))?;
     let mut player = crate::factory::build_player(config, player_name);
     let mut played = Vec::new();
     let mut outcome = Ok(());
-    for n in 0..u64::from(opts.games) {
+    for n in first..first + u64::from(opts.games) {
         let seed = crate::seed::game_seed(opts.seed, n);
         match play_one(config, player_name, player.as_mut(), opts, &log, n, seed).await {
             Ok(Some(game)) => {
@@ -125,6 +129,24 @@ pub async fn run(
     }
     player.shutdown().await;
     outcome.map(|()| played)
+}
+
+/// The number the next game takes in a `--out` folder that may hold earlier sessions' games (one
+/// past the highest id; game ids and seeds go on from there), and where the file's complete
+/// lines end (a line cut off by a crash is dropped).
+fn games_so_far(path: &Path) -> Result<(u64, Option<u64>), CsaError> {
+    use crate::results::read::{Malformed, Policy, Repeats, TornTail, read};
+    if !path.exists() {
+        return Ok((0, None));
+    }
+    let policy = Policy {
+        torn_tail: TornTail::Skip,
+        malformed: Malformed::Fail,
+        repeats: Repeats::KeepAll,
+    };
+    let found = read(std::slice::from_ref(&path.to_path_buf()), policy)?;
+    let next = found.games.iter().map(|g| g.id + 1).max().unwrap_or(0);
+    Ok((next, found.files.first().map(|f| f.complete_len)))
 }
 
 /// A game as it ended, before it is written.
