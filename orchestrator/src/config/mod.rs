@@ -145,6 +145,9 @@ pub enum PlayerKind {
     },
 }
 
+/// A council's `reserve_ms` when its table does not set it (docs/guide/clocks.md).
+pub const DEFAULT_RESERVE_MS: u64 = 100;
+
 /// One player as configured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlayerConfig {

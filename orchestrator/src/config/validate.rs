@@ -331,9 +331,7 @@ pub(super) fn validate_players(
                     fairness: p.fairness.unwrap_or(Fairness::Full),
                     ml_d: positive("ml_d", p.ml_d, DEFAULT_ML_D)?,
                     equal_resources: None,
-                    reserve_ms: p
-                        .reserve_ms
-                        .unwrap_or(crate::player::time::DEFAULT_RESERVE_MS),
+                    reserve_ms: p.reserve_ms.unwrap_or(super::DEFAULT_RESERVE_MS),
                 }
             }
         };

@@ -109,7 +109,7 @@ impl CouncilPlayer {
             fairness,
             settings,
             members,
-            reserve_ms: time::DEFAULT_RESERVE_MS,
+            reserve_ms: crate::config::DEFAULT_RESERVE_MS,
             ponder: false,
             last_move: None,
         }

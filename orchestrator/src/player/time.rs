@@ -24,9 +24,6 @@ pub struct ClockState {
     pub winc_ms: u64,
 }
 
-/// A council's default reserve, ms (`reserve_ms` on a council player).
-pub const DEFAULT_RESERVE_MS: u64 = 100;
-
 /// How long a player that sent `stop` at its deadline waits for the engine's `bestmove` before
 /// it answers without it (the engine then owes that `bestmove`, see [`STOP_GRACE`]).
 pub(crate) const STOP_ANSWER_WAIT: Duration = Duration::from_millis(30);
@@ -95,6 +92,7 @@ impl Allocation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::DEFAULT_RESERVE_MS;
 
     fn clock(btime_ms: u64, wtime_ms: u64, byoyomi_ms: u64, inc: u64) -> ClockState {
         ClockState {
