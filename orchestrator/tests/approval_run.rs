@@ -127,7 +127,7 @@ fn an_approval_council_records_ranked_ballots_and_its_choices_replay_from_them()
 
     // council-analyze council predicts the council's own method beside the four.
     let run = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("approval-k2/out");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_council-analyze"))
+    let out = std::process::Command::new(common::bin("council-analyze"))
         .args(["council", "--trials", "20000", "--format", "json"])
         .arg(&run)
         .output()

@@ -15,12 +15,13 @@ use engine::record::{EndReason, GameRecord};
 use engine::types::Score;
 use orchestrator::config::Config;
 use orchestrator::factory::build_player;
+use orchestrator::game::adjudicate::judge_move;
+use orchestrator::game::play::play_game;
+use orchestrator::game::records::{record_paths, write_records};
 use orchestrator::player::usi::UsiPlayer;
 use orchestrator::player::{Budget, Decision, MoveRequest, Player};
 use orchestrator::results::{Reason, Winner};
-use orchestrator::runner::adjudicate::judge_move;
-use orchestrator::runner::records::{record_paths, write_records};
-use orchestrator::runner::{game::play_game, schedule::schedule};
+use orchestrator::run::schedule::schedule;
 use tokio_util::sync::CancellationToken;
 
 const FAIRY: &str = "/usr/games/fairy-stockfish";

@@ -1,0 +1,291 @@
+//! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check] [--by-family]
+//! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
+//! and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
+//! `council-match merge DIR... --out DIR [--by-family]` makes one run folder of a run's shard folders;
+//! `council-match serve DIR [--addr ADDR]` serves the live page of a run folder or a tune's
+//! folder (`council-tune --out DIR`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use council_play::runner::{self, RunOptions, RunOutcome, merge, report};
+use council_play::signals::cancel_on_stop_signals;
+use council_schema::config::Config;
+use council_schema::run::by_family::family_table;
+use council_schema::run::shard::Shard;
+use council_schema::run::summary;
+use tokio_util::sync::CancellationToken;
+
+/// Where the live page listens unless told.
+const DEFAULT_ADDR: &str = "127.0.0.1:8700";
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Play councils and single shogi engines against each other",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// The match configuration (TOML), e.g. configs/3vs1.toml.
+    #[arg(required = true)]
+    config: Option<PathBuf>,
+    /// Games per pairing, overriding the config's `games`.
+    #[arg(long)]
+    games: Option<u64>,
+    /// Games played at once (default: the number of cores).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Output folder (default: a new folder under runs/).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Master seed (default: the config's `seed`); recorded in every output.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Continue an interrupted run in --out: finished games are kept, the rest played.
+    #[arg(long, requires = "out", conflicts_with = "start_or_resume")]
+    resume: bool,
+    /// Resume the run in --out if it has started there, else start it (for batch jobs that may
+    /// be re-run: Slurm array tasks, Kubernetes pods).
+    #[arg(long, requires = "out")]
+    start_or_resume: bool,
+    /// Play only shard I of N of the run's schedule (0-based; whole colour-swapped pairs, pair p
+    /// in shard p mod N), or `auto` to take I/N from a Slurm array task or a Kubernetes Indexed
+    /// Job. Merge the shard folders with `council-match merge`.
+    #[arg(long, value_name = "I/N|auto")]
+    shard: Option<String>,
+    /// Validate the config (players, start positions, and every USI engine's handshake) and exit
+    /// without playing.
+    #[arg(long)]
+    check: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// After the standings, print each player's score by opening family (static-vs-static,
+    /// static-vs-ranging:<file>, ranging-vs-ranging, unlabelled), as summary.json's by_family.
+    #[arg(long)]
+    by_family: bool,
+    /// Serve the live page while the run plays, on ADDR (default 127.0.0.1:8700); it stays up
+    /// after the run until Ctrl-C.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDR)]
+    serve: Option<String>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Merge the shard folders of one run (played with --shard) into one run folder. Exit 3
+    /// when games are missing (the folder is still written; the missing ids are named).
+    Merge {
+        /// The shard folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The merged run folder (new, or empty).
+        #[arg(long)]
+        out: PathBuf,
+        /// After the standings, print each player's score by opening family, as for a run.
+        #[arg(long)]
+        by_family: bool,
+    },
+    /// Serve the live page of a run folder (finished, running or merged), following its
+    /// results.jsonl as it grows, or of a tune's folder (one holding tune.jsonl).
+    Serve {
+        run_dir: PathBuf,
+        #[arg(long, default_value = DEFAULT_ADDR)]
+        addr: String,
+    },
+}
+
+fn main() -> ExitCode {
+    council_schema::init_logging(true);
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Merge {
+            ref dirs,
+            ref out,
+            by_family,
+        }) => run_merge(dirs, out, by_family),
+        Some(Command::Serve {
+            ref run_dir,
+            ref addr,
+        }) => run_serve(run_dir, addr),
+        None => run(cli),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("council-match: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_merge(dirs: &[PathBuf], out: &std::path::Path, by_family: bool) -> anyhow::Result<ExitCode> {
+    let report = merge::merge(dirs, out).map_err(anyhow::Error::msg)?;
+    print_tables(&report.summary, by_family);
+    for absent in &report.records_missing {
+        eprintln!("council-match merge: no record {absent}");
+    }
+    let total = report.games.len() + report.missing.len();
+    println!(
+        "merged {} of {total} games from {} shard folders into {}",
+        report.games.len(),
+        dirs.len(),
+        out.display()
+    );
+    if report.missing.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "council-match merge: {} games missing ({}); re-run those shards (each resumes) and merge again, or play them in the merged folder with --resume",
+        report.missing.len(),
+        report.missing_by_shard()
+    );
+    Ok(ExitCode::from(3))
+}
+
+/// The closing standings, and the results by opening family when asked.
+fn print_tables(s: &summary::Summary, by_family: bool) {
+    print!("{}", report::standings_table(s));
+    if by_family {
+        let players: Vec<String> = s.players.iter().map(|p| p.name.clone()).collect();
+        print!("{}", family_table(&s.by_family, &players));
+    }
+}
+
+fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    rt.block_on(council_live::serve_folder(dir, addr))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config_path = cli.config.clone().context("give a config file (TOML)")?;
+    let mut config = Config::load(&config_path)?;
+    if let Some(g) = cli.games {
+        anyhow::ensure!(g > 0, "--games must be at least 1");
+        config.games = g;
+    }
+    let shard = shard(cli.shard.as_deref())?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(council_players::factory::preflight(&config))
+        .map_err(anyhow::Error::msg)?;
+    if cli.check {
+        let shard = shard.map_or(String::new(), |s| format!(", shard {s}"));
+        println!(
+            "{}: valid ({} players, {} games per pairing{shard})",
+            config_path.display(),
+            config.playing.len(),
+            config.games
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let opts = run_options(&cli, &config_path, shard)?;
+    let outcome = rt.block_on(play(config, opts, cli.serve.as_deref(), cli.by_family))?;
+    Ok(if outcome.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `--shard I/N`, or `auto` from a Slurm array task or a Kubernetes Indexed Job.
+fn shard(flag: Option<&str>) -> anyhow::Result<Option<Shard>> {
+    flag.map(Shard::from_flag)
+        .transpose()
+        .map_err(anyhow::Error::msg)
+}
+
+/// The runner's options from the flags: `--start-or-resume` resumes a run that has started in
+/// `--out` (its `run.json` is there).
+fn run_options(
+    cli: &Cli,
+    config_path: &std::path::Path,
+    shard: Option<Shard>,
+) -> anyhow::Result<RunOptions> {
+    let concurrency = cli.concurrency.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    anyhow::ensure!(concurrency > 0, "--concurrency must be at least 1");
+    let out = match &cli.out {
+        Some(o) => o.clone(),
+        None => default_out(config_path),
+    };
+    let resume = cli.resume || (cli.start_or_resume && out.join("run.json").exists());
+    Ok(RunOptions {
+        out,
+        concurrency,
+        seed: cli.seed,
+        resume,
+        games: cli.games,
+        shard,
+        progress: !cli.quiet,
+        feed: None,
+    })
+}
+
+/// Play the run (serving its live page on `serve`), stopping cleanly on Ctrl-C or SIGTERM; print
+/// the standings (and the results by opening family when `by_family`). A served page stays up
+/// after a finished run until Ctrl-C.
+async fn play(
+    config: Config,
+    mut opts: RunOptions,
+    serve: Option<&str>,
+    by_family: bool,
+) -> anyhow::Result<RunOutcome> {
+    let page = match serve {
+        Some(addr) => {
+            let page = council_live::LivePage::start(addr, &config).await?;
+            eprintln!("live page: {}", page.url());
+            opts.feed = Some(page.feed());
+            Some(page)
+        }
+        None => None,
+    };
+    let cancel = CancellationToken::new();
+    let signals = cancel_on_stop_signals(cancel.clone(), || {
+        eprintln!("council-match: interrupted; finishing writes (resume with --resume)");
+    });
+    let outcome = runner::run(config, &opts, cancel).await?;
+    signals.abort();
+    print_tables(&outcome.summary, by_family);
+    println!("results in {}", opts.out.display());
+    if let Some(page) = page
+        && !outcome.interrupted
+    {
+        eprintln!(
+            "the run is over; its live page stays up at {} until Ctrl-C",
+            page.url()
+        );
+        page.until_ctrl_c().await;
+    }
+    Ok(outcome)
+}
+
+/// `runs/<config name>-<unix seconds>`, made unique if taken.
+fn default_out(config: &std::path::Path) -> PathBuf {
+    let stem = config
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".into());
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let base = PathBuf::from("runs").join(format!("{stem}-{secs}"));
+    let mut path = base.clone();
+    let mut n = 1;
+    while path.exists() {
+        path = PathBuf::from(format!("{}-{n}", base.display()));
+        n += 1;
+    }
+    path
+}

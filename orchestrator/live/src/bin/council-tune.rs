@@ -1,0 +1,168 @@
+//! `council-tune CONFIG --out DIR [--iterations N] [--seed S] [--concurrency N] [--simulate]
+//! [--serve [ADDR]] [--shard I/N|auto]`:
+//! SPSA over the `[tune]` section's parameters (docs/guide/tune.md). Rerunning the same command
+//! on the same DIR continues the tune where it stopped. The work is in `council_play::tune`.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use council_live::TunePage;
+use council_live::tune_svg::write_svgs;
+use council_play::signals::cancel_on_stop_signals;
+use council_play::tune::report;
+use council_play::tune::run::{TuneOptions, tune};
+use council_schema::config::Config;
+use council_schema::run::shard::Shard;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Tune a player's numeric keys by SPSA, against games or a simulated Elo bowl"
+)]
+struct Cli {
+    /// The configuration (TOML) with a [tune] section.
+    config: PathBuf,
+    /// The tune's folder: tune.jsonl, games.jsonl, one SVG per parameter. Rerun the same
+    /// command on it to resume.
+    #[arg(long)]
+    out: PathBuf,
+    /// SPSA iterations, overriding [tune] iterations.
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Seed, overriding [tune] seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Games played at once (default: the number of cores).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Replace games by draws from the known Elo bowl of [tune.simulate].
+    #[arg(long)]
+    simulate: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Play shard I of N of every iteration (I/N, e.g. 0/4, or `auto`: from Slurm's or a
+    /// Kubernetes Indexed Job's environment, as council-match reads it). Every shard runs at the
+    /// same time on the same --out folder; shard 0 writes tune.jsonl.
+    #[arg(long, value_name = "I/N|auto")]
+    shard: Option<String>,
+    /// Seconds a shard waits for a game from the other shards before it stops with the missing
+    /// shard's name.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    shard_wait: u64,
+    /// Serve the live page of the tune (each parameter's course, the games in play and
+    /// finished) on ADDR (default 127.0.0.1:8700); it stays up after the tune until Ctrl-C.
+    /// `council-match serve DIR` serves a tune's folder from another process.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8700")]
+    serve: Option<String>,
+}
+
+fn main() -> ExitCode {
+    council_schema::init_logging(std::io::stderr().is_terminal());
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("council-tune: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--shard I/N` or `--shard auto`, as council-match reads it.
+fn shard(flag: Option<&str>) -> anyhow::Result<Option<Shard>> {
+    flag.map(Shard::from_flag)
+        .transpose()
+        .map_err(anyhow::Error::msg)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = Config::load(&cli.config)?;
+    if cli.iterations == Some(0) {
+        anyhow::bail!("--iterations must be at least 1");
+    }
+    let concurrency = cli.concurrency.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let mut opts = TuneOptions {
+        out: cli.out.clone(),
+        iterations: cli.iterations,
+        seed: cli.seed,
+        concurrency,
+        simulate: cli.simulate,
+        progress: !cli.quiet && std::io::stderr().is_terminal(),
+        feed: None,
+        shard: shard(cli.shard.as_deref())?,
+        shard_wait: std::time::Duration::from_secs(cli.shard_wait.max(1)),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (outcome, page) = rt.block_on(async {
+        let page = match &cli.serve {
+            Some(addr) => {
+                let page = TunePage::start(addr, &cli.out).await?;
+                eprintln!("live page: {}", page.url());
+                opts.feed = Some(page.feed());
+                Some(page)
+            }
+            None => None,
+        };
+        let cancel = CancellationToken::new();
+        let signals = cancel_on_stop_signals(cancel.clone(), || {
+            eprintln!("council-tune: interrupted; rerun the same command to resume");
+        });
+        let outcome = tune(config, &opts, cancel).await;
+        signals.abort();
+        if let Some(page) = &page {
+            page.finished();
+        }
+        anyhow::Ok((outcome?, page))
+    })?;
+    let svgs = if outcome.keeps_log {
+        write_svgs(&cli.out, &outcome.tune, &outcome.lines, cli.simulate)?
+    } else {
+        Vec::new()
+    };
+    if outcome.resumed_at > 0 {
+        println!("resumed at iteration {}", outcome.resumed_at);
+    }
+    print!(
+        "{}",
+        report::table(
+            &outcome.summary,
+            outcome.lines.len() as u64,
+            outcome.tune.iterations
+        )
+    );
+    println!(
+        "{} in {:.1} s; tune.jsonl and {} SVG files in {}",
+        if outcome.interrupted {
+            "interrupted"
+        } else {
+            "done"
+        },
+        outcome.wall.as_secs_f64(),
+        svgs.len(),
+        cli.out.display()
+    );
+    if let Some(page) = page
+        && !outcome.interrupted
+    {
+        eprintln!(
+            "the tune is over; its live page stays up at {} until Ctrl-C",
+            page.url()
+        );
+        rt.block_on(page.until_ctrl_c());
+    }
+    Ok(if outcome.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,116 @@
+//! `council-match serve RUN_DIR`: a run folder (finished, still being played by another
+//! process, or merged) read as it grows, for the live page.
+//!
+//! Invariants: only complete lines of `results.jsonl` are read (a line being written is read on
+//! the next look, never half); the file is polled, not watched, so any filesystem works; a
+//! `summary.json` that covers every line read is shown as it is, so a finished run's page shows
+//! exactly its file, and the run as finished (until more lines come: a resumed run); otherwise
+//! the summary is recomputed from `run.json`'s config. Nothing in the folder is ever written.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use super::state::{Live, Phase};
+use council_schema::config::Config;
+use council_schema::results::read::{Follower, Malformed, Repeats};
+use council_schema::run::RunInfo;
+use council_schema::run::schedule::schedule;
+use council_schema::run::summary::Summary;
+
+/// How often the folder is looked at.
+const POLL: Duration = Duration::from_millis(500);
+
+/// A run folder that cannot be served.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FollowError {
+    #[error("{0}: no run.json here, so not a council-match run folder ({1})")]
+    NotARun(String, std::io::Error),
+    #[error("{0}: {1}")]
+    BadRunInfo(String, String),
+}
+
+/// Read `dir`'s `run.json` and make the view of its run; then [`follow`] fills it in.
+pub fn open(dir: &Path) -> Result<Arc<Live>, FollowError> {
+    let run_path = dir.join("run.json");
+    let text = std::fs::read_to_string(&run_path)
+        .map_err(|e| FollowError::NotARun(dir.display().to_string(), e))?;
+    let info: RunInfo = serde_json::from_str(&text)
+        .map_err(|e| FollowError::BadRunInfo(run_path.display().to_string(), e.to_string()))?;
+    // The config as the run read it. Relative paths inside (an openings file) are the run's:
+    // when they cannot be found from here, the page shows the folder's own summary.json only.
+    let config = match Config::parse(Path::new(&info.config_file), &info.config_text) {
+        Ok(mut c) => {
+            // `--games` as the run was started.
+            c.games = info.games;
+            Some(Arc::new(c))
+        }
+        Err(e) => {
+            tracing::warn!(
+                "{}: its config cannot be read from here ({e}); showing its summary.json only",
+                run_path.display()
+            );
+            None
+        }
+    };
+    // The games this folder will hold: its shard's, or all of them.
+    let total = config.as_ref().map(|c| {
+        let games = schedule(c, info.seed);
+        match info.shard {
+            Some(shard) => games.iter().filter(|g| shard.holds(g)).count(),
+            None => games.len(),
+        }
+    });
+    let live = Live::new(config, Phase::Following);
+    live.set_run(info.seed, total);
+    Ok(live)
+}
+
+/// Read `dir` as it grows, into `live`, until `live` has no other owner.
+pub async fn follow(dir: PathBuf, live: Arc<Live>) {
+    let results = dir.join("results.jsonl");
+    let summary = dir.join("summary.json");
+    // A view never stops on a bad line: it is skipped with a warning. Every line is shown, as
+    // the file holds it.
+    let mut lines = Follower::new(results.clone(), Malformed::Skip, Repeats::KeepAll);
+    let mut summary_seen: Option<SystemTime> = None;
+    loop {
+        if Arc::strong_count(&live) == 1 {
+            return;
+        }
+        match lines.poll() {
+            Ok(new) => {
+                if !new.games.is_empty() && live.snapshot_phase() == Phase::Finished {
+                    // A resumed run: it plays again.
+                    live.set_phase(Phase::Following);
+                }
+                for g in &new.games {
+                    live.add_finished(g);
+                }
+                for bad in &new.skipped {
+                    tracing::warn!(
+                        "{}:{}: skipped: not a game result: {}",
+                        bad.path.display(),
+                        bad.line,
+                        bad.message
+                    );
+                }
+            }
+            Err(e) => tracing::warn!("{e}"),
+        }
+        // A summary.json written after the last game: the run's own, shown as it is.
+        let modified = std::fs::metadata(&summary).and_then(|m| m.modified()).ok();
+        if modified.is_some() && modified != summary_seen {
+            // One being written is read on a later look.
+            if let Ok(s) = Summary::read(&dir)
+                && s.games == live.finished().len() as u64
+            {
+                summary_seen = modified;
+                live.set_final_summary(s);
+                live.set_phase(Phase::Finished);
+            }
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}

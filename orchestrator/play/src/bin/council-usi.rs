@@ -1,0 +1,95 @@
+//! `council-usi [CONFIG] [--player NAME]`: a player of a council-match config (by default its
+//! only council) as a USI engine on stdin/stdout, for shogi GUIs. Without CONFIG (GUIs register
+//! a bare executable) it reads `council-usi.toml` from the executable's folder. See
+//! `council_play::usi_server`.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use council_play::usi_server::{self, players};
+use council_schema::config::Config;
+
+/// The config read when none is given, from the executable's folder.
+const DEFAULT_CONFIG: &str = "council-usi.toml";
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "A council (or any player of a council-match config) as one USI engine for shogi GUIs"
+)]
+struct Cli {
+    /// The config with the [[player]] tables ([match] may be absent). Default: council-usi.toml
+    /// next to this executable.
+    config: Option<PathBuf>,
+    /// The player to play as (default: the config's only council).
+    #[arg(long)]
+    player: Option<String>,
+}
+
+fn main() -> ExitCode {
+    council_schema::init_logging(false);
+    let cli = Cli::parse();
+    let (config, name) = match load(&cli) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("council-usi: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("council-usi: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    // Blocking reads on a plain thread: the process may exit while it still waits for input.
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rt.block_on(usi_server::run(
+        config,
+        name,
+        rx,
+        Box::new(std::io::stdout()),
+    ));
+    // An abandoned search thread must not keep the process alive after `quit`.
+    rt.shutdown_timeout(Duration::from_millis(200));
+    ExitCode::SUCCESS
+}
+
+fn load(cli: &Cli) -> Result<(Config, String), String> {
+    let path = match &cli.config {
+        Some(p) => p.clone(),
+        None => {
+            let exe = std::env::current_exe()
+                .map_err(|e| format!("no CONFIG given and cannot find this executable: {e}"))?;
+            let path = exe
+                .parent()
+                .map_or_else(|| PathBuf::from(DEFAULT_CONFIG), |d| d.join(DEFAULT_CONFIG));
+            if !path.exists() {
+                return Err(format!(
+                    "no CONFIG given and {} does not exist (put a config there, or run \
+                     council-usi CONFIG [--player NAME])",
+                    path.display()
+                ));
+            }
+            path
+        }
+    };
+    let config = Config::load_players(&path).map_err(|e| e.to_string())?;
+    let name = players::choose_player(&config, cli.player.as_deref())?;
+    Ok((config, name))
+}

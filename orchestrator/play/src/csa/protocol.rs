@@ -1,0 +1,728 @@
+//! The CSA server protocol (version 1.2.1) as text: what the server's lines mean, the
+//! `Game_Summary` block as data, the lines a client sends, and the server's clock. Pure: no
+//! I/O, so every rule of the protocol is unit-tested here and the session and the game loop
+//! only move lines.
+//!
+//! Moves are converted with the engine crate's CSA code (`engine::record::csa_move_to_usi`,
+//! `engine::record::csa_move`), and the `Position` section of a summary is read by the engine
+//! crate's CSA record reader: this module adds no second CSA move parser.
+
+use std::time::Duration;
+
+use engine::position::Position;
+use engine::record::GameRecord;
+use engine::types::Color;
+
+use crate::game::adjudicate::{Clock, clock_state};
+use council_players::player::ClockState;
+use council_schema::config::Limits;
+use council_schema::results::{Reason, Winner};
+
+/// A `Game_Summary` the client cannot play: the line (from 1, counted from
+/// `BEGIN Game_Summary`) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SummaryError {
+    #[error("Game_Summary line {line}: `{text}`: {problem}")]
+    Line {
+        line: usize,
+        text: String,
+        problem: String,
+    },
+    #[error("Game_Summary: missing `{key}`")]
+    Missing { key: &'static str },
+    #[error("Game_Summary Position section: {problem}")]
+    Position { problem: String },
+}
+
+/// The `Time` section: one side's clock in the server's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeRules {
+    /// One `Time_Unit` in milliseconds (`1sec` = 1000, `1min` = 60000, `1msec` = 1).
+    pub unit_ms: u64,
+    /// `Total_Time`, `Byoyomi`, `Increment` and `Least_Time_Per_Move`, in units.
+    pub total: u64,
+    pub byoyomi: u64,
+    pub increment: u64,
+    pub least: u64,
+}
+
+impl Default for TimeRules {
+    fn default() -> Self {
+        TimeRules {
+            unit_ms: 1000,
+            total: 0,
+            byoyomi: 0,
+            increment: 0,
+            least: 0,
+        }
+    }
+}
+
+impl TimeRules {
+    /// The clock as the arbiter's [`Limits`] state it (milliseconds).
+    pub fn limits(&self) -> Limits {
+        Limits {
+            time_ms: Some(self.total * self.unit_ms),
+            byoyomi_ms: Some(self.byoyomi * self.unit_ms),
+            increment_ms: Some(self.increment * self.unit_ms),
+            ..Limits::default()
+        }
+    }
+
+    /// The units the server charges for a move that took `elapsed`: whole units, cut down (as
+    /// shogi-server rounds), at least `Least_Time_Per_Move`.
+    pub fn charge_units(&self, elapsed: Duration) -> u64 {
+        let units = elapsed.as_millis() as u64 / self.unit_ms.max(1);
+        units.max(self.least)
+    }
+}
+
+/// Moves already played (USI), each with the time it was charged, in units.
+pub type PlayedMoves = Vec<(String, Option<u64>)>;
+
+/// A `Game_Summary` block as data.
+#[derive(Debug, Clone)]
+pub struct GameSummary {
+    pub game_id: String,
+    /// `Name+` and `Name-`.
+    pub names: [String; 2],
+    /// The side this client plays (`Your_Turn`).
+    pub you: Color,
+    /// The side to move after the moves already played (`To_Move`).
+    pub to_move: Color,
+    /// `Max_Moves` (0 or absent: none).
+    pub max_moves: Option<u32>,
+    pub time: TimeRules,
+    /// The start position (before the moves already played) as SFEN.
+    pub start_sfen: String,
+    /// Moves already played from the start.
+    pub played: PlayedMoves,
+}
+
+impl GameSummary {
+    /// Read the lines between `BEGIN Game_Summary` and `END Game_Summary`.
+    pub fn parse(lines: &[String]) -> Result<GameSummary, SummaryError> {
+        let mut game_id = None;
+        let mut names = [None, None];
+        let mut you = None;
+        let mut to_move = None;
+        let mut max_moves = None;
+        let mut time = TimeRules::default();
+        let mut position: Option<Vec<&str>> = None;
+        let mut position_text = None;
+        let mut in_time = false;
+        for (i, raw) in lines.iter().enumerate() {
+            let line = raw.trim_end_matches(['\r', '\n']);
+            let bad = |problem: &str| SummaryError::Line {
+                line: i + 2,
+                text: line.to_string(),
+                problem: problem.to_string(),
+            };
+            if let Some(pos) = &mut position {
+                if line == "END Position" {
+                    position_text = Some(pos.join("\n") + "\n");
+                    position = None;
+                } else {
+                    pos.push(line);
+                }
+                continue;
+            }
+            match line.trim() {
+                "" => continue,
+                "BEGIN Time" | "BEGIN Time+" | "BEGIN Time-" => in_time = true,
+                "END Time" | "END Time+" | "END Time-" => in_time = false,
+                "BEGIN Position" => position = Some(Vec::new()),
+                _ => {
+                    let Some((key, value)) = line.split_once(':') else {
+                        return Err(bad("not `Key:Value`"));
+                    };
+                    let number = || value.trim().parse::<u64>().map_err(|_| bad("not a number"));
+                    let turn = || side(value).ok_or_else(|| bad("not `+` or `-`"));
+                    match (in_time, key) {
+                        (false, "Game_ID") => game_id = Some(value.to_string()),
+                        (false, "Name+") => names[0] = Some(value.to_string()),
+                        (false, "Name-") => names[1] = Some(value.to_string()),
+                        (false, "Your_Turn") => you = Some(turn()?),
+                        (false, "To_Move") => to_move = Some(turn()?),
+                        (false, "Max_Moves") => {
+                            max_moves =
+                                Some(u32::try_from(number()?).map_err(|_| bad("too large"))?)
+                        }
+                        (true, "Time_Unit") => {
+                            time.unit_ms = time_unit(value)
+                                .ok_or_else(|| bad("not a time unit (1sec, 1min, 1msec)"))?
+                        }
+                        (true, "Total_Time") => time.total = number()?,
+                        (true, "Byoyomi") => time.byoyomi = number()?,
+                        (true, "Increment") => time.increment = number()?,
+                        (true, "Least_Time_Per_Move") => time.least = number()?,
+                        // Protocol_Version, Format, Declaration, Rematch_On_Draw, Time_Roundup
+                        // and keys of later versions: nothing the client needs.
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let missing = |key| SummaryError::Missing { key };
+        let (start_sfen, played) =
+            read_position(&position_text.ok_or(missing("BEGIN Position ... END Position"))?)?;
+        let [sente, gote] = names;
+        Ok(GameSummary {
+            game_id: game_id.ok_or(missing("Game_ID"))?,
+            names: [
+                sente.ok_or(missing("Name+"))?,
+                gote.ok_or(missing("Name-"))?,
+            ],
+            you: you.ok_or(missing("Your_Turn"))?,
+            to_move: to_move.ok_or(missing("To_Move"))?,
+            max_moves: max_moves.filter(|&m| m > 0),
+            time,
+            start_sfen,
+            played,
+        })
+    }
+}
+
+/// The `Position` section read as a CSA record: its start position (SFEN) and its moves.
+fn read_position(text: &str) -> Result<(String, PlayedMoves), SummaryError> {
+    let record = GameRecord::read_csa(text).map_err(|e| SummaryError::Position {
+        problem: e.to_string(),
+    })?;
+    let played = record
+        .moves()
+        .iter()
+        .map(|m| (m.mv.to_usi(), m.time.map(|t| t.as_secs())))
+        .collect();
+    Ok((record.start().to_sfen(), played))
+}
+
+fn side(text: &str) -> Option<Color> {
+    match text.trim() {
+        "+" => Some(Color::Sente),
+        "-" => Some(Color::Gote),
+        _ => None,
+    }
+}
+
+/// `Time_Unit` in milliseconds: `<n>sec`, `<n>min`, `<n>msec`.
+fn time_unit(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit())?);
+    let n: u64 = digits.parse().ok()?;
+    let per = match unit {
+        "msec" => 1,
+        "sec" => 1000,
+        "min" => 60_000,
+        _ => return None,
+    };
+    Some(n * per)
+}
+
+/// How the server said a game ended (the `#` line before `#WIN`/`#LOSE`/`#DRAW`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    Resign,
+    TimeUp,
+    Sennichite,
+    OuteSennichite,
+    IllegalMove,
+    Jishogi,
+    MaxMoves,
+    Chudan,
+}
+
+impl Ending {
+    fn from_word(word: &str) -> Option<Ending> {
+        Some(match word {
+            "#RESIGN" => Ending::Resign,
+            "#TIME_UP" => Ending::TimeUp,
+            "#SENNICHITE" => Ending::Sennichite,
+            "#OUTE_SENNICHITE" => Ending::OuteSennichite,
+            "#ILLEGAL_MOVE" => Ending::IllegalMove,
+            "#JISHOGI" => Ending::Jishogi,
+            "#MAX_MOVES" => Ending::MaxMoves,
+            "#CHUDAN" => Ending::Chudan,
+            _ => return None,
+        })
+    }
+
+    /// The protocol's word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Ending::Resign => "#RESIGN",
+            Ending::TimeUp => "#TIME_UP",
+            Ending::Sennichite => "#SENNICHITE",
+            Ending::OuteSennichite => "#OUTE_SENNICHITE",
+            Ending::IllegalMove => "#ILLEGAL_MOVE",
+            Ending::Jishogi => "#JISHOGI",
+            Ending::MaxMoves => "#MAX_MOVES",
+            Ending::Chudan => "#CHUDAN",
+        }
+    }
+}
+
+/// The result line for this client: `#WIN`, `#LOSE`, `#DRAW`, `#CENSORED` (max moves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Win,
+    Lose,
+    Draw,
+    Censored,
+}
+
+/// One line from the server, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerLine {
+    /// An empty line (the server's keep-alive): ignored.
+    Empty,
+    LoginOk,
+    LoginIncorrect,
+    SummaryBegin,
+    SummaryEnd,
+    /// `START:<game id>`.
+    Start(String),
+    /// `REJECT:<game id> by <name>`.
+    Reject(String),
+    /// A move (`+7776FU,T5`) with its charged time in units.
+    Move {
+        word: String,
+        units: Option<u64>,
+    },
+    /// `%TORYO`, `%KACHI`, `%CHUDAN` echoed, with a time when given.
+    Special {
+        word: String,
+        units: Option<u64>,
+    },
+    Ending(Ending),
+    Outcome(Outcome),
+    LogoutCompleted,
+    /// Anything else (summary lines, messages of later versions).
+    Other(String),
+}
+
+/// Classify one line the server sent.
+pub fn parse_server_line(line: &str) -> ServerLine {
+    let line = line.trim_end_matches(['\r', '\n']);
+    let (word, units) = match line.split_once(",T") {
+        Some((w, t)) => (
+            w,
+            t.split(',')
+                .next()
+                .and_then(|t| t.trim().parse::<u64>().ok()),
+        ),
+        None => (line, None),
+    };
+    match line {
+        "" => return ServerLine::Empty,
+        "BEGIN Game_Summary" => return ServerLine::SummaryBegin,
+        "END Game_Summary" => return ServerLine::SummaryEnd,
+        "#WIN" => return ServerLine::Outcome(Outcome::Win),
+        "#LOSE" => return ServerLine::Outcome(Outcome::Lose),
+        "#DRAW" => return ServerLine::Outcome(Outcome::Draw),
+        "#CENSORED" => return ServerLine::Outcome(Outcome::Censored),
+        "LOGOUT:completed" => return ServerLine::LogoutCompleted,
+        "LOGIN:incorrect" => return ServerLine::LoginIncorrect,
+        _ => {}
+    }
+    if let Some(e) = Ending::from_word(line) {
+        return ServerLine::Ending(e);
+    }
+    if line.starts_with("LOGIN:") && line.ends_with(" OK") {
+        return ServerLine::LoginOk;
+    }
+    if let Some(id) = line.strip_prefix("START:") {
+        return ServerLine::Start(id.to_string());
+    }
+    if let Some(rest) = line.strip_prefix("REJECT:") {
+        return ServerLine::Reject(rest.to_string());
+    }
+    let b = word.as_bytes();
+    if b.len() == 7 && matches!(b[0], b'+' | b'-') && b[1..5].iter().all(u8::is_ascii_digit) {
+        return ServerLine::Move {
+            word: word.to_string(),
+            units,
+        };
+    }
+    if word.starts_with('%') {
+        return ServerLine::Special {
+            word: word.to_string(),
+            units,
+        };
+    }
+    ServerLine::Other(line.to_string())
+}
+
+/// `LOGIN <id> <password>`.
+pub fn login_line(id: &str, password: &str) -> String {
+    format!("LOGIN {id} {password}")
+}
+
+/// A line as the protocol log writes it: the password of a `LOGIN` masked.
+pub fn masked(line: &str) -> String {
+    match line.strip_prefix("LOGIN ") {
+        Some(rest) => match rest.split_once(' ') {
+            Some((id, _)) => format!("LOGIN {id} ********"),
+            None => line.to_string(),
+        },
+        None => line.to_string(),
+    }
+}
+
+/// The verdict of a finished game from this client's side (`you`): who won by the board, why,
+/// and a sentence. `last_special` is the `%` word the game ended on (`%KACHI` turns an
+/// `#ILLEGAL_MOVE` into a failed declaration), `mated` whether the side to move had no legal
+/// move when the game ended (a `#RESIGN` then is a checkmate).
+pub fn verdict(
+    you: Color,
+    ending: Option<Ending>,
+    outcome: Option<Outcome>,
+    last_special: Option<&str>,
+    mated: bool,
+) -> (Winner, Reason, String) {
+    let by_board = |c: Color| match c {
+        Color::Sente => Winner::Sente,
+        Color::Gote => Winner::Gote,
+    };
+    let winner = match outcome {
+        Some(Outcome::Win) => by_board(you),
+        Some(Outcome::Lose) => by_board(you.opposite()),
+        Some(Outcome::Draw) | Some(Outcome::Censored) | None => Winner::Draw,
+    };
+    let reason = match (ending, outcome) {
+        (Some(Ending::Chudan), _) | (_, None) => Reason::Aborted,
+        (Some(Ending::Resign), _) if mated => Reason::Checkmate,
+        (Some(Ending::Resign), _) => Reason::Resign,
+        (Some(Ending::TimeUp), _) => Reason::Timeout,
+        (Some(Ending::Sennichite), _) => Reason::Repetition,
+        (Some(Ending::OuteSennichite), _) => Reason::PerpetualCheck,
+        (Some(Ending::IllegalMove), _) if last_special == Some("%KACHI") => Reason::IllegalImpasse,
+        (Some(Ending::IllegalMove), _) => Reason::IllegalMove,
+        (Some(Ending::Jishogi), _) => Reason::Impasse,
+        (Some(Ending::MaxMoves), _) | (None, Some(Outcome::Censored)) => Reason::MaxPlies,
+        (None, Some(_)) => Reason::Resign,
+    };
+    let winner = if reason == Reason::Aborted {
+        Winner::Draw
+    } else {
+        winner
+    };
+    let said = [
+        ending.map(Ending::word),
+        outcome.map(|o| match o {
+            Outcome::Win => "#WIN",
+            Outcome::Lose => "#LOSE",
+            Outcome::Draw => "#DRAW",
+            Outcome::Censored => "#CENSORED",
+        }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ");
+    let detail = if said.is_empty() {
+        "the server ended the game without a result".to_string()
+    } else {
+        format!("the server said {said}")
+    };
+    (winner, reason, detail)
+}
+
+/// Both sides' clocks as the server keeps them, in milliseconds: the arbiter's [`Clock`]
+/// charged with the server's own `,T` times (whole units), never with our measurement.
+#[derive(Debug, Clone, Copy)]
+pub struct CsaClocks {
+    clocks: [Clock; 2],
+    time: TimeRules,
+}
+
+impl CsaClocks {
+    pub fn new(time: TimeRules) -> Self {
+        let limits = time.limits();
+        CsaClocks {
+            clocks: [Clock::new(&limits), Clock::new(&limits)],
+            time,
+        }
+    }
+
+    /// Charge `mover` the `units` the server reported. `false` when that oversteps its clock
+    /// (the server would call time up).
+    pub fn charge(&mut self, mover: Color, units: u64) -> bool {
+        let spent = Duration::from_millis(units * self.time.unit_ms);
+        self.clocks[mover.index()]
+            .charge(spent, Duration::ZERO)
+            .is_ok()
+    }
+
+    /// The clock as `go` states it for `mover`, with `margin` kept back from the mover's
+    /// time (first from its byoyomi, then from its main time) for the network and the
+    /// server's measurement, which starts when it sends the previous move.
+    pub fn go_state(&self, mover: Color, margin: Duration) -> ClockState {
+        let mut c = clock_state(&self.clocks[0], &self.clocks[1], mover).unwrap_or_default();
+        let keep = margin.as_millis() as u64;
+        let from_byoyomi = keep.min(c.byoyomi_ms);
+        c.byoyomi_ms -= from_byoyomi;
+        let main = match mover {
+            Color::Sente => &mut c.btime_ms,
+            Color::Gote => &mut c.wtime_ms,
+        };
+        *main = main.saturating_sub(keep - from_byoyomi);
+        c
+    }
+
+    /// The time `mover` has before the server's flag falls: main time left plus byoyomi.
+    pub fn allowance(&self, mover: Color) -> Duration {
+        self.clocks[mover.index()].allowance().unwrap_or_default()
+    }
+
+    /// The main time each side has left (sente, gote), for the log.
+    pub fn remaining(&self) -> [Duration; 2] {
+        self.clocks.map(|c| c.remaining)
+    }
+}
+
+/// The move text a player's USI move is sent as: the CSA word, when the move is legal.
+pub fn move_line(pos: &Position, usi: &str) -> Option<String> {
+    let mv = pos.parse_usi_move(usi).ok()?;
+    engine::record::csa_move(pos, mv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    const SUMMARY: &str = "Protocol_Version:1.2
+Protocol_Mode:Server
+Format:Shogi 1.0
+Declaration:Jishogi 1.1
+Game_ID:20150505-CSA25-3-5-7
+Name+:TANUKI
+Name-:KITSUNE
+Your_Turn:-
+Rematch_On_Draw:NO
+To_Move:+
+Max_Moves:256
+BEGIN Time
+Time_Unit:1sec
+Total_Time:600
+Byoyomi:10
+Least_Time_Per_Move:1
+Increment:0
+END Time
+BEGIN Position
+P1-KY-KE-GI-KI-OU-KI-GI-KE-KY
+P2 * -HI *  *  *  *  * -KA * 
+P3-FU-FU-FU-FU-FU-FU-FU-FU-FU
+P4 *  *  *  *  *  *  *  *  * 
+P5 *  *  *  *  *  *  *  *  * 
+P6 *  *  *  *  *  *  *  *  * 
+P7+FU+FU+FU+FU+FU+FU+FU+FU+FU
+P8 * +KA *  *  *  *  * +HI * 
+P9+KY+KE+GI+KI+OU+KI+GI+KE+KY
+P+
+P-
++
++2726FU,T12
+-3334FU,T6
+END Position";
+
+    #[test]
+    fn a_summary_reads_with_its_clock_and_the_moves_already_played() {
+        let s = GameSummary::parse(&lines(SUMMARY)).expect("summary");
+        assert_eq!(s.game_id, "20150505-CSA25-3-5-7");
+        assert_eq!(s.names, ["TANUKI".to_string(), "KITSUNE".to_string()]);
+        assert_eq!((s.you, s.to_move), (Color::Gote, Color::Sente));
+        assert_eq!(s.max_moves, Some(256));
+        assert_eq!(
+            s.time,
+            TimeRules {
+                unit_ms: 1000,
+                total: 600,
+                byoyomi: 10,
+                increment: 0,
+                least: 1
+            }
+        );
+        assert_eq!(
+            s.start_sfen,
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+        );
+        assert_eq!(
+            s.played,
+            vec![
+                ("2g2f".to_string(), Some(12)),
+                ("3c3d".to_string(), Some(6))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_handicap_start_with_hands_and_gote_to_move_reads() {
+        let text = "Game_ID:g1\nName+:a\nName-:b\nYour_Turn:+\nTo_Move:-\nBEGIN Time\nTime_Unit:1msec\nTotal_Time:0\nByoyomi:500\nIncrement:100\nEND Time\nBEGIN Position\nPI82HI22KA\nP+00HI\nP-00KA\n-\nEND Position";
+        let s = GameSummary::parse(&lines(text)).expect("summary");
+        assert_eq!(
+            s.start_sfen,
+            "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w Rb 1"
+        );
+        assert!(s.played.is_empty());
+        assert_eq!(
+            (s.time.unit_ms, s.time.byoyomi, s.time.increment),
+            (1, 500, 100)
+        );
+        assert_eq!(s.max_moves, None);
+    }
+
+    #[test]
+    fn a_bad_summary_names_its_line_or_key() {
+        let text = SUMMARY.replace("Your_Turn:-", "Your_Turn:x");
+        let e = GameSummary::parse(&lines(&text)).expect_err("bad turn");
+        assert!(
+            e.to_string().contains("line 9") && e.to_string().contains("Your_Turn:x"),
+            "{e}"
+        );
+        let text = SUMMARY.replace("Game_ID:20150505-CSA25-3-5-7\n", "");
+        let e = GameSummary::parse(&lines(&text)).expect_err("no id");
+        assert_eq!(e, SummaryError::Missing { key: "Game_ID" });
+        let text = SUMMARY.replace("+2726FU,T12", "+2725FU,T12");
+        assert!(matches!(
+            GameSummary::parse(&lines(&text)),
+            Err(SummaryError::Position { .. })
+        ));
+    }
+
+    #[test]
+    fn server_lines_are_classified() {
+        use ServerLine as L;
+        assert_eq!(parse_server_line(""), L::Empty);
+        assert_eq!(parse_server_line("LOGIN:bot OK"), L::LoginOk);
+        assert_eq!(parse_server_line("LOGIN:incorrect"), L::LoginIncorrect);
+        assert_eq!(parse_server_line("START:g-1"), L::Start("g-1".into()));
+        assert_eq!(
+            parse_server_line("REJECT:g-1 by bot"),
+            L::Reject("g-1 by bot".into())
+        );
+        assert_eq!(
+            parse_server_line("+7776FU,T5"),
+            L::Move {
+                word: "+7776FU".into(),
+                units: Some(5)
+            }
+        );
+        assert_eq!(
+            parse_server_line("-3334FU,T0,'* 30 +2726FU"),
+            L::Move {
+                word: "-3334FU".into(),
+                units: Some(0)
+            }
+        );
+        assert_eq!(
+            parse_server_line("%TORYO,T3"),
+            L::Special {
+                word: "%TORYO".into(),
+                units: Some(3)
+            }
+        );
+        assert_eq!(parse_server_line("#TIME_UP"), L::Ending(Ending::TimeUp));
+        assert_eq!(
+            parse_server_line("#OUTE_SENNICHITE"),
+            L::Ending(Ending::OuteSennichite)
+        );
+        assert_eq!(
+            parse_server_line("#CENSORED"),
+            L::Outcome(Outcome::Censored)
+        );
+        assert_eq!(parse_server_line("#LOSE"), L::Outcome(Outcome::Lose));
+        assert_eq!(parse_server_line("LOGOUT:completed"), L::LogoutCompleted);
+    }
+
+    #[test]
+    fn the_password_is_masked_in_the_log() {
+        assert_eq!(login_line("bot", "s3cret"), "LOGIN bot s3cret");
+        assert_eq!(masked("LOGIN bot s3cret"), "LOGIN bot ********");
+        assert_eq!(masked("+7776FU"), "+7776FU");
+    }
+
+    #[test]
+    fn every_ending_has_its_verdict() {
+        let v = |e, o, special, mated| {
+            let (w, r, _) = verdict(Color::Sente, e, o, special, mated);
+            (w, r)
+        };
+        use Ending as E;
+        use Outcome as O;
+        assert_eq!(
+            v(Some(E::Resign), Some(O::Win), Some("%TORYO"), false),
+            (Winner::Sente, Reason::Resign)
+        );
+        assert_eq!(
+            v(Some(E::Resign), Some(O::Win), Some("%TORYO"), true),
+            (Winner::Sente, Reason::Checkmate)
+        );
+        assert_eq!(
+            v(Some(E::TimeUp), Some(O::Lose), None, false),
+            (Winner::Gote, Reason::Timeout)
+        );
+        assert_eq!(
+            v(Some(E::Sennichite), Some(O::Draw), None, false),
+            (Winner::Draw, Reason::Repetition)
+        );
+        assert_eq!(
+            v(Some(E::OuteSennichite), Some(O::Lose), None, false),
+            (Winner::Gote, Reason::PerpetualCheck)
+        );
+        assert_eq!(
+            v(Some(E::IllegalMove), Some(O::Win), None, false),
+            (Winner::Sente, Reason::IllegalMove)
+        );
+        assert_eq!(
+            v(Some(E::IllegalMove), Some(O::Lose), Some("%KACHI"), false),
+            (Winner::Gote, Reason::IllegalImpasse)
+        );
+        assert_eq!(
+            v(Some(E::Jishogi), Some(O::Win), Some("%KACHI"), false),
+            (Winner::Sente, Reason::Impasse)
+        );
+        assert_eq!(
+            v(Some(E::MaxMoves), Some(O::Censored), None, false),
+            (Winner::Draw, Reason::MaxPlies)
+        );
+        assert_eq!(
+            v(Some(E::Chudan), None, None, false),
+            (Winner::Draw, Reason::Aborted)
+        );
+        // A dropped connection: no ending, no outcome.
+        assert_eq!(v(None, None, None, false), (Winner::Draw, Reason::Aborted));
+    }
+
+    #[test]
+    fn the_clock_is_charged_in_server_units_and_keeps_a_margin() {
+        let time = TimeRules {
+            unit_ms: 1000,
+            total: 10,
+            byoyomi: 3,
+            increment: 0,
+            least: 1,
+        };
+        assert_eq!(time.charge_units(Duration::from_millis(2999)), 2);
+        assert_eq!(time.charge_units(Duration::from_millis(300)), 1);
+        let mut c = CsaClocks::new(time);
+        assert!(c.charge(Color::Sente, 4));
+        assert_eq!(c.remaining()[0], Duration::from_secs(6));
+        assert_eq!(c.allowance(Color::Sente), Duration::from_secs(9));
+        let go = c.go_state(Color::Sente, Duration::from_millis(500));
+        assert_eq!(
+            (go.btime_ms, go.wtime_ms, go.byoyomi_ms),
+            (6000, 10_000, 2500)
+        );
+        let go = c.go_state(Color::Gote, Duration::from_millis(4000));
+        assert_eq!((go.wtime_ms, go.byoyomi_ms), (9000, 0));
+        // Main time gone: the byoyomi is all there is, and more than it is time up.
+        assert!(c.charge(Color::Sente, 8));
+        assert_eq!(c.remaining()[0], Duration::ZERO);
+        assert!(!c.charge(Color::Sente, 4));
+    }
+}

@@ -1,0 +1,147 @@
+//! Game records: each finished game as CSA (with `'** <score> <pv>` comments) and KIF, written
+//! through the engine crate's `engine::record` (this module only maps our results onto it).
+//! The `.kif` file is in Shift_JIS (CP932), as Japanese tools read `.kif`; a game whose names
+//! Shift_JIS cannot encode gets a UTF-8 `.kifu` instead, as those tools read `.kifu`.
+//!
+//! Invariant: a record is built by replaying the game's moves on its start position, so it
+//! holds exactly the moves of the results line; a PV that stops being legal is cut there.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use engine::position::{Replay, replay};
+use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError, RecordedMove};
+use engine::types::Color;
+
+use crate::game::arbiter::PlayedGame;
+use council_schema::config::Config;
+use council_schema::results::{GameResult, Reason, Winner};
+
+/// File names of a game's records: `<id>-<sente>-vs-<gote>.{csa,kif}` (names made file-safe).
+pub fn record_paths(dir: &Path, g: &GameResult) -> (PathBuf, PathBuf) {
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let stem = format!("{:04}-{}-vs-{}", g.id, safe(&g.sente), safe(&g.gote));
+    (
+        dir.join(format!("{stem}.csa")),
+        dir.join(format!("{stem}.kif")),
+    )
+}
+
+fn end_reason(r: Reason) -> EndReason {
+    match r {
+        Reason::Resign | Reason::Adjudication => EndReason::Resign,
+        Reason::Checkmate => EndReason::Checkmate,
+        Reason::Repetition => EndReason::Repetition,
+        Reason::PerpetualCheck => EndReason::PerpetualCheck,
+        Reason::Impasse => EndReason::Impasse,
+        Reason::MaxPlies => EndReason::MaxPlies,
+        Reason::Timeout => EndReason::Timeout,
+        Reason::Crash => EndReason::Crash,
+        Reason::Aborted => EndReason::Abort,
+        // An illegal or malformed move, or a failed impasse declaration.
+        _ => EndReason::IllegalMove,
+    }
+}
+
+/// A played game whose record cannot be built (its line does not replay: a bug).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameRecordError {
+    #[error("start position: {problem}")]
+    Start { problem: String },
+    /// Move `number` (from 1) of the game.
+    #[error("move {number}: {problem}")]
+    Move { number: usize, problem: String },
+}
+
+/// Build the record of a played game.
+pub(crate) fn game_record(
+    config: &Config,
+    game: &PlayedGame,
+) -> Result<GameRecord, GameRecordError> {
+    let g = &game.result;
+    let mut replayed = replay(&g.start, &g.moves).map_err(|e| GameRecordError::Start {
+        problem: e.to_string(),
+    })?;
+    let mut record = GameRecord::new(replayed.position());
+    record.sente = Some(g.sente.clone());
+    record.gote = Some(g.gote.clone());
+    record.event = Some(format!(
+        "{} game {} (seed {})",
+        config.file.display(),
+        g.id,
+        g.seed
+    ));
+    while let Some(step) = replayed.step() {
+        let mv = step.map_err(|e| GameRecordError::Move {
+            number: e.number(),
+            problem: e.error.to_string(),
+        })?;
+        let i = replayed.played() - 1;
+        let text = &g.moves[i];
+        let at_move = |problem: String| GameRecordError::Move {
+            number: i + 1,
+            problem,
+        };
+        let mut recorded = RecordedMove::new(mv);
+        // Moves after the opening were played by the players: they have times and scores.
+        if let Some(played) = i.checked_sub(game.opening_plies) {
+            recorded.time = g.times_ms.get(played).map(|&ms| Duration::from_millis(ms));
+            if let Some(Some(eval)) = g.scores.get(played) {
+                let pv_text = game.pvs.get(played).map(Vec::as_slice).unwrap_or(&[]);
+                let pv_text = match pv_text.first() {
+                    Some(first) if first == text => &pv_text[1..],
+                    _ => pv_text,
+                };
+                // The pv as far as it is legal after the move.
+                let pv = Replay::new(replayed.position().clone(), pv_text).play_while_legal();
+                recorded.engine = Some(EngineComment { score: *eval, pv });
+            }
+        }
+        record.push(recorded).map_err(|e| at_move(e.to_string()))?;
+    }
+    record.end = Some(GameEnd {
+        reason: end_reason(g.reason),
+        winner: match g.result {
+            Winner::Sente => Some(Color::Sente),
+            Winner::Gote => Some(Color::Gote),
+            Winner::Draw => None,
+        },
+    });
+    Ok(record)
+}
+
+/// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif` (Shift_JIS), or, when a name or the
+/// config's path has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in place of `.kif`.
+pub fn write_records(dir: &Path, config: &Config, game: &PlayedGame) -> std::io::Result<()> {
+    let mut record = game_record(config, game).map_err(std::io::Error::other)?;
+    let (csa, kif) = record_paths(dir, &game.result);
+    if record.to_csa().is_err() {
+        // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the
+        // results line keeps the verdict, the record says the game was stopped.
+        record.end = Some(GameEnd {
+            reason: EndReason::Abort,
+            winner: None,
+        });
+    }
+    let csa_text = record.to_csa().map_err(std::io::Error::other)?;
+    std::fs::write(csa, csa_text)?;
+    match record.to_kif_shift_jis() {
+        Ok(bytes) => std::fs::write(kif, bytes),
+        Err(RecordError::Unwritable { .. }) => {
+            let text = record.to_kif().map_err(std::io::Error::other)?;
+            std::fs::write(kif.with_extension("kifu"), text)
+        }
+        Err(e) => Err(std::io::Error::other(e)),
+    }
+}

@@ -1,0 +1,426 @@
+//! The match runner: plays the schedule's games concurrently and writes every finished game.
+//!
+//! Invariants: one task per game, at most `concurrency` at once (a `Semaphore`), all tracked by a
+//! `TaskTracker` and cancelled by one `CancellationToken`; a game is written (records first, then
+//! its `results.jsonl` line, flushed) as soon as it ends, by one writer, so a crash or SIGKILL
+//! loses only unfinished games; `--resume` replays exactly the schedule's ids that have no line.
+//! Player instances are pooled per player name: a game takes one instance per side and gives it
+//! back, so a USI process is reused across games and restarted after a failure.
+
+pub mod merge;
+pub mod report;
+pub mod sprt_stop;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::game::arbiter::PlayedGame;
+use crate::game::feed::{RunFeed, RunStart};
+use crate::game::{play, records};
+use council_players::factory::build_player;
+use council_players::player::Player;
+use council_schema::config::Config;
+use council_schema::results::append::ResultsWriter;
+use council_schema::results::{self, GameResult};
+use council_schema::run::shard::Shard;
+use council_schema::run::{RunInfo, RunInfoError, schedule, summary};
+
+/// A run that cannot go on (bad output folder, unreadable results); engine failures are game
+/// results, never this.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    #[error("{}: {cause}", path.display())]
+    Io {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error(transparent)]
+    Results(#[from] results::read::ReadError),
+    #[error(transparent)]
+    RunInfo(#[from] RunInfoError),
+    /// `--resume` where no run was started.
+    #[error("{0}; nothing to resume here: start the run without --resume")]
+    NothingToResume(RunInfoError),
+    #[error(
+        "{}: this run was started with a different config (from {config_file}); resume it with the same config",
+        out.display()
+    )]
+    OtherConfig { out: PathBuf, config_file: String },
+    /// `--resume` with a flag (`what`) other than the run's.
+    #[error("{}: this run was started with {what} {was}, not {now}", out.display())]
+    OtherFlag {
+        out: PathBuf,
+        what: &'static str,
+        was: String,
+        now: String,
+    },
+    #[error(
+        "{} already holds results: pass --resume to continue that run, or choose another --out",
+        out.display()
+    )]
+    HoldsResults { out: PathBuf },
+    #[error(transparent)]
+    Summary(#[from] summary::SummaryWriteError),
+    #[error(
+        "{}: [match.sprt] and --shard cannot go together: a sequential test decides on all games in order, a shard sees only some; run the SPRT on one machine",
+        config.display()
+    )]
+    SprtWithShard { config: PathBuf },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |cause| RunError::Io {
+        path: path.to_path_buf(),
+        cause,
+    }
+}
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub out: PathBuf,
+    pub concurrency: usize,
+    /// Master seed; `None` takes the config's (or, on resume, the run's).
+    pub seed: Option<u64>,
+    pub resume: bool,
+    /// `--games`: games per pairing, overriding the config's; `None` keeps the config's (or, on
+    /// resume, the run's).
+    pub games: Option<u64>,
+    /// Play only this shard of the schedule; `None` plays all of it (or, on resume, the run's
+    /// shard).
+    pub shard: Option<Shard>,
+    /// Show a progress bar (on a terminal).
+    pub progress: bool,
+    /// Who watches the run as it plays (the live page): told of every start, move and end.
+    pub feed: Option<Arc<dyn RunFeed>>,
+}
+
+/// What the output folder holds before the run's games are played.
+struct Prepared {
+    seed: u64,
+    shard: Option<Shard>,
+    /// Finished games (a resumed run's).
+    finished: Vec<GameResult>,
+    /// Where the complete lines of `results.jsonl` end (a resumed run's).
+    complete_len: Option<u64>,
+}
+
+/// The end of a run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// Every finished game of the run (earlier sessions' included), by id.
+    pub games: Vec<GameResult>,
+    pub played_now: usize,
+    pub wall: Duration,
+    pub seed: u64,
+    /// Stopped early (Ctrl-C): some scheduled games were not played.
+    pub interrupted: bool,
+    pub summary: summary::Summary,
+}
+
+/// Idle player instances by name.
+#[derive(Default)]
+struct IdlePlayers {
+    idle: Mutex<HashMap<String, Vec<Box<dyn Player>>>>,
+}
+
+impl IdlePlayers {
+    fn take(&self, config: &Config, name: &str) -> Box<dyn Player> {
+        let pooled = self
+            .idle
+            .lock()
+            .ok()
+            .and_then(|mut m| m.get_mut(name).and_then(Vec::pop));
+        pooled.unwrap_or_else(|| build_player(config, name))
+    }
+
+    fn put(&self, p: Box<dyn Player>) {
+        if let Ok(mut m) = self.idle.lock() {
+            m.entry(p.name().to_string()).or_default().push(p);
+        }
+    }
+
+    async fn shutdown(&self) {
+        let all: Vec<Box<dyn Player>> = match self.idle.lock() {
+            Ok(mut m) => m.drain().flat_map(|(_, v)| v).collect(),
+            Err(_) => Vec::new(),
+        };
+        futures::future::join_all(all.into_iter().map(|mut p| async move {
+            p.shutdown().await;
+        }))
+        .await;
+    }
+}
+
+/// Prepare the output folder: a fresh run writes `run.json`; a resumed one checks it (config,
+/// seed, games per pairing, shard) and reads the finished games. Either way `config.games` ends
+/// up the run's.
+fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunError> {
+    let out = &opts.out;
+    std::fs::create_dir_all(out.join("records")).map_err(io(out))?;
+    let results_path = out.join("results.jsonl");
+    let config_text = std::fs::read_to_string(&config.file).map_err(io(&config.file))?;
+    if opts.resume {
+        let info = RunInfo::read(out).map_err(RunError::NothingToResume)?;
+        if info.config_text != config_text {
+            return Err(RunError::OtherConfig {
+                out: out.clone(),
+                config_file: info.config_file,
+            });
+        }
+        let differs = |what: &'static str, was: String, now: String| RunError::OtherFlag {
+            out: out.clone(),
+            what,
+            was,
+            now,
+        };
+        if let Some(s) = opts.seed
+            && s != info.seed
+        {
+            return Err(differs("--seed", info.seed.to_string(), s.to_string()));
+        }
+        if let Some(g) = opts.games
+            && g != info.games
+        {
+            return Err(differs("--games", info.games.to_string(), g.to_string()));
+        }
+        if let Some(s) = opts.shard
+            && Some(s) != info.shard
+        {
+            let was = info.shard.map_or("no --shard".into(), |s| s.to_string());
+            return Err(differs("--shard", was, s.to_string()));
+        }
+        config.games = info.games;
+        let (finished, complete_len) = if results_path.exists() {
+            // The run's own file: a torn last line is a game cut off by a crash (played
+            // again); a game id read twice (two sessions on one folder at once) keeps its
+            // first line, as the summary counts it.
+            let read = results::read::read(
+                std::slice::from_ref(&results_path),
+                results::read::Policy {
+                    torn_tail: results::read::TornTail::Skip,
+                    malformed: results::read::Malformed::Fail,
+                    repeats: results::read::Repeats::FirstOfEachId,
+                },
+            )?;
+            let file = &read.files[0];
+            if file.torn_tail {
+                tracing::warn!("{}: dropping a cut-off last line", results_path.display());
+            }
+            if file.duplicates > 0 {
+                tracing::warn!(
+                    "{}: {} lines repeat a game id read before: the first line of each id is the game",
+                    results_path.display(),
+                    file.duplicates
+                );
+            }
+            (read.games, Some(file.complete_len))
+        } else {
+            (Vec::new(), None)
+        };
+        return Ok(Prepared {
+            seed: info.seed,
+            shard: info.shard,
+            finished,
+            complete_len,
+        });
+    }
+    if results_path
+        .metadata()
+        .map(|m| m.len() > 0)
+        .unwrap_or(false)
+    {
+        return Err(RunError::HoldsResults { out: out.clone() });
+    }
+    if let Some(g) = opts.games {
+        config.games = g;
+    }
+    let seed = opts.seed.unwrap_or(config.seed);
+    let info = RunInfo {
+        seed,
+        config_file: config.file.display().to_string(),
+        config_text,
+        games: config.games,
+        shard: opts.shard,
+    };
+    info.write(out)?;
+    Ok(Prepared {
+        seed,
+        shard: opts.shard,
+        finished: Vec::new(),
+        complete_len: None,
+    })
+}
+
+/// Play the run `config` describes into `opts.out`.
+pub async fn run(
+    mut config: Config,
+    opts: &RunOptions,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, RunError> {
+    if config.sprt.is_some() && opts.shard.is_some() {
+        return Err(RunError::SprtWithShard {
+            config: config.file.clone(),
+        });
+    }
+    let Prepared {
+        seed,
+        shard,
+        mut finished,
+        complete_len,
+    } = prepare_out(&mut config, opts)?;
+    let started = Instant::now();
+    let mut schedule = schedule::schedule(&config, seed);
+    if let Some(shard) = shard {
+        schedule.retain(|g| shard.holds(g));
+    }
+    let done: BTreeSet<u64> = finished.iter().map(|g| g.id).collect();
+    // An SPRT that decided on the games already played (a resumed run) starts no new game.
+    let mut sprt = sprt_stop::SprtStop::new(&config);
+    if let Some(stop) = &mut sprt {
+        for g in &finished {
+            // The decision (if any) is kept inside `stop`.
+            let _ = stop.add(g);
+        }
+    }
+    let sprt_decided =
+        |sprt: &Option<sprt_stop::SprtStop>| sprt.as_ref().is_some_and(|s| s.decided());
+    let todo: Vec<_> = schedule
+        .into_iter()
+        .filter(|g| !done.contains(&g.id) && !sprt_decided(&sprt))
+        .collect();
+    let total = done.len() + todo.len();
+    if let Some(feed) = &opts.feed {
+        feed.run_started(RunStart {
+            seed,
+            total,
+            finished: &finished,
+        });
+    }
+    let results_path = opts.out.join("results.jsonl");
+    let mut writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
+
+    let bar = report::progress_bar(total as u64, opts.progress);
+    bar.set_position(done.len() as u64);
+    bar.set_message(report::live_score(&config.playing, &finished));
+
+    let config = Arc::new(config);
+    let pool = Arc::new(IdlePlayers::default());
+    let permits = Arc::new(Semaphore::new(opts.concurrency.max(1)));
+    // Cancelled when the SPRT decides: games not yet started are skipped, running ones finish.
+    let stop_new = CancellationToken::new();
+    let tracker = TaskTracker::new();
+    // Bounded: a finished game waits (holding its permit) until the writer takes it, so no new
+    // game starts while results are unwritten and an SPRT decision stops the match promptly.
+    let (tx, mut rx) = mpsc::channel::<PlayedGame>(opts.concurrency.max(1));
+    for spec in todo {
+        let (config, pool, permits, cancel, tx, stop_new, feed) = (
+            config.clone(),
+            pool.clone(),
+            permits.clone(),
+            cancel.clone(),
+            tx.clone(),
+            stop_new.clone(),
+            opts.feed.clone(),
+        );
+        tracker.spawn(async move {
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return;
+            };
+            if cancel.is_cancelled() || stop_new.is_cancelled() {
+                return;
+            }
+            let mut sente = pool.take(&config, &spec.sente);
+            let mut gote = pool.take(&config, &spec.gote);
+            let span = tracing::info_span!("game", id = spec.id);
+            let played = tracing::Instrument::instrument(
+                play::play_game(
+                    &config,
+                    &spec,
+                    [sente.as_mut(), gote.as_mut()],
+                    &cancel,
+                    feed,
+                ),
+                span,
+            )
+            .await;
+            pool.put(sente);
+            pool.put(gote);
+            if let Some(p) = played {
+                let _ = tx.send(p).await;
+            }
+        });
+    }
+    tracker.close();
+    drop(tx);
+
+    let records_dir = opts.out.join("records");
+    let mut played_now = 0;
+    let mut write_error = None;
+    while let Some(p) = rx.recv().await {
+        // Records first, then the results line: the line is the commit point of a game.
+        if let Err(e) = records::write_records(&records_dir, &config, &p) {
+            tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
+        }
+        if let Err(e) = writer.append(&p.result) {
+            write_error = Some(RunError::Io {
+                path: results_path.clone(),
+                cause: e,
+            });
+            cancel.cancel();
+            break;
+        }
+        played_now += 1;
+        if let Some(feed) = &opts.feed {
+            feed.game_ended(&p.result);
+        }
+        if let Some(stop) = &mut sprt
+            && stop.add(&p.result).is_some()
+        {
+            stop_new.cancel();
+        }
+        finished.push(p.result);
+        bar.inc(1);
+        let mut message = report::live_score(&config.playing, &finished);
+        if let Some(stop) = &sprt {
+            let t = stop.last();
+            message.push_str(&format!(
+                "  LLR {:.2} ({:.2}, {:.2})",
+                t.llr, t.lower, t.upper
+            ));
+        }
+        bar.set_message(message);
+    }
+    tracker.wait().await;
+    pool.shutdown().await;
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+
+    finished.sort_by_key(|g| g.id);
+    let wall = started.elapsed();
+    let interrupted = finished.len() < total && !sprt_decided(&sprt);
+    let mut summary = summary::Summary::new(&config, &finished, seed, played_now, wall);
+    summary.shard = shard;
+    summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
+    summary.write(&opts.out)?;
+    if let Some(feed) = &opts.feed {
+        feed.run_ended(&summary);
+    }
+    Ok(RunOutcome {
+        games: finished,
+        played_now,
+        wall,
+        seed,
+        interrupted,
+        summary,
+    })
+}

@@ -1,0 +1,288 @@
+//! Real games for a tune: θ± written into copies of the tuned player's config ([`apply`]), and the
+//! iteration's games played by the match runner's own game loop ([`play_game`]) spread over
+//! `concurrency` tasks with engines kept from game to game ([`super::players`]), each finished game appended to `DIR/games.jsonl` by the one results
+//! writer ([`ResultsWriter`]) as it ends, so an interrupted iteration replays only its
+//! unfinished games.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::TuneError;
+use super::plan::{minus_name, plus_name};
+use super::players::{KeptPlayers, Lent};
+use crate::game::feed::RunFeed;
+use crate::game::play::play_game;
+use council_schema::config::{
+    Config, OptionValue, ParamKey, ParamTarget, PlayerConfig, PlayerKind, TuneConfig,
+};
+use council_schema::results::append::ResultsWriter;
+use council_schema::results::read::{self, Malformed, Policy, Repeats, TornTail};
+use council_schema::results::{GameResult, Winner};
+use council_schema::run::schedule::GameSpec;
+
+/// `config` with two more players: the tuned player as θ+ and as θ− (named by
+/// [`plus_name`] and [`minus_name`]), each with its own copies of its members (named with the
+/// same `+` or `-`), the parameters' values written in (integers rounded there).
+pub fn iteration_config(config: &Config, tune: &TuneConfig, plus: &[f64], minus: &[f64]) -> Config {
+    let mut out = config.clone();
+    for (suffix, values) in [("+", plus), ("-", minus)] {
+        let mut tree = BTreeSet::new();
+        subtree(config, &tune.player, &mut tree);
+        let renamed = |n: &str| format!("{n}{suffix}");
+        for name in &tree {
+            let mut p: PlayerConfig = config.player(name).clone();
+            p.name = renamed(name);
+            if let PlayerKind::Council { members, .. } = &mut p.kind {
+                for m in members.iter_mut() {
+                    *m = renamed(m);
+                }
+            }
+            out.players.insert(p.name.clone(), p);
+        }
+        for (param, &v) in tune.params.iter().zip(values) {
+            if let Some(p) = out.players.get_mut(&renamed(&param.target.player)) {
+                apply(&param.target, p, v);
+            }
+        }
+    }
+    debug_assert!(out.players.contains_key(&plus_name(tune)));
+    debug_assert!(out.players.contains_key(&minus_name(tune)));
+    out
+}
+
+/// Every `options.NAME` parameter of a USI player must be a `spin` its engine declares: the
+/// engine is asked (its `usi` handshake) before any game, and the first that is not is one line
+/// naming the parameter's key.
+pub async fn check_declared_spins(config: &Config, tune: &TuneConfig) -> Result<(), TuneError> {
+    let mut asked: BTreeMap<String, Vec<engine::usi::protocol::OptionSpec>> = BTreeMap::new();
+    for (i, p) in tune.params.iter().enumerate() {
+        let ParamKey::UsiOption(option) = &p.target.key else {
+            continue;
+        };
+        let player = config.player(&p.target.player);
+        if !matches!(player.kind, PlayerKind::Usi(_)) {
+            continue;
+        }
+        if !asked.contains_key(&player.name) {
+            let specs = council_players::factory::declared_options(player)
+                .await
+                .map_err(TuneError::Preflight)?;
+            asked.insert(player.name.clone(), specs);
+        }
+        let declared = asked.get(&player.name).map_or(&[][..], Vec::as_slice);
+        let problem = match declared.iter().find(|s| s.name == *option) {
+            Some(s) if matches!(s.kind, engine::usi::protocol::OptionKind::Spin { .. }) => continue,
+            Some(_) => format!("declares `{option}`, but not as a spin"),
+            None => format!("declares no option `{option}`"),
+        };
+        return Err(TuneError::Preflight(format!(
+            "{}: key `tune.param[{i}].path`: `{}`: the engine of `{}` {problem}",
+            config.file.display(),
+            p.path,
+            player.name
+        )));
+    }
+    Ok(())
+}
+
+/// Set `target`'s key of `player` (the target player's config) to `value`, rounded when the
+/// key holds whole numbers. The value is already within the parameter's [min, max].
+pub fn apply(target: &ParamTarget, player: &mut PlayerConfig, value: f64) {
+    let whole = value.round().max(0.0) as u64;
+    let small = u32::try_from(whole).unwrap_or(u32::MAX);
+    let l = &mut player.limits;
+    match (&target.key, &mut player.kind) {
+        (ParamKey::Nodes, _) => l.nodes = Some(whole.max(1)),
+        (ParamKey::Depth, _) => l.depth = Some(small.max(1)),
+        (ParamKey::MovetimeMs, _) => l.movetime_ms = Some(whole.max(1)),
+        (ParamKey::TimeMs, _) => l.time_ms = Some(whole),
+        (ParamKey::ByoyomiMs, _) => l.byoyomi_ms = Some(whole),
+        (ParamKey::IncrementMs, _) => l.increment_ms = Some(whole),
+        (ParamKey::MoveTimeoutMs, _) => player.move_timeout_ms = whole.max(1),
+        (ParamKey::WinRateT, _) => player.win_rate_t = value,
+        (ParamKey::Sigma, _) => player.sigma = value,
+        (ParamKey::NoiseCp, PlayerKind::Internal { noise_cp, .. }) => *noise_cp = small,
+        (ParamKey::HashMb, PlayerKind::Internal { hash_mb, .. }) => *hash_mb = small.max(1),
+        (ParamKey::Temperature, PlayerKind::Intuition { temperature, .. }) => *temperature = value,
+        (ParamKey::MlD, PlayerKind::Council { ml_d, .. }) => *ml_d = value,
+        (ParamKey::ApprovalK, PlayerKind::Council { approval_k, .. }) => {
+            *approval_k = (whole as usize).max(1)
+        }
+        (ParamKey::Weight(at), PlayerKind::Council { weights, .. }) => {
+            for &i in at {
+                weights[i] = value;
+            }
+        }
+        (ParamKey::UsiOption(name), PlayerKind::Usi(settings)) => {
+            let v = OptionValue::Int(value.round() as i64);
+            match settings.options.iter_mut().find(|(n, _)| n == name) {
+                Some((_, old)) => *old = v,
+                None => settings.options.push((name.clone(), v)),
+            }
+        }
+        (ParamKey::UsiOption(name), PlayerKind::Internal { options, .. }) => {
+            // Validation kept [min, max] inside the option's range.
+            let _ = options.set(name, value.round() as i64);
+        }
+        // Validation made sure the key belongs to the player's kind.
+        _ => {}
+    }
+}
+
+/// `name` and every player below it (council members, recursively).
+fn subtree(config: &Config, name: &str, out: &mut BTreeSet<String>) {
+    if !out.insert(name.to_string()) {
+        return;
+    }
+    if let PlayerKind::Council { members, .. } = &config.player(name).kind {
+        for m in members {
+            subtree(config, m, out);
+        }
+    }
+}
+
+/// The games already in `games.jsonl` (an interrupted tune's), by id, and where its complete
+/// lines end.
+pub fn finished_games(path: &Path) -> Result<(BTreeMap<u64, GameResult>, Option<u64>), TuneError> {
+    if !path.exists() {
+        return Ok((BTreeMap::new(), None));
+    }
+    let read = read::read(
+        &[path.to_path_buf()],
+        Policy {
+            torn_tail: TornTail::Skip,
+            malformed: Malformed::Fail,
+            repeats: Repeats::FirstOfEachId,
+        },
+    )?;
+    let len = read.files.first().map(|f| f.complete_len);
+    Ok((read.games.into_iter().map(|g| (g.id, g)).collect(), len))
+}
+
+/// Where a tune's games are played, the same for every iteration.
+pub struct Tables {
+    /// Games at once.
+    pub concurrency: usize,
+    /// The engines kept from earlier games.
+    pub kept: Arc<KeptPlayers>,
+    /// Where the games in play publish their moves (the live page).
+    pub feed: Option<Arc<dyn RunFeed>>,
+}
+
+/// Play `specs` under `config` (an [`iteration_config`]) at `tables`, appending each finished
+/// game to `writer`. Returns the winners by id; a game cancelled before its end is missing.
+pub async fn play(
+    config: Config,
+    specs: Vec<GameSpec>,
+    tables: &Tables,
+    writer: &mut ResultsWriter,
+    cancel: &CancellationToken,
+    mut on_game: impl FnMut(),
+) -> Result<BTreeMap<u64, Winner>, TuneError> {
+    let config = Arc::new(config);
+    let concurrency = tables.concurrency;
+    let permits = Arc::new(Semaphore::new(concurrency.max(1)));
+    let tracker = TaskTracker::new();
+    let (tx, mut rx) = mpsc::channel::<GameResult>(concurrency.max(1));
+    for spec in specs {
+        let (config, permits, cancel, tx, kept, feed) = (
+            config.clone(),
+            permits.clone(),
+            cancel.clone(),
+            tx.clone(),
+            tables.kept.clone(),
+            tables.feed.clone(),
+        );
+        tracker.spawn(async move {
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return;
+            };
+            if cancel.is_cancelled() {
+                return;
+            }
+            let mut lent = Lent::new();
+            let mut sente = kept.take(&config, &spec.sente, &mut lent).await;
+            let mut gote = kept.take(&config, &spec.gote, &mut lent).await;
+            let played = play_game(
+                &config,
+                &spec,
+                [sente.as_mut(), gote.as_mut()],
+                &cancel,
+                feed,
+            )
+            .await;
+            drop((sente, gote));
+            kept.give_back(lent);
+            if let Some(p) = played {
+                let _ = tx.send(p.result).await;
+            }
+        });
+    }
+    tracker.close();
+    drop(tx);
+    let mut winners = BTreeMap::new();
+    let mut failed = None;
+    while let Some(g) = rx.recv().await {
+        if let Err(e) = writer.append(&g) {
+            failed = Some(TuneError::io(writer.path(), e));
+            cancel.cancel();
+            break;
+        }
+        winners.insert(g.id, g.result);
+        on_game();
+    }
+    // Tasks still sending after a write failure must not wait for a reader that is gone.
+    drop(rx);
+    tracker.wait().await;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(winners),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_side_gets_its_own_copy_of_the_tree_with_its_values() {
+        let text = "[match]\nplayers = [\"c\", \"x\"]\n\
+            [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\nnoise_cp = 7\n\
+            [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n\
+            [[player]]\nname = \"c\"\nkind = \"council\"\nmembers = [\"a\", \"b\"]\nmethod = \"ml\"\n\
+            [[player]]\nname = \"x\"\nkind = \"internal\"\nnodes = 10\n\
+            [tune]\nplayer = \"c\"\niterations = 3\n\
+            [[tune.param]]\npath = \"members.a.noise_cp\"\nstart = 5\nmin = 0\nmax = 10\nc_end = 1\nr_end = 0.1\n\
+            [[tune.param]]\npath = \"ml_d\"\nstart = 50\nmin = 1\nmax = 500\nc_end = 1\nr_end = 0.1\n";
+        let config = Config::parse(Path::new("t.toml"), text).expect("valid");
+        let tune = config.tune.clone().expect("[tune]");
+        let c = iteration_config(&config, &tune, &[3.4, 60.5], &[8.6, 40.0]);
+        let noise = |n: &str| match c.player(n).kind {
+            PlayerKind::Internal { noise_cp, .. } => noise_cp,
+            _ => panic!("{n} is internal"),
+        };
+        let council = |n: &str| match &c.player(n).kind {
+            PlayerKind::Council { members, ml_d, .. } => (members.clone(), *ml_d),
+            _ => panic!("{n} is a council"),
+        };
+        assert_eq!((noise("a+"), noise("a-"), noise("a")), (3, 9, 7));
+        assert_eq!(
+            council("c+"),
+            (vec!["a+".to_string(), "b+".to_string()], 60.5)
+        );
+        assert_eq!(
+            council("c-"),
+            (vec!["a-".to_string(), "b-".to_string()], 40.0)
+        );
+        assert_eq!(
+            council("c").1,
+            100.0,
+            "the config's own player is untouched"
+        );
+    }
+}

@@ -1,0 +1,320 @@
+//! The tune's loop: start or resume from `tune.jsonl`, then per iteration the probe, its games
+//! (simulated or played), the update and one synced line, until K iterations are done or the
+//! run is stopped. Every iteration is a pure function of θ before it, k and the seed, so a
+//! resumed tune continues exactly the trajectory an uninterrupted one would have taken.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use tokio_util::sync::CancellationToken;
+
+use super::log::{Header, IterationLine};
+use super::plan::{IterationResult, minus_name, plus_name};
+use super::players::KeptPlayers;
+use super::report::{ParamSummary, summarize};
+use super::{TuneError, games, log, plan, shards, simulate, spsa};
+use crate::game::feed::RunFeed;
+use council_schema::config::{Config, TuneConfig};
+use council_schema::results::Winner;
+use council_schema::results::append::ResultsWriter;
+use council_schema::run::schedule::GameSpec;
+use council_schema::run::shard::Shard;
+
+/// How to tune.
+#[derive(Debug, Clone)]
+pub struct TuneOptions {
+    pub out: PathBuf,
+    /// `--iterations`, overriding `[tune] iterations`.
+    pub iterations: Option<u64>,
+    /// `--seed`, overriding `[tune] seed`.
+    pub seed: Option<u64>,
+    pub concurrency: usize,
+    pub simulate: bool,
+    pub progress: bool,
+    /// Where the games in play publish their moves (the live page of `--serve`).
+    pub feed: Option<Arc<dyn RunFeed>>,
+    /// `--shard I/N`: play this shard's share of each iteration ([`shards`]).
+    pub shard: Option<Shard>,
+    /// `--shard-wait`: how long a shard waits for a game from the others before it gives up.
+    pub shard_wait: Duration,
+}
+
+/// The end of a tune (or of this session of it).
+#[derive(Debug, Clone)]
+pub struct TuneOutcome {
+    /// The tune as run (flags applied).
+    pub tune: TuneConfig,
+    /// Every finished iteration, earlier sessions' included.
+    pub lines: Vec<IterationLine>,
+    /// The iteration this session started at (0 for a fresh tune).
+    pub resumed_at: u64,
+    /// Stopped before the last iteration.
+    pub interrupted: bool,
+    pub wall: Duration,
+    pub summary: Vec<ParamSummary>,
+    /// This process keeps `tune.jsonl` (a whole tune, or shard 0): it also draws the SVGs.
+    pub keeps_log: bool,
+}
+
+/// Tune `config`'s `[tune]` into `opts.out`, resuming what `tune.jsonl` there holds.
+pub async fn tune(
+    config: Config,
+    opts: &TuneOptions,
+    cancel: CancellationToken,
+) -> Result<TuneOutcome, TuneError> {
+    let started = Instant::now();
+    let mut tune = config
+        .tune
+        .clone()
+        .ok_or_else(|| TuneError::NoTuneSection {
+            config: config.file.clone(),
+        })?;
+    if let Some(n) = opts.iterations {
+        tune.iterations = n.max(1);
+    }
+    if let Some(s) = opts.seed {
+        tune.seed = s;
+    }
+    if opts.shard.is_some() && opts.simulate {
+        return Err(TuneError::Preflight(
+            "--shard shares real games between shards: it cannot be combined with --simulate"
+                .into(),
+        ));
+    }
+    // Shard 0 (or the one process of an unsharded tune) keeps the log; the others only play.
+    let keeps_log = opts.shard.is_none_or(|s| s.index == 0);
+    let out = &opts.out;
+    std::fs::create_dir_all(out).map_err(|e| TuneError::io(out, e))?;
+    let config_text =
+        std::fs::read_to_string(&config.file).map_err(|e| TuneError::io(&config.file, e))?;
+    let header = Header {
+        config_file: config.file.display().to_string(),
+        config_text,
+        seed: tune.seed,
+        iterations: tune.iterations,
+        simulate: opts.simulate,
+        params: tune.params.iter().map(|p| p.path.clone()).collect(),
+    };
+    let log_path = out.join("tune.jsonl");
+    let (mut lines, mut writer) = match log::read(&log_path)? {
+        Some(read) => {
+            check_same(&log_path, &read.header, &header)?;
+            if keeps_log {
+                let w = log::Writer::open(&log_path, read.complete_len, None)?;
+                (read.lines, Some(w))
+            } else {
+                // Another shard replays the iterations from the games files.
+                (Vec::new(), None)
+            }
+        }
+        None if keeps_log => (
+            Vec::new(),
+            Some(log::Writer::open(&log_path, 0, Some(&header))?),
+        ),
+        None => (Vec::new(), None),
+    };
+    let resumed_at = lines.len() as u64;
+    let mut theta: Vec<f64> = match lines.last() {
+        Some(l) => l.theta_next.clone(),
+        None => tune.params.iter().map(|p| p.start).collect(),
+    };
+
+    // Real games: what an interrupted iteration already played, and the one writer.
+    let games_path = shards::games_file(out, opts.shard);
+    let mut others = opts.shard.map(|s| shards::Others::new(out, s));
+    let mut played_before = BTreeMap::new();
+    let mut games_writer = None;
+    if !opts.simulate {
+        let (finished, complete_len) = games::finished_games(&games_path)?;
+        played_before = finished;
+        games_writer = Some(
+            ResultsWriter::open(&games_path, complete_len)
+                .map_err(|e| TuneError::io(&games_path, e))?,
+        );
+        let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
+        games::check_declared_spins(&config, &tune).await?;
+        let probe_config = games::iteration_config(&config, &tune, &start, &start);
+        council_players::factory::preflight(&probe_config)
+            .await
+            .map_err(TuneError::Preflight)?;
+    }
+
+    let tables = games::Tables {
+        concurrency: opts.concurrency,
+        kept: Arc::new(KeptPlayers::default()),
+        feed: opts.feed.clone(),
+    };
+    let bar = progress_bar(tune.iterations, opts.progress);
+    bar.set_position(resumed_at);
+    let start_played = spsa::played(
+        &tune.params,
+        &tune.params.iter().map(|p| p.start).collect::<Vec<_>>(),
+    );
+    let mut interrupted = false;
+    for k in resumed_at..tune.iterations {
+        if cancel.is_cancelled() {
+            interrupted = true;
+            break;
+        }
+        let t0 = Instant::now();
+        let probe = spsa::probe(&tune.params, &theta, k, tune.iterations, tune.seed);
+        let plus = spsa::played(&tune.params, &probe.plus);
+        let minus = spsa::played(&tune.params, &probe.minus);
+        let specs = plan::iteration_games(&config, &tune, k);
+        let outcomes: Vec<(GameSpec, Winner)> = if opts.simulate {
+            let elo = |name: &str| {
+                let values = if name == plus_name(&tune) {
+                    &plus
+                } else if name == minus_name(&tune) {
+                    &minus
+                } else {
+                    &start_played
+                };
+                simulate::bowl_elo(&tune.simulate, &tune.params, values)
+            };
+            specs
+                .into_iter()
+                .map(|s| {
+                    let gap = elo(&s.sente) - elo(&s.gote);
+                    let w = simulate::game(gap, tune.simulate.draw_ratio, s.seed);
+                    (s, w)
+                })
+                .collect()
+        } else {
+            let todo: Vec<GameSpec> = specs
+                .iter()
+                .filter(|s| opts.shard.is_none_or(|me| me.holds(s)))
+                .filter(|s| !played_before.contains_key(&s.id))
+                .cloned()
+                .collect();
+            let iteration_config = games::iteration_config(&config, &tune, &plus, &minus);
+            let Some(writer) = games_writer.as_mut() else {
+                unreachable!("the games writer is open whenever games are played")
+            };
+            let bar_ref = &bar;
+            let todo_count = todo.len();
+            let winners = games::play(iteration_config, todo, &tables, writer, &cancel, || {
+                bar_ref.tick()
+            })
+            .await?;
+            let mine_done = todo_count == winners.len();
+            if let Some(others) = others.as_mut()
+                && !(mine_done && others.wait_for(k, &specs, opts.shard_wait, &cancel).await?)
+            {
+                interrupted = true;
+                break;
+            }
+            let mut all = Vec::new();
+            for s in specs {
+                let w = winners
+                    .get(&s.id)
+                    .copied()
+                    .or_else(|| played_before.get(&s.id).map(|g| g.result))
+                    .or_else(|| {
+                        let o = others.as_ref()?;
+                        o.get(s.id).map(|g| g.result)
+                    });
+                match w {
+                    Some(w) => all.push((s, w)),
+                    None => break,
+                }
+            }
+            if all.len() as u64 != plan::games_per_iteration(&tune) {
+                interrupted = true;
+                break;
+            }
+            all
+        };
+        let result: IterationResult = plan::tally(&tune, &outcomes);
+        let r = result.r();
+        let theta_next = spsa::update(&tune.params, &theta, &probe, r);
+        let line = IterationLine {
+            k,
+            theta: theta.clone(),
+            plus,
+            minus,
+            c_k: probe.c_k,
+            a_k: probe.a_k,
+            delta: probe.delta,
+            result,
+            r,
+            theta_next: theta_next.clone(),
+            wall_ms: t0.elapsed().as_millis() as u64,
+        };
+        if let Some(w) = writer.as_mut() {
+            w.append(&line)?;
+        }
+        lines.push(line);
+        theta = theta_next;
+        bar.inc(1);
+        bar.set_message(
+            tune.params
+                .iter()
+                .zip(&theta)
+                .map(|(p, v)| format!("{} {v:.2}", p.path))
+                .collect::<Vec<_>>()
+                .join("  "),
+        );
+    }
+    bar.finish_and_clear();
+    tables.kept.shutdown().await;
+    let summary = summarize(&tune, &lines, opts.simulate);
+    Ok(TuneOutcome {
+        tune,
+        lines,
+        resumed_at,
+        interrupted,
+        wall: started.elapsed(),
+        summary,
+        keeps_log,
+    })
+}
+
+/// Refuse to resume a tune started differently, naming what differs.
+fn check_same(path: &std::path::Path, was: &Header, now: &Header) -> Result<(), TuneError> {
+    let differs = |what: &'static str, a: String, b: String| TuneError::Mismatch {
+        path: path.to_path_buf(),
+        what,
+        was: a,
+        now: b,
+    };
+    if was.config_text != now.config_text {
+        return Err(differs(
+            "the config",
+            format!("text of {}", was.config_file),
+            format!("that of {}", now.config_file),
+        ));
+    }
+    if was.seed != now.seed {
+        return Err(differs("seed", was.seed.to_string(), now.seed.to_string()));
+    }
+    if was.iterations != now.iterations {
+        return Err(differs(
+            "iterations",
+            was.iterations.to_string(),
+            now.iterations.to_string(),
+        ));
+    }
+    if was.simulate != now.simulate {
+        let name = |s: bool| if s { "--simulate" } else { "real games" }.to_string();
+        return Err(differs("mode", name(was.simulate), name(now.simulate)));
+    }
+    Ok(())
+}
+
+fn progress_bar(total: u64, show: bool) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:30.cyan/blue} {pos}/{len} iterations [{elapsed_precise} < {eta}] {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(500));
+    bar
+}

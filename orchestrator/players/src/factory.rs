@@ -1,0 +1,117 @@
+//! The one player factory: a config's player name to a fresh [`Player`] (an in-process engine,
+//! the intuition player, a USI process, or a council built from its members, recursively), and
+//! the preflight that starts every USI engine once. `council-match` and `council-usi` both build their players here.
+
+use engine::search::StopFlag;
+
+use crate::council::vote::VoteSettings;
+use crate::council::{CouncilPlayer, Member};
+use crate::player::Player;
+use crate::player::internal::InternalPlayer;
+use crate::player::intuition::IntuitionPlayer;
+use crate::player::usi::UsiPlayer;
+use council_schema::config::{Config, PlayerConfig, PlayerKind};
+
+/// A fresh instance of the player `name`.
+pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
+    build_player_tree(config, name, None)
+}
+
+/// As [`build_player`]; with `stop`, every in-process search of the tree also ends (with its
+/// best move so far) when that flag is raised: how `council-usi` answers a GUI's `stop`.
+pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -> Box<dyn Player> {
+    build_tree_over(config, name, &mut |pc| match &pc.kind {
+        PlayerKind::Internal { .. } => match stop {
+            Some(stop) => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
+            None => Box::new(InternalPlayer::new(pc)),
+        },
+        PlayerKind::Intuition { .. } => Box::new(IntuitionPlayer::new(pc)),
+        PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
+        PlayerKind::Council { .. } => unreachable!("councils are built by build_tree_over"),
+    })
+}
+
+/// The player `name` with its councils built here and every other player (a leaf: internal,
+/// intuition, USI) given by `leaf`: how `council-tune` builds fresh councils around engines it
+/// keeps from game to game.
+pub fn build_tree_over(
+    config: &Config,
+    name: &str,
+    leaf: &mut dyn FnMut(&PlayerConfig) -> Box<dyn Player>,
+) -> Box<dyn Player> {
+    let pc = config.player(name);
+    match &pc.kind {
+        PlayerKind::Council {
+            members,
+            method,
+            fairness,
+            ml_d,
+            approval_k,
+            weights,
+            reserve_ms,
+            ..
+        } => {
+            let members = members
+                .iter()
+                .zip(weights)
+                .map(|(m, &weight)| {
+                    let mc = config.player(m);
+                    let member = build_tree_over(config, m, leaf);
+                    Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
+                })
+                .collect();
+            Box::new(
+                CouncilPlayer::new(
+                    name,
+                    *method,
+                    *fairness,
+                    VoteSettings {
+                        d: *ml_d,
+                        k: *approval_k,
+                    },
+                    members,
+                )
+                .with_time(*reserve_ms, pc.ponder),
+            )
+        }
+        _ => leaf(pc),
+    }
+}
+
+/// The options a USI player's engine declares: it is started (handshake), asked, and quit.
+pub async fn declared_options(
+    player: &council_schema::config::PlayerConfig,
+) -> Result<Vec<engine::usi::protocol::OptionSpec>, String> {
+    let mut usi = UsiPlayer::new(player);
+    let r = usi.new_game(0).await;
+    let declared = usi.declared_options().to_vec();
+    usi.shutdown().await;
+    r.map(|()| declared).map_err(|e| e.to_string())
+}
+
+/// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
+/// that is not a USI engine or cannot start stops the run before any game. The error is one
+/// line naming the config file, the key and the player.
+pub async fn preflight(config: &Config) -> Result<(), String> {
+    let checks = config
+        .players
+        .values()
+        .filter(|p| matches!(p.kind, PlayerKind::Usi(_)))
+        .map(|p| async move {
+            let mut player = UsiPlayer::new(p);
+            let r = player.new_game(0).await;
+            player.shutdown().await;
+            r.map_err(|e| {
+                format!(
+                    "{}: key `player.command`: player `{}` does not start as a USI engine: {e}",
+                    config.file.display(),
+                    p.name
+                )
+            })
+        });
+    futures::future::join_all(checks)
+        .await
+        .into_iter()
+        .collect::<Result<Vec<()>, String>>()
+        .map(|_| ())
+}

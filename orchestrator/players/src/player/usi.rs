@@ -1,0 +1,866 @@
+//! An external USI engine as a [`Player`]: a child process spoken to through the shared
+//! `engine::usi::protocol` parser and formatter.
+//!
+//! Invariants: every read has a deadline (start-up timeout for `usi`/`isready`, the move's
+//! deadline for `go`); lines that are not USI (banners like sjaakii's, debug output) are logged
+//! and skipped; after any failure the process is killed and the next game starts a fresh one.
+//! The score of a move is taken from the last `info` whose PV starts with the chosen move, else
+//! the last `info` with a score (gpsusi's last line is not always its chosen move); a `cp` at or
+//! beyond `mate_cp` is a mate of unknown length (gpsusi reports mates as `cp +-1148897`).
+//!
+//! Engine quirks are per-engine settings ([`UsiEngineSettings`], kept as the config validated
+//! them), never guesses: `go_nodes = false` (gpsusi aborts on `go nodes`/`go depth`),
+//! `drop_notation = "@"` (sjaakii writes and reads drops as `P@5e`: the moves we send are
+//! translated, and its `bestmove`/PV are translated back before the arbiter sees them; from any
+//! other engine a `@` stays a malformed move), `go_byoyomi = false`
+//! (sjaakii plays at once on byoyomi: the arbiter's clock goes out as `go movetime X`),
+//! `position_startpos = false` (sjaakii reads `startpos` as the last SFEN it was given: the
+//! start position's SFEN goes out instead), `restart = true` (a fresh process every game, for
+//! engines that carry state across games).
+//!
+//! At a move's deadline the engine is sent `stop` and given [`STOP_ANSWER_WAIT`] to answer; an
+//! answer then is returned (late: the caller judges it), no answer is a timeout and the engine
+//! owes its `bestmove`, which is read and dropped before anything else is sent to it. An engine
+//! that does not answer `stop` within [`STOP_GRACE`] is killed. With `ponder = true` the
+//! engine searches in the opponent's time (`go ponder`, `USI_Ponder` set when it declares it):
+//! the next move is a `ponderhit` when the opponent played the expected reply, else `stop`,
+//! the pondered `bestmove` dropped, and a fresh `go`; a pondered answer is never taken for
+//! another position.
+
+use std::time::Duration;
+
+use engine::position::Position;
+use engine::types::{Color, Score};
+use engine::usi::protocol::{
+    EngineMessage, Go, GuiCommand, Info, OptionSpec, PositionStart, UsiBestMove,
+    parse_engine_message,
+};
+use tokio::time::Instant;
+
+use super::process::{Deadline, EngineProcess, ProcessError};
+use super::time::{STOP_ANSWER_WAIT, STOP_GRACE};
+use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
+use council_schema::config::{
+    DropNotation, OptionValue, PlayerConfig, PlayerKind, UsiEngineSettings,
+};
+
+/// Plies reported for a mate whose length the engine did not say.
+pub(crate) const UNKNOWN_MATE_PLIES: i32 = 99;
+
+/// Grace between `quit` and SIGKILL.
+const QUIT_GRACE: Duration = Duration::from_millis(500);
+
+pub struct UsiPlayer {
+    name: String,
+    settings: UsiEngineSettings,
+    /// `go searchmoves`: set only through [`UsiPlayer::restrict_search`], a test hook.
+    searchmoves: Vec<String>,
+    /// The MultiPV option last sent to the running process (analysis, approval councils).
+    multipv: Option<usize>,
+    process: Option<EngineProcess>,
+    /// The options the engine declared in its last `usi` handshake.
+    declared: Vec<OptionSpec>,
+    /// Options changed by [`UsiPlayer::reconfigure`] while the process runs: sent with
+    /// `setoption` before the next `usinewgame`.
+    pending_options: Vec<(String, OptionValue)>,
+    /// `ponder = true`.
+    ponder: bool,
+    /// A search it was sent `stop` for has not answered yet: its `bestmove` must come by then.
+    owed: Option<Instant>,
+    /// The search it runs in the opponent's time.
+    pondering: Option<Pondering>,
+    /// The pv of its last answer (its second move is the reply it expects).
+    last_pv: Vec<String>,
+}
+
+/// A `go ponder` under way: the `position` command it searches and its MultiPV.
+struct Pondering {
+    position: String,
+    multipv: usize,
+}
+
+/// One line of a MultiPV analysis: its first move and score (mover's view, `mate_cp` undone).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisLine {
+    pub mv: String,
+    pub score: Score,
+}
+
+impl UsiPlayer {
+    /// A player for `config`, which must be of kind `usi`. The process starts at the first
+    /// `new_game`.
+    pub fn new(config: &PlayerConfig) -> Self {
+        let PlayerKind::Usi(settings) = &config.kind else {
+            unreachable!("UsiPlayer::new is only called for usi players");
+        };
+        Self {
+            name: config.name.clone(),
+            settings: settings.clone(),
+            searchmoves: Vec::new(),
+            multipv: None,
+            process: None,
+            declared: Vec::new(),
+            pending_options: Vec::new(),
+            ponder: config.ponder,
+            owed: None,
+            pondering: None,
+            last_pv: Vec::new(),
+        }
+    }
+
+    /// Take `config` (of kind `usi`) for the next game without restarting the engine: option
+    /// values that changed are sent with `setoption` before the next `usinewgame` (legal between
+    /// games), the orchestrator-side keys are set in place. False, and nothing changed, when the
+    /// process itself would differ (`command`, `args`, `dir`) or an option would be dropped
+    /// (USI cannot unset one): build a new player then. How `council-tune` re-parameterises a
+    /// player between games.
+    pub fn reconfigure(&mut self, config: &PlayerConfig) -> bool {
+        let PlayerKind::Usi(new) = &config.kind else {
+            return false;
+        };
+        let old = &self.settings;
+        let same_process = old.command == new.command && old.args == new.args && old.dir == new.dir;
+        let keeps_options = old
+            .options
+            .iter()
+            .all(|(n, _)| new.options.iter().any(|(m, _)| m == n));
+        if !same_process
+            || !keeps_options
+            || config.name != self.name
+            || config.ponder != self.ponder
+        {
+            return false;
+        }
+        for (name, value) in &new.options {
+            if !old.options.iter().any(|(n, v)| n == name && v == value) {
+                self.pending_options.retain(|(n, _)| n != name);
+                self.pending_options.push((name.clone(), value.clone()));
+            }
+        }
+        self.settings = new.clone();
+        true
+    }
+
+    /// The options the engine declared (`option name ...` before `usiok`) when it last
+    /// started; empty before the first `new_game`.
+    pub fn declared_options(&self) -> &[OptionSpec] {
+        &self.declared
+    }
+
+    /// Restrict every following search to `moves` (USI text) with `go searchmoves`; empty lifts
+    /// the restriction.
+    ///
+    /// A test hook, deliberately not a config key: a match never tells an engine which moves
+    /// to consider. The tests use it to make a real engine answer a move it would avoid (e.g.
+    /// Fairy-Stockfish's pawn-drop mate) and check that the arbiter rejects it.
+    pub fn restrict_search(&mut self, moves: Vec<String>) {
+        self.searchmoves = moves;
+    }
+
+    fn error(&self, e: ProcessError, doing: &str) -> PlayerError {
+        process_error(&self.name, e, doing)
+    }
+
+    /// Kill the process (if any) so the next game starts a fresh one.
+    async fn discard(&mut self) {
+        self.owed = None;
+        self.pondering = None;
+        if let Some(p) = self.process.take() {
+            p.stop(QUIT_GRACE).await;
+        }
+    }
+
+    /// Read and drop the `bestmove` a stopped search owes, waiting until `limit` at most. An
+    /// engine whose grace ran out is killed (a crash); one that may still answer in its grace
+    /// is a timeout now and owes it still.
+    async fn settle(&mut self, limit: Instant) -> Result<(), PlayerError> {
+        let Some(by) = self.owed else {
+            return Ok(());
+        };
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            self.owed = None;
+            return Ok(());
+        };
+        let until = by.min(limit);
+        match wait_for(p, Deadline::until(until), |m| {
+            matches!(m, EngineMessage::BestMove(_))
+        })
+        .await
+        {
+            Ok(()) => {
+                self.owed = None;
+                Ok(())
+            }
+            Err(ProcessError::Timeout(_)) if until < by => Err(PlayerError::Timeout {
+                player: name,
+                detail: "still searching: the bestmove of a stopped search has not come".into(),
+            }),
+            Err(e) => {
+                self.discard().await;
+                Err(PlayerError::Crash {
+                    player: name,
+                    detail: format!(
+                        "did not answer `stop` within {} ms ({e})",
+                        STOP_GRACE.as_millis()
+                    ),
+                })
+            }
+        }
+    }
+
+    /// End a search in the opponent's time: `stop`, and its `bestmove` read and dropped.
+    async fn stop_pondering(&mut self) -> Result<(), PlayerError> {
+        if self.pondering.take().is_none() {
+            return Ok(());
+        }
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Ok(());
+        };
+        p.send(&GuiCommand::Stop.to_string())
+            .await
+            .map_err(|e| process_error(&name, e, "stop"))?;
+        self.owed = Some(Instant::now() + STOP_GRACE);
+        self.settle(Instant::now() + STOP_GRACE).await
+    }
+
+    /// Stop pondering and take any owed `bestmove` before a new game or its end; an engine
+    /// that does not answer is killed (the next game starts a fresh one).
+    async fn quiesce(&mut self) {
+        let r = match self.stop_pondering().await {
+            Ok(()) => self.settle(Instant::now() + STOP_GRACE).await,
+            e => e,
+        };
+        if let Err(e) = r {
+            tracing::warn!(player = %self.name, "{e}");
+            self.discard().await;
+        }
+    }
+
+    async fn start(&mut self) -> Result<(), PlayerError> {
+        let s = &self.settings;
+        let mut p = EngineProcess::spawn(&self.name, &s.command, &s.args, s.dir.as_deref())
+            .map_err(|e| self.error(e, "start"))?;
+        let deadline = Deadline::after(s.startup_timeout());
+        p.send(&GuiCommand::Usi.to_string())
+            .await
+            .map_err(|e| self.error(e, "usi"))?;
+        let mut declared = Vec::new();
+        let r = async {
+            loop {
+                match parse_engine_message(&p.read_line(deadline).await?) {
+                    Ok(EngineMessage::UsiOk) => return Ok(()),
+                    Ok(EngineMessage::Option(spec)) => declared.push(spec),
+                    _ => {}
+                }
+            }
+        }
+        .await;
+        r.map_err(|e| self.error(e, "waiting for usiok"))?;
+        let usi_ponder = self.ponder && declared.iter().any(|o| o.name == "USI_Ponder");
+        self.declared = declared;
+        self.pending_options.clear();
+        if usi_ponder {
+            let cmd = GuiCommand::SetOption {
+                name: "USI_Ponder".into(),
+                value: Some("true".into()),
+            };
+            p.send(&cmd.to_string())
+                .await
+                .map_err(|e| self.error(e, "setoption USI_Ponder"))?;
+        }
+        for (name, value) in &s.options {
+            let cmd = GuiCommand::SetOption {
+                name: name.clone(),
+                value: Some(value.to_string()),
+            };
+            p.send(&cmd.to_string())
+                .await
+                .map_err(|e| self.error(e, "setoption"))?;
+        }
+        self.process = Some(p);
+        // A fresh process has the default MultiPV.
+        self.multipv = None;
+        Ok(())
+    }
+
+    async fn prepare(&mut self, seed: u64) -> Result<(), PlayerError> {
+        self.quiesce().await;
+        if self.process.is_none() {
+            self.start().await?;
+        }
+        let changed: Vec<String> = std::mem::take(&mut self.pending_options)
+            .into_iter()
+            .map(|(name, value)| {
+                GuiCommand::SetOption {
+                    name,
+                    value: Some(value.to_string()),
+                }
+                .to_string()
+            })
+            .collect();
+        let deadline = Deadline::after(self.settings.startup_timeout());
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
+        };
+        let seed_cmd = self.settings.seed_option.as_ref().map(|name| {
+            GuiCommand::SetOption {
+                name: name.clone(),
+                // USI spins are signed 64-bit: keep the seed in range.
+                value: Some((seed >> 1).to_string()),
+            }
+            .to_string()
+        });
+        let r = async {
+            for cmd in &changed {
+                p.send(cmd).await?;
+            }
+            if let Some(cmd) = &seed_cmd {
+                p.send(cmd).await?;
+            }
+            p.send(&GuiCommand::IsReady.to_string()).await?;
+            wait_for(p, deadline, |m| matches!(m, EngineMessage::ReadyOk)).await?;
+            p.send(&GuiCommand::UsiNewGame.to_string()).await
+        }
+        .await;
+        r.map_err(|e| self.error(e, "isready"))
+    }
+
+    /// The `position` command for `position` (its root and moves, in the engine's notation).
+    fn position_command(&self, position: &Position) -> GuiCommand {
+        let s = &self.settings;
+        let root = position.root_sfen();
+        let start = if s.position_startpos && root == Position::startpos().root_sfen() {
+            PositionStart::Startpos
+        } else {
+            PositionStart::Sfen(root.to_string())
+        };
+        GuiCommand::Position {
+            start,
+            moves: position
+                .moves()
+                .iter()
+                .map(|m| to_engine(s.drop_notation, &m.to_usi()))
+                .collect(),
+        }
+    }
+
+    /// Send `position` and `go`, then read until `bestmove`: the last `keep` info lines that
+    /// carry a score (their PVs in our notation), the answer, and the engine's time. With
+    /// `stop_at_deadline` the engine is sent `stop` at the deadline (see the module's docs).
+    async fn search(
+        &mut self,
+        position: GuiCommand,
+        go: Go,
+        deadline: Deadline,
+        keep: usize,
+        stop_at_deadline: bool,
+    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+        self.send_commands(&[position.to_string(), GuiCommand::Go(go).to_string()])
+            .await?;
+        self.read_answer(Instant::now(), deadline, keep, stop_at_deadline)
+            .await
+    }
+
+    /// Send `lines` in order.
+    async fn send_commands(&mut self, lines: &[String]) -> Result<(), PlayerError> {
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
+        };
+        for line in lines {
+            let word = line.split_whitespace().next().unwrap_or("");
+            p.send(line)
+                .await
+                .map_err(|e| process_error(&name, e, word))?;
+        }
+        Ok(())
+    }
+
+    /// Read a search's answer (see [`UsiPlayer::search`]); its time counts from `began`.
+    async fn read_answer(
+        &mut self,
+        began: Instant,
+        deadline: Deadline,
+        keep: usize,
+        stop_at_deadline: bool,
+    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+        let mut owed = None;
+        let r = self
+            .read_bestmove(began, deadline, keep, stop_at_deadline, &mut owed)
+            .await;
+        self.owed = owed;
+        r
+    }
+
+    async fn read_bestmove(
+        &mut self,
+        began: Instant,
+        deadline: Deadline,
+        keep: usize,
+        stop_at_deadline: bool,
+        owed: &mut Option<Instant>,
+    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+        let name = self.name.clone();
+        let drop_notation = self.settings.drop_notation;
+        let from_engine = |mv: &str| from_engine(drop_notation, mv);
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
+        };
+        let mut infos: Vec<Info> = Vec::new();
+        let mut wait = deadline;
+        loop {
+            let line = match p.read_line(wait).await {
+                Ok(line) => line,
+                Err(ProcessError::Timeout(_)) if stop_at_deadline && owed.is_none() => {
+                    // The deadline: stop the search and give it a moment to answer.
+                    p.send(&GuiCommand::Stop.to_string())
+                        .await
+                        .map_err(|e| process_error(&name, e, "stop"))?;
+                    *owed = Some(Instant::now() + STOP_GRACE);
+                    wait = Deadline::after(STOP_ANSWER_WAIT);
+                    continue;
+                }
+                Err(ProcessError::Timeout(_)) if owed.is_some() => {
+                    return Err(process_error(
+                        &name,
+                        ProcessError::Timeout(deadline.budget),
+                        "waiting for bestmove (sent `stop`, its bestmove is owed)",
+                    ));
+                }
+                Err(e) => return Err(process_error(&name, e, "waiting for bestmove")),
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            match parse_engine_message(&line) {
+                Ok(EngineMessage::Info(mut info)) => {
+                    if info.score.is_some() {
+                        info.pv = info.pv.iter().map(|m| from_engine(m)).collect();
+                        infos.push(info);
+                        if infos.len() > keep {
+                            infos.remove(0);
+                        }
+                    }
+                }
+                Ok(EngineMessage::BestMove(best)) => {
+                    *owed = None;
+                    let best = match best {
+                        UsiBestMove::Move { mv, ponder } => UsiBestMove::Move {
+                            mv: from_engine(&mv),
+                            ponder,
+                        },
+                        other => other,
+                    };
+                    return Ok((infos, best, began.elapsed()));
+                }
+                Ok(_) => {}
+                Err(e) if line.trim_start().starts_with("bestmove") => {
+                    return Err(PlayerError::Malformed {
+                        player: name,
+                        detail: format!("{e}"),
+                    });
+                }
+                Err(e) => tracing::debug!(player = %name, "ignoring non-USI line: {e}"),
+            }
+        }
+    }
+
+    /// The `go` for `req` (its limits and clock as this engine takes them).
+    fn go_command(&self, req: &MoveRequest) -> Go {
+        let s = &self.settings;
+        let b = &req.budget;
+        let mut go = Go {
+            movetime: b.movetime_ms,
+            searchmoves: self
+                .searchmoves
+                .iter()
+                .map(|m| to_engine(s.drop_notation, m))
+                .collect(),
+            ..Go::default()
+        };
+        if s.go_nodes {
+            go.nodes = b.nodes;
+            go.depth = b.depth;
+        }
+        if !s.go_byoyomi && b.clock.is_some() {
+            go.movetime = b.clock_as_movetime(req.position.side_to_move() == Color::Sente);
+        } else if let Some(c) = b.clock {
+            go.btime = Some(c.btime_ms);
+            go.wtime = Some(c.wtime_ms);
+            if c.byoyomi_ms > 0 {
+                go.byoyomi = Some(c.byoyomi_ms);
+            }
+            if c.binc_ms > 0 || c.winc_ms > 0 {
+                go.binc = Some(c.binc_ms);
+                go.winc = Some(c.winc_ms);
+            }
+        }
+        go
+    }
+
+    async fn go(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
+        // The whole wait for the answer, from the request on: what a timeout reports.
+        let deadline = Deadline::until(req.deadline);
+        self.settle(req.deadline).await?;
+        let position = self.position_command(&req.position);
+        let multipv = req.multipv.max(1);
+        let keep = if multipv == 1 { 64 } else { 4 * multipv + 64 };
+        let answer = match self.pondering.take() {
+            Some(pd) if pd.position == position.to_string() && pd.multipv == multipv => {
+                // The expected reply came: the search in progress is this move's.
+                self.send_commands(&[GuiCommand::PonderHit.to_string()])
+                    .await?;
+                self.read_answer(Instant::now(), deadline, keep, true)
+                    .await?
+            }
+            pondering => {
+                self.pondering = pondering;
+                self.stop_pondering().await?;
+                let go = self.go_command(req);
+                self.set_multipv(multipv).await?;
+                self.search(position, go, deadline, keep, true).await?
+            }
+        };
+        let thought = self.thought(answer, multipv);
+        self.last_pv = thought.pv.clone();
+        Ok(thought)
+    }
+
+    /// The answer of a search as a [`Thought`].
+    fn thought(
+        &self,
+        (infos, best, engine_time): (Vec<Info>, UsiBestMove, Duration),
+        multipv: usize,
+    ) -> Thought {
+        let mate_cp = self.settings.mate_cp;
+        let lines = if multipv == 1 {
+            Vec::new()
+        } else {
+            multipv_lines(&infos, mate_cp)
+                .into_iter()
+                .map(|l| (l.mv, Some(l.score)))
+                .collect()
+        };
+        let decision = match best {
+            UsiBestMove::Move { mv, .. } => Decision::Move(mv),
+            UsiBestMove::Resign => Decision::Resign,
+            UsiBestMove::Win => Decision::Win,
+        };
+        let info = match &decision {
+            Decision::Move(m) => infos
+                .iter()
+                .rev()
+                .find(|i| i.pv.first() == Some(m))
+                .or(infos.last()),
+            _ => infos.last(),
+        };
+        Thought {
+            eval: info
+                .and_then(|i| i.score)
+                .map(|s| normalize_score(s.value, mate_cp)),
+            pv: info.map(|i| i.pv.clone()).unwrap_or_default(),
+            depth: info.and_then(|i| i.depth),
+            nodes: info.and_then(|i| i.nodes),
+            decision,
+            engine_time,
+            votes: Vec::new(),
+            lines,
+        }
+    }
+
+    /// Start `go ponder` on `req.position` after `expected` (see [`Player::ponder`]).
+    async fn start_pondering(
+        &mut self,
+        req: &MoveRequest,
+        expected: Option<&str>,
+    ) -> Option<String> {
+        if !self.ponder || self.process.is_none() {
+            return None;
+        }
+        if self.stop_pondering().await.is_err() || self.settle(Instant::now()).await.is_err() {
+            return None;
+        }
+        let expected = match expected {
+            Some(e) => e.to_string(),
+            None => self.last_pv.get(1)?.clone(),
+        };
+        let mv = req.position.parse_usi_move(&expected).ok()?;
+        let mut next = req.clone();
+        next.position.play(mv);
+        let position = self.position_command(&next.position).to_string();
+        let go = Go {
+            ponder: true,
+            ..self.go_command(&next)
+        };
+        let multipv = req.multipv.max(1);
+        let started = async {
+            self.set_multipv(multipv).await?;
+            self.send_commands(&[position.clone(), GuiCommand::Go(go).to_string()])
+                .await
+        }
+        .await;
+        match started {
+            Ok(()) => {
+                self.pondering = Some(Pondering { position, multipv });
+                Some(expected)
+            }
+            Err(e) => {
+                tracing::warn!(player = %self.name, "cannot ponder: {e}");
+                self.discard().await;
+                None
+            }
+        }
+    }
+
+    /// Analyse `position` as a reference engine: `multipv` lines at `nodes` (sent as `go nodes`
+    /// whatever `go_nodes` says: an analysis needs a fixed budget), restricted to `searchmoves`
+    /// when given, within `timeout`. Each MultiPV index's last reported line, best first. Start
+    /// the engine with `new_game` first.
+    pub async fn analyse(
+        &mut self,
+        position: &Position,
+        nodes: Option<u64>,
+        depth: Option<u32>,
+        multipv: usize,
+        searchmoves: &[String],
+        timeout: Duration,
+    ) -> Result<Vec<AnalysisLine>, PlayerError> {
+        let name = self.name.clone();
+        self.set_multipv(multipv).await?;
+        let notation = self.settings.drop_notation;
+        let go = Go {
+            nodes,
+            depth,
+            searchmoves: searchmoves.iter().map(|m| to_engine(notation, m)).collect(),
+            ..Go::default()
+        };
+        let position = self.position_command(position);
+        let keep = 4 * multipv + 64;
+        let (infos, best, _) = self
+            .search(position, go, Deadline::after(timeout), keep, false)
+            .await?;
+        let lines = multipv_lines(&infos, self.settings.mate_cp);
+        if lines.is_empty()
+            && let UsiBestMove::Move { mv, .. } = best
+        {
+            return Err(PlayerError::Malformed {
+                player: name,
+                detail: format!("answered bestmove {mv} without a scored info line"),
+            });
+        }
+        Ok(lines)
+    }
+
+    /// Send `setoption MultiPV` when `multipv` is not what the engine has (never sent counts as
+    /// the USI default, 1).
+    async fn set_multipv(&mut self, multipv: usize) -> Result<(), PlayerError> {
+        if self.multipv.unwrap_or(1) == multipv {
+            return Ok(());
+        }
+        let name = self.name.clone();
+        let Some(p) = self.process.as_mut() else {
+            return Err(PlayerError::Crash {
+                player: name,
+                detail: "not running".into(),
+            });
+        };
+        let cmd = GuiCommand::SetOption {
+            name: "MultiPV".into(),
+            value: Some(multipv.to_string()),
+        };
+        p.send(&cmd.to_string())
+            .await
+            .map_err(|e| process_error(&name, e, "setoption MultiPV"))?;
+        self.multipv = Some(multipv);
+        Ok(())
+    }
+}
+
+/// Each MultiPV index's last reported line (first move, score with `mate_cp` undone), best
+/// first, a move repeated by consecutive lines once.
+fn multipv_lines(infos: &[Info], mate_cp: i32) -> Vec<AnalysisLine> {
+    let mut by_index: std::collections::BTreeMap<u32, AnalysisLine> = Default::default();
+    for i in infos {
+        if let (Some(mv), Some(score)) = (i.pv.first(), i.score) {
+            by_index.insert(
+                i.multipv.unwrap_or(1),
+                AnalysisLine {
+                    mv: mv.clone(),
+                    score: normalize_score(score.value, mate_cp),
+                },
+            );
+        }
+    }
+    let mut lines: Vec<AnalysisLine> = by_index.into_values().collect();
+    lines.dedup_by(|a, b| a.mv == b.mv);
+    lines
+}
+
+/// A USI move as an engine with `notation` writes it.
+pub(crate) fn to_engine(notation: DropNotation, mv: &str) -> String {
+    match notation {
+        DropNotation::Star => mv.to_string(),
+        DropNotation::At => mv.replacen('*', "@", 1),
+    }
+}
+
+/// A move from an engine with `notation` as USI text. An engine not configured for `@` drops
+/// keeps its text as is, so a `@` from it stays a malformed move.
+pub(crate) fn from_engine(notation: DropNotation, mv: &str) -> String {
+    match notation {
+        DropNotation::Star => mv.to_string(),
+        DropNotation::At => mv.replacen('@', "*", 1),
+    }
+}
+
+/// A failed exchange with `name`'s process while `doing` something: a timeout, else a crash.
+fn process_error(name: &str, e: ProcessError, doing: &str) -> PlayerError {
+    let detail = format!("{doing}: {e}");
+    match e {
+        ProcessError::Timeout(_) => PlayerError::Timeout {
+            player: name.to_string(),
+            detail,
+        },
+        ProcessError::Spawn { .. } | ProcessError::Exited(_) => PlayerError::Crash {
+            player: name.to_string(),
+            detail,
+        },
+    }
+}
+
+/// Read lines until one parses to a message `done` accepts; other lines are skipped.
+async fn wait_for(
+    p: &mut EngineProcess,
+    deadline: Deadline,
+    done: impl Fn(&EngineMessage) -> bool,
+) -> Result<(), ProcessError> {
+    loop {
+        let line = p.read_line(deadline).await?;
+        if let Ok(m) = parse_engine_message(&line)
+            && done(&m)
+        {
+            return Ok(());
+        }
+    }
+}
+
+/// An engine's score with its `mate_cp` convention undone: `cp` at or beyond `mate_cp` is a mate
+/// of unknown length ([`UNKNOWN_MATE_PLIES`]).
+pub(crate) fn normalize_score(score: Score, mate_cp: i32) -> Score {
+    match score {
+        Score::Cp(cp) if cp >= mate_cp => Score::Mate(UNKNOWN_MATE_PLIES),
+        Score::Cp(cp) if cp <= -mate_cp => Score::Mate(-UNKNOWN_MATE_PLIES),
+        Score::Cp(cp) => Score::Cp(cp),
+        Score::Mate(n) => Score::Mate(n),
+    }
+}
+
+impl Player for UsiPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, seed: u64) -> BoxFuture<'_, Result<(), PlayerError>> {
+        Box::pin(async move {
+            if self.settings.restart {
+                self.discard().await;
+            }
+            let r = self.prepare(seed).await;
+            if r.is_err() {
+                self.discard().await;
+            }
+            r
+        })
+    }
+
+    fn think<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+    ) -> BoxFuture<'a, Result<Thought, PlayerError>> {
+        Box::pin(async move {
+            let r = self.go(req).await;
+            if r.is_err() && self.owed.is_none() {
+                // Whatever state the engine is in, it is not trusted again: restart next game.
+                // (An engine stopped at its deadline that owes its answer is kept: see
+                // `settle`.)
+                self.discard().await;
+            }
+            r
+        })
+    }
+
+    fn ponders(&self) -> bool {
+        self.ponder
+    }
+
+    fn late_answer(&mut self, until: Instant) -> BoxFuture<'_, Option<Thought>> {
+        Box::pin(async move {
+            let owed = self.owed?;
+            let began = Instant::now();
+            match self
+                .read_answer(began, Deadline::until(until.min(owed)), 64, false)
+                .await
+            {
+                Ok(answer) => Some(self.thought(answer, 1)),
+                Err(_) => {
+                    self.owed = Some(owed);
+                    None
+                }
+            }
+        })
+    }
+
+    fn ponder<'a>(
+        &'a mut self,
+        req: &'a MoveRequest,
+        expected: Option<&'a str>,
+    ) -> BoxFuture<'a, Option<String>> {
+        Box::pin(self.start_pondering(req, expected))
+    }
+
+    fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            self.quiesce().await;
+            if let Some(p) = self.process.as_mut()
+                && p.send(&GuiCommand::GameOver(outcome).to_string())
+                    .await
+                    .is_err()
+            {
+                self.discard().await;
+            }
+        })
+    }
+
+    fn shutdown(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(self.discard())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_are_translated_only_for_engines_configured_for_at() {
+        assert_eq!(to_engine(DropNotation::At, "P*5e"), "P@5e");
+        assert_eq!(from_engine(DropNotation::At, "P@5e"), "P*5e");
+        // Board moves are the same in both notations; a `*` from an `@` engine is fine too.
+        assert_eq!(to_engine(DropNotation::At, "8h2b+"), "8h2b+");
+        assert_eq!(from_engine(DropNotation::At, "G*5b"), "G*5b");
+        // A strict engine's `@` reaches the arbiter as it was written (a malformed move).
+        assert_eq!(from_engine(DropNotation::Star, "P@5e"), "P@5e");
+        assert_eq!(to_engine(DropNotation::Star, "P*5e"), "P*5e");
+    }
+}

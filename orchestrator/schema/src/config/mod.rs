@@ -1,0 +1,228 @@
+//! The match configuration: a TOML file read into plain types and validated before any game
+//! starts.
+//!
+//! Invariant: a [`Config`] that [`Config::load`] returned is playable: every player named in the
+//! match exists, councils have members and no cycles, every USI command exists and is executable,
+//! every playing player has a limit, and the start positions are valid. Every error is one line
+//! that names the file, the key and the problem.
+//!
+//! The stages are separate files because they change for different reasons: `raw` is the file's
+//! schema exactly as written (serde, unknown keys refused); `validate` turns it into the types
+//! below, one check and one message at a time; `usi_engine` is an external engine's settings and
+//! where its command is found; `load` reads the file and makes TOML errors one line. Only the
+//! validated types leave this module, so the rest of the crate never sees an unchecked value.
+//! `intuition` reads the candidate model files intuition players and candidate-restricted
+//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune_check` -> this
+//! file -> `usi_engine`, `intuition`, `tune` (the `[tune]` section's validated types; `tune_check`
+//! reads and checks it).
+
+mod intuition;
+mod load;
+mod raw;
+mod tune;
+mod tune_check;
+mod usi_engine;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub use crate::results::votes::Method;
+pub use intuition::{Candidates, IntuitionModel};
+pub use tune::{ParamKey, ParamTarget, SimulateBowl, TuneConfig, TuneParam};
+pub use usi_engine::{DropNotation, OptionValue, UsiEngineSettings};
+
+/// A configuration problem, rendered as one line: `FILE: key `KEY`: PROBLEM`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {location}{problem}")]
+pub struct ConfigError {
+    pub file: String,
+    /// `line N: key `k`: ` or `key `k`: ` (may be empty).
+    location: String,
+    pub problem: String,
+}
+
+impl ConfigError {
+    fn key(file: &Path, key: impl fmt::Display, problem: impl Into<String>) -> Self {
+        Self {
+            file: file.display().to_string(),
+            location: format!("key `{key}`: "),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// How the playing players are paired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Exactly two players, all games between them.
+    HeadToHead,
+    /// Every pair of players meets, `games` games per pair.
+    RoundRobin,
+    /// The first player meets each of the others, `games` games per opponent.
+    Gauntlet,
+}
+
+/// How a council's budget reaches its members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fairness {
+    /// Every member gets the council's whole budget ("three machines against one").
+    Full,
+    /// The members share the budget: nodes and times are divided by the number of members
+    /// ("equal compute"). Depth limits are not divisible and are kept.
+    Shared,
+}
+
+/// What a player may spend on one move. All times in milliseconds. A clock (`time_ms`,
+/// `byoyomi_ms`, `increment_ms`) is kept by the arbiter; the others are per move.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    pub nodes: Option<u64>,
+    pub depth: Option<u32>,
+    pub movetime_ms: Option<u64>,
+    pub time_ms: Option<u64>,
+    pub byoyomi_ms: Option<u64>,
+    pub increment_ms: Option<u64>,
+}
+
+impl Limits {
+    pub fn is_empty(&self) -> bool {
+        *self == Limits::default()
+    }
+
+    pub fn has_clock(&self) -> bool {
+        self.time_ms.is_some() || self.byoyomi_ms.is_some() || self.increment_ms.is_some()
+    }
+}
+
+/// The kinds of player.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlayerKind {
+    /// The built-in engine, searched in this process; with `candidates`, its root searches only
+    /// the model's top K moves.
+    Internal {
+        noise_cp: u32,
+        hash_mb: u32,
+        candidates: Option<Candidates>,
+        /// The engine's tunable options (`options = { Eval_Pawn = 120 }`, the names
+        /// `council-engine` declares over USI), defaults where not set.
+        options: engine::search::options::Tuning,
+    },
+    /// The candidate model alone, no search: the best-scoring legal move under `setting`, or
+    /// with `temperature` > 0 a move drawn with weights `exp((score - best) / temperature)`
+    /// from the game's seed.
+    Intuition {
+        model: IntuitionModel,
+        setting: engine::intuition::Setting,
+        temperature: f64,
+    },
+    /// An external USI engine run as a child process.
+    Usi(UsiEngineSettings),
+    /// Several players voting on one move.
+    Council {
+        members: Vec<String>,
+        method: Method,
+        fairness: Fairness,
+        /// The gap `d` between the best move and the others, cp (ml only).
+        ml_d: f64,
+        /// How many moves each member names (approval only; 1 for the other methods).
+        approval_k: usize,
+        /// Each member's vote weight, in the order of `members` (majority and approval; all 1
+        /// unless `weights` gives some).
+        weights: Vec<f64>,
+        /// `equal_resources = true`: the player added to the run beside this council, its
+        /// strongest member alone with N times the budget (models.md section 9).
+        equal_resources: Option<String>,
+        /// Under a clock, the time it keeps back from each move for stopping late members and
+        /// voting, ms (`player::time::allocate`).
+        reserve_ms: u64,
+    },
+}
+
+/// A council's `reserve_ms` when its table does not set it (docs/guide/clocks.md).
+pub const DEFAULT_RESERVE_MS: u64 = 100;
+
+/// One player as configured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerConfig {
+    pub name: String,
+    pub kind: PlayerKind,
+    /// Own limits; a council member without limits takes its council's budget.
+    pub limits: Limits,
+    /// Hard cap on one move's wall time when no clock applies (an engine that hangs loses).
+    pub move_timeout_ms: u64,
+    /// Win-rate constant `T` of this player's scores (`models.md` section 1).
+    pub win_rate_t: f64,
+    /// Noise `s_i` of this player's judgement, cp, for ml voting.
+    pub sigma: f64,
+    /// `ponder = true`: think in the opponent's time (USI engines and councils).
+    pub ponder: bool,
+}
+
+/// How each game starts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Openings {
+    /// One start position for every game (`startpos`, an SFEN, or `startpos moves ...`).
+    Single(String),
+    /// A handicap by name; `giver` (if any) always gives it, otherwise colours alternate.
+    Handicap { name: String, giver: Option<String> },
+    /// Lines of a file, each played twice with colours swapped.
+    File { path: PathBuf, lines: Vec<String> },
+}
+
+/// Optional resign adjudication (`[match] resign = { ... }`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ResignRule {
+    /// Both players' scores beyond `score_cp` against the same side for `moves` consecutive
+    /// moves each.
+    Scores { score_cp: i32, moves: u32 },
+    /// Seed 004's resignation model, "v only" (models.md section 8): a player resigns when
+    /// `p_r = ½[1 + erf((-v - mu) / (√2 sigma))] >= 0.5` on `moves` consecutive moves of its
+    /// own, `v` its own score (cp) for the move (`model = "shueso"`; `mu`, `sigma` from
+    /// `council-analyze resign --no-ebf`).
+    Model { mu: f64, sigma: f64, moves: u32 },
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub file: PathBuf,
+    pub format: Format,
+    /// Players that play games (in the order given).
+    pub playing: Vec<String>,
+    /// Every configured player, by name.
+    pub players: BTreeMap<String, PlayerConfig>,
+    /// Games per pairing (head-to-head: in total).
+    pub games: u64,
+    pub max_plies: u32,
+    pub seed: u64,
+    pub openings: Openings,
+    pub resign: Option<ResignRule>,
+    /// Grace the arbiter allows past a clock's budget before a timeout, ms.
+    pub timeout_margin_ms: u64,
+    /// Head-to-head only: stop when this sequential test decides (`games` is then the most
+    /// games played). See `crate::stats::Sprt` for the keys.
+    pub sprt: Option<crate::stats::Sprt>,
+    /// `[tune]`: what `council-tune` tunes (other programs ignore it).
+    pub tune: Option<TuneConfig>,
+}
+
+/// Default win-rate constant `T` (many engines are near 600, `models.md` section 1).
+pub const DEFAULT_WIN_RATE_T: f64 = 600.0;
+/// Default per-member noise `s_i` (cp) for ml voting.
+pub(crate) const DEFAULT_SIGMA: f64 = 200.0;
+/// Default gap `d` (cp) between the best candidate and the others for ml voting.
+pub(crate) const DEFAULT_ML_D: f64 = 100.0;
+
+impl Config {
+    /// The player named `name` (validation made sure every name a config uses exists).
+    pub fn player(&self, name: &str) -> &PlayerConfig {
+        &self.players[name]
+    }
+}

@@ -1,0 +1,27 @@
+//! The orchestrator's vocabulary: what every program speaks and every file holds. The match
+//! config as validated data, the `results.jsonl` line with its one reader and writer, corpora of
+//! recorded games, seeds, statistics as numbers, and the run folder's own files (`run.json`, the
+//! schedule, shards, `summary.json`).
+//!
+//! Formats and the facts they carry, no async runtime and no player: every program and every
+//! reader of a run folder (on this machine or another) stands on this crate.
+
+pub mod config;
+pub mod corpus;
+pub mod results;
+pub mod run;
+pub mod seed;
+pub mod stats;
+
+/// Diagnostics to stderr for the binaries, `warn` and up unless `RUST_LOG` says otherwise
+/// (stdout is the table, the JSON or the USI channel).
+pub fn init_logging(ansi: bool) {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .init();
+}

@@ -1,0 +1,682 @@
+//! The match report: `summary.json` (standings, Elo, council statistics, costs) and the
+//! readable standings table printed at the end, plus the progress bar's live score.
+//!
+//! Invariant: everything here is derived from the finished games' results lines only, so a
+//! resumed run reports exactly what a run without interruption would. Elo numbers come from
+//! `crate::stats`; this module only formats them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::by_family::{ByFamily, by_family};
+use crate::config::Config;
+use crate::results::GameResult;
+use crate::stats::win_rate_scale::fit_win_rate_t;
+use crate::stats::{EloEstimate, HeadToHead, SprtSummary, Wdl};
+
+/// One opponent as seen by a player.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpponentSummary {
+    pub name: String,
+    pub games: u64,
+    pub points: f64,
+    pub score: f64,
+    pub elo: Option<f64>,
+    pub elo_error: Option<f64>,
+}
+
+/// One player's line of the standings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlayerSummary {
+    pub name: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub points: f64,
+    /// Points per game, in `[0, 1]`.
+    pub score: f64,
+    /// Elo difference against the field of its opponents, with its 95% error.
+    pub elo: Option<f64>,
+    pub elo_error: Option<f64>,
+    pub opponents: Vec<OpponentSummary>,
+    /// Moves it played.
+    pub moves: u64,
+    /// Mean engine thinking per move, ms.
+    pub engine_ms_per_move: f64,
+    /// Mean time the orchestrator itself spent per move (wall time minus engine thinking), µs.
+    pub overhead_us_per_move: f64,
+    /// The win-rate constant `T` that best fits its reported scores to its results
+    /// (`council::scale`), for the config's `win_rate_t`.
+    pub fitted_win_rate_t: Option<f64>,
+    /// Moves asked after pondering on the reply the opponent played (`ponder = true`; 0 in
+    /// files written by older builds).
+    #[serde(default)]
+    pub ponder_hits: u64,
+    /// Moves asked after pondering on another reply.
+    #[serde(default)]
+    pub ponder_misses: u64,
+    /// `ponder_hits / (ponder_hits + ponder_misses)`; `null` when it never pondered.
+    #[serde(default)]
+    pub ponder_hit_rate: Option<f64>,
+}
+
+/// One council member's time per move, from its ballots.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemberTime {
+    /// Moves it was asked for (not counting moves it sat out).
+    pub ballots: u64,
+    /// Mean time until it answered or was stopped, ms.
+    pub mean_ms: f64,
+    pub max_ms: u64,
+    /// Ballots that were late: it had not answered by the council's deadline.
+    pub late: u64,
+}
+
+/// Statistics of one council's decisions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CouncilSummary {
+    pub name: String,
+    pub members: Vec<String>,
+    /// Decisions taken.
+    pub moves: u64,
+    /// `agreement[i][j]`: fraction of decisions in which members `i` and `j` both voted and
+    /// voted the same move.
+    pub agreement: Vec<Vec<Option<f64>>>,
+    /// Per member: fraction of its votes that the council did not play.
+    pub differed_from: BTreeMap<String, Option<f64>>,
+    /// Fraction of decisions in which the council overrode its strongest member.
+    pub overrode_strongest: f64,
+    /// How often each rule decided.
+    pub rules: BTreeMap<String, u64>,
+    /// Member answers that could not be voted on (crash, timeout, illegal move...).
+    pub member_failures: BTreeMap<String, u64>,
+    /// Per member: the win-rate constant `T` fitted from its scores and the council's results
+    /// (absent in files written by older builds).
+    #[serde(default)]
+    pub member_win_rate_t: BTreeMap<String, Option<f64>>,
+    /// Per member: its time per move and late ballots (empty in files written by older
+    /// builds).
+    #[serde(default)]
+    pub member_time: BTreeMap<String, MemberTime>,
+}
+
+/// `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub config: String,
+    pub seed: u64,
+    pub games: u64,
+    pub played_this_session: u64,
+    /// This session's wall time, seconds.
+    pub wall_seconds: f64,
+    /// The run's playing time, seconds: the time during which at least one of its games was
+    /// being played, over every session of a resumed run (from the games' recorded intervals);
+    /// `null` when a game has no timing (a line from an older build).
+    pub playing_seconds: Option<f64>,
+    /// Finished games per minute of `playing_seconds`; `null` when that is unknown.
+    pub games_per_minute: Option<f64>,
+    pub players: Vec<PlayerSummary>,
+    pub councils: Vec<CouncilSummary>,
+    /// How games ended: reason -> count.
+    pub reasons: BTreeMap<String, u64>,
+    /// Results by opening family: family key (or `unlabelled`) -> its games, share and each
+    /// player's score there. Empty in a summary written by an older build.
+    #[serde(default)]
+    pub by_family: ByFamily,
+    /// The head-to-head's sequential test, when the config has `[match.sprt]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtSummary>,
+    /// The shard of the run these games are (`--shard`); absent for a whole or merged run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<super::shard::Shard>,
+}
+
+/// A `summary.json` that cannot be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {cause}", path.display())]
+pub struct SummaryWriteError {
+    pub path: PathBuf,
+    pub cause: std::io::Error,
+}
+
+/// A `summary.json` that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SummaryReadError {
+    #[error("cannot read {}: {cause}", path.display())]
+    Io {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("{}: not a summary: {problem}", path.display())]
+    Malformed { path: PathBuf, problem: String },
+}
+
+impl Summary {
+    /// Write `DIR/summary.json`; an error names the file.
+    pub fn write(&self, dir: &Path) -> Result<(), SummaryWriteError> {
+        let path = dir.join("summary.json");
+        // Plain data with string keys: serializing cannot fail.
+        let json = serde_json::to_string_pretty(self).unwrap_or_default();
+        std::fs::write(&path, json).map_err(|cause| SummaryWriteError { path, cause })
+    }
+
+    /// Read `DIR/summary.json` (as written by this build or an older one).
+    pub fn read(dir: &Path) -> Result<Summary, SummaryReadError> {
+        let path = dir.join("summary.json");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(cause) => return Err(SummaryReadError::Io { path, cause }),
+        };
+        serde_json::from_str(&text).map_err(|e| SummaryReadError::Malformed {
+            path,
+            problem: e.to_string(),
+        })
+    }
+
+    pub fn new(
+        config: &Config,
+        games: &[GameResult],
+        seed: u64,
+        played_now: usize,
+        wall: Duration,
+    ) -> Self {
+        let mut reasons = BTreeMap::new();
+        for g in games {
+            *reasons.entry(g.reason.name().to_string()).or_insert(0) += 1;
+        }
+        let players = config
+            .playing
+            .iter()
+            .map(|p| player_summary(p, &config.playing, games))
+            .collect();
+        let playing = playing_time(games);
+        Summary {
+            config: config.file.display().to_string(),
+            seed,
+            games: games.len() as u64,
+            played_this_session: played_now as u64,
+            wall_seconds: wall.as_secs_f64(),
+            playing_seconds: playing.map(|d| d.as_secs_f64()),
+            games_per_minute: playing
+                .filter(|d| !d.is_zero())
+                .map(|d| games.len() as f64 / (d.as_secs_f64() / 60.0)),
+            players,
+            councils: council_summaries(games),
+            reasons,
+            by_family: by_family(&config.playing, games),
+            sprt: None,
+            shard: None,
+        }
+    }
+}
+
+/// The time during which at least one of `games` was being played: the union of their
+/// `[started, started + wall]` intervals, so concurrent games count once and the pauses between
+/// the sessions of a resumed run not at all. `None` when there are no games or one lacks its
+/// timing.
+pub(crate) fn playing_time(games: &[GameResult]) -> Option<Duration> {
+    let mut spans: Vec<(u64, u64)> = games
+        .iter()
+        .map(|g| Some((g.started_unix_ms?, g.started_unix_ms? + g.wall_ms?)))
+        .collect::<Option<_>>()?;
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let mut total = 0;
+    let (mut from, mut to) = spans[0];
+    for &(start, end) in &spans[1..] {
+        if start > to {
+            total += to - from;
+            from = start;
+        }
+        to = to.max(end);
+    }
+    total += to - from;
+    Some(Duration::from_millis(total))
+}
+
+fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> PlayerSummary {
+    let mut s = PlayerSummary {
+        name: name.to_string(),
+        games: 0,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        points: 0.0,
+        score: 0.0,
+        elo: None,
+        elo_error: None,
+        opponents: Vec::new(),
+        moves: 0,
+        engine_ms_per_move: 0.0,
+        overhead_us_per_move: 0.0,
+        fitted_win_rate_t: None,
+        ponder_hits: 0,
+        ponder_misses: 0,
+        ponder_hit_rate: None,
+    };
+    let (mut engine_us, mut overhead_us) = (0u64, 0u64);
+    for g in games {
+        let Some(p) = g.points_of(name) else { continue };
+        s.games += 1;
+        s.points += p;
+        match p {
+            1.0 => s.wins += 1,
+            0.0 => s.losses += 1,
+            _ => s.draws += 1,
+        }
+        for c in g.costs.iter().filter(|c| c.player == name) {
+            s.moves += u64::from(c.moves);
+            engine_us += c.engine_us;
+            overhead_us += c.overhead_us;
+            s.ponder_hits += u64::from(c.ponder_hits);
+            s.ponder_misses += u64::from(c.ponder_misses);
+        }
+    }
+    let pondered = s.ponder_hits + s.ponder_misses;
+    s.ponder_hit_rate = (pondered > 0).then(|| s.ponder_hits as f64 / pondered as f64);
+    if s.games > 0 {
+        s.score = s.points / s.games as f64;
+    }
+    if s.moves > 0 {
+        s.engine_ms_per_move = engine_us as f64 / s.moves as f64 / 1000.0;
+        s.overhead_us_per_move = overhead_us as f64 / s.moves as f64;
+    }
+    s.fitted_win_rate_t = fit_win_rate_t(&score_samples(games, name));
+    let (elo, err) = elo_vs_field(games, name);
+    s.elo = elo;
+    s.elo_error = err;
+    for o in playing.iter().filter(|o| *o != name) {
+        let between: Vec<&GameResult> = games
+            .iter()
+            .filter(|g| (g.sente == name && g.gote == *o) || (g.gote == name && g.sente == *o))
+            .collect();
+        if between.is_empty() {
+            continue;
+        }
+        let pts: f64 = between.iter().filter_map(|g| g.points_of(name)).sum();
+        let (elo, elo_error) = elo_head_to_head(games, name, o);
+        s.opponents.push(OpponentSummary {
+            name: o.clone(),
+            games: between.len() as u64,
+            points: pts,
+            score: pts / between.len() as f64,
+            elo,
+            elo_error,
+        });
+    }
+    s
+}
+
+/// Per member pair: decisions where both voted, and where they also agreed.
+type PairCounts = (Vec<Vec<u64>>, Vec<Vec<u64>>);
+
+/// Aggregate every council's logged decisions.
+pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
+    let mut by_name: BTreeMap<String, CouncilSummary> = BTreeMap::new();
+    // Per council: pair counts (both voted, agreed), per member (voted, differed).
+    let mut pairs: BTreeMap<String, PairCounts> = BTreeMap::new();
+    let mut diffs: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
+    let mut overrode: BTreeMap<String, u64> = BTreeMap::new();
+    let mut member_samples: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+    for g in games {
+        for v in &g.votes {
+            let n = v.members.len();
+            let s = by_name
+                .entry(v.council.clone())
+                .or_insert_with(|| CouncilSummary {
+                    name: v.council.clone(),
+                    members: v.members.iter().map(|m| m.name.clone()).collect(),
+                    moves: 0,
+                    agreement: Vec::new(),
+                    differed_from: BTreeMap::new(),
+                    overrode_strongest: 0.0,
+                    rules: BTreeMap::new(),
+                    member_failures: BTreeMap::new(),
+                    member_win_rate_t: BTreeMap::new(),
+                    member_time: BTreeMap::new(),
+                });
+            if s.members.len() != n {
+                continue;
+            }
+            s.moves += 1;
+            *s.rules.entry(v.rule.name().to_string()).or_insert(0) += 1;
+            *overrode.entry(v.council.clone()).or_insert(0) += u64::from(v.overrode_strongest);
+            let (both, agreed) = pairs
+                .entry(v.council.clone())
+                .or_insert_with(|| (vec![vec![0; n]; n], vec![vec![0; n]; n]));
+            let d = diffs
+                .entry(v.council.clone())
+                .or_insert_with(|| vec![(0, 0); n]);
+            if let Some(y) = g.points_of(&v.council) {
+                for m in &v.members {
+                    if let Some(engine::types::Score::Cp(cp)) = m.score {
+                        member_samples
+                            .entry((v.council.clone(), m.name.clone()))
+                            .or_default()
+                            .push((f64::from(cp), y));
+                    }
+                }
+            }
+            for (i, a) in v.members.iter().enumerate() {
+                if a.error.is_some() {
+                    *s.member_failures.entry(a.name.clone()).or_insert(0) += 1;
+                }
+                // A member sitting the move out has neither a move nor a time.
+                if a.mv.is_some() || a.late || a.time_ms > 0 {
+                    let t = s.member_time.entry(a.name.clone()).or_default();
+                    t.ballots += 1;
+                    // The sum until the end, when it becomes the mean.
+                    t.mean_ms += a.time_ms as f64;
+                    t.max_ms = t.max_ms.max(a.time_ms);
+                    t.late += u64::from(a.late);
+                }
+                let Some(am) = &a.mv else { continue };
+                d[i].0 += 1;
+                d[i].1 += u64::from(*am != v.chosen);
+                for (j, b) in v.members.iter().enumerate() {
+                    if let Some(bm) = &b.mv {
+                        both[i][j] += 1;
+                        agreed[i][j] += u64::from(am == bm);
+                    }
+                }
+            }
+        }
+    }
+    for (name, s) in by_name.iter_mut() {
+        if let Some((both, agreed)) = pairs.get(name) {
+            s.agreement = both
+                .iter()
+                .zip(agreed)
+                .map(|(b, a)| {
+                    b.iter()
+                        .zip(a)
+                        .map(|(&b, &a)| (b > 0).then(|| a as f64 / b as f64))
+                        .collect()
+                })
+                .collect();
+        }
+        if let Some(d) = diffs.get(name) {
+            for (m, &(voted, differed)) in s.members.iter().zip(d) {
+                s.differed_from.insert(
+                    m.clone(),
+                    (voted > 0).then(|| differed as f64 / voted as f64),
+                );
+            }
+        }
+        if s.moves > 0 {
+            s.overrode_strongest = overrode.get(name).copied().unwrap_or(0) as f64 / s.moves as f64;
+        }
+        for t in s.member_time.values_mut() {
+            t.mean_ms /= t.ballots.max(1) as f64;
+        }
+        for m in &s.members {
+            let samples = member_samples
+                .get(&(name.clone(), m.clone()))
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            s.member_win_rate_t
+                .insert(m.clone(), fit_win_rate_t(samples));
+        }
+    }
+    by_name.into_values().collect()
+}
+
+/// Elo of `player` against the field of its opponents, with the 95% error: the head-to-head
+/// estimate (pentanomial when the games come in colour-swapped pairs) against a single opponent,
+/// the trinomial estimate of all its games otherwise.
+fn elo_vs_field(games: &[GameResult], player: &str) -> (Option<f64>, Option<f64>) {
+    let mut opponents: Vec<&str> = games
+        .iter()
+        .filter_map(|g| {
+            if g.sente == player {
+                Some(g.gote.as_str())
+            } else if g.gote == player {
+                Some(g.sente.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
+    opponents.sort_unstable();
+    opponents.dedup();
+    let estimate = match opponents.as_slice() {
+        [] => None,
+        [one] => HeadToHead::from_games(games, player, one).estimate(),
+        _ => {
+            let mut wdl = Wdl::default();
+            for p in games.iter().filter_map(|g| g.points_of(player)) {
+                wdl.add_points(p);
+            }
+            EloEstimate::from_wdl(&wdl)
+        }
+    };
+    split(estimate)
+}
+
+/// Elo of `player` over `opponent` from their games, with the 95% error.
+fn elo_head_to_head(
+    games: &[GameResult],
+    player: &str,
+    opponent: &str,
+) -> (Option<f64>, Option<f64>) {
+    split(HeadToHead::from_games(games, player, opponent).estimate())
+}
+
+fn split(e: Option<EloEstimate>) -> (Option<f64>, Option<f64>) {
+    match e {
+        // A clamped estimate (a 0% or 100% score) has no meaningful error bar.
+        Some(e) => (
+            Some(e.elo + 0.0).filter(|x| x.is_finite()),
+            Some(e.elo_error).filter(|x| x.is_finite() && !e.clamped),
+        ),
+        None => (None, None),
+    }
+}
+
+/// `(score_cp, points)` of every move `player` scored in `games`, from its own side.
+fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    for g in games {
+        let Some(y) = g.points_of(player) else {
+            continue;
+        };
+        // `scores` covers the played moves, after any opening moves.
+        let opening = g.moves.len().saturating_sub(g.scores.len());
+        for (k, score) in g.scores.iter().enumerate() {
+            if g.mover_at(opening + k) == player
+                && let Some(engine::types::Score::Cp(cp)) = score
+            {
+                out.push((f64::from(*cp), y));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::SprtStatus;
+
+    fn timed(started: Option<u64>, wall: Option<u64>) -> GameResult {
+        let line = serde_json::json!({
+            "id": 0, "sente": "a", "gote": "b", "start": "startpos", "moves": [],
+            "result": "draw", "reason": "max_plies", "plies": 0,
+        });
+        let mut g: GameResult = serde_json::from_value(line).expect("a results line");
+        g.started_unix_ms = started;
+        g.wall_ms = wall;
+        g
+    }
+
+    /// A summary with every optional part present.
+    fn full_summary() -> Summary {
+        let sprt = crate::stats::Sprt::new(0.0, 10.0, 0.05, 0.05, crate::stats::EloModel::Logistic)
+            .expect("settings");
+        let h2h = HeadToHead::new(Wdl::new(30, 20, 10), crate::stats::Pentanomial::default());
+        Summary {
+            config: "configs/x.toml".into(),
+            seed: 7,
+            games: 60,
+            played_this_session: 20,
+            wall_seconds: 12.5,
+            playing_seconds: Some(11.0),
+            games_per_minute: Some(327.27),
+            players: vec![PlayerSummary {
+                name: "council".into(),
+                games: 60,
+                wins: 30,
+                draws: 20,
+                losses: 10,
+                points: 40.0,
+                score: 40.0 / 60.0,
+                elo: Some(120.4),
+                elo_error: None,
+                opponents: vec![OpponentSummary {
+                    name: "single".into(),
+                    games: 60,
+                    points: 40.0,
+                    score: 40.0 / 60.0,
+                    elo: Some(120.4),
+                    elo_error: Some(88.1),
+                }],
+                moves: 3000,
+                engine_ms_per_move: 1.25,
+                overhead_us_per_move: 40.0,
+                fitted_win_rate_t: Some(612.0),
+                ponder_hits: 30,
+                ponder_misses: 10,
+                ponder_hit_rate: Some(0.75),
+            }],
+            councils: vec![CouncilSummary {
+                name: "council".into(),
+                members: vec!["a".into(), "b".into()],
+                moves: 3000,
+                agreement: vec![vec![Some(1.0), Some(0.5)], vec![Some(0.5), None]],
+                differed_from: BTreeMap::from([("a".into(), Some(0.25)), ("b".into(), None)]),
+                overrode_strongest: 0.1,
+                rules: BTreeMap::from([("plurality".into(), 2000), ("strongest".into(), 1000)]),
+                member_failures: BTreeMap::from([("b".into(), 3)]),
+                member_win_rate_t: BTreeMap::from([("a".into(), Some(580.0)), ("b".into(), None)]),
+                member_time: BTreeMap::from([(
+                    "b".into(),
+                    MemberTime {
+                        ballots: 3000,
+                        mean_ms: 412.5,
+                        max_ms: 950,
+                        late: 3,
+                    },
+                )]),
+            }],
+            reasons: BTreeMap::from([("resign".into(), 50), ("max_plies".into(), 10)]),
+            by_family: BTreeMap::from([(
+                "static-vs-static".into(),
+                super::super::by_family::FamilyRow {
+                    name_ja: "相居飛車".into(),
+                    games: 60,
+                    share: 1.0,
+                    players: BTreeMap::from([(
+                        "council".into(),
+                        super::super::by_family::FamilyScore {
+                            games: 60,
+                            wins: 30,
+                            losses: 10,
+                            draws: 20,
+                            score: 40.0 / 60.0,
+                        },
+                    )]),
+                },
+            )]),
+            sprt: Some(SprtSummary {
+                settings: sprt,
+                last: sprt.test(&h2h),
+                decision: SprtStatus::AcceptH1,
+                decided_after_games: Some(58),
+            }),
+            shard: Some(super::super::shard::Shard::new(1, 4).expect("a shard")),
+        }
+    }
+
+    #[test]
+    fn a_summary_reads_back_from_its_file() {
+        let dir = std::env::temp_dir().join(format!("council-summary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let summary = full_summary();
+        summary.write(&dir).expect("written");
+        assert_eq!(Summary::read(&dir).expect("read back"), summary);
+        // Without the optional parts (a whole run with no SPRT): still the same.
+        let plain = Summary {
+            sprt: None,
+            shard: None,
+            ..summary
+        };
+        plain.write(&dir).expect("written");
+        let text = std::fs::read_to_string(dir.join("summary.json")).expect("the file");
+        assert!(!text.contains("\"sprt\"") && !text.contains("\"shard\""));
+        assert_eq!(Summary::read(&dir).expect("read back"), plain);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_summary_by_an_older_build_reads_and_a_broken_one_is_named() {
+        let dir = std::env::temp_dir().join(format!("council-summary-old-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let mut value = serde_json::to_value(full_summary()).expect("a value");
+        // What older builds did not write.
+        for key in ["sprt", "shard", "playing_seconds", "by_family"] {
+            value.as_object_mut().expect("an object").remove(key);
+        }
+        value["councils"][0]
+            .as_object_mut()
+            .expect("an object")
+            .remove("member_win_rate_t");
+        std::fs::write(dir.join("summary.json"), value.to_string()).expect("write");
+        let old = Summary::read(&dir).expect("an older summary");
+        assert_eq!(
+            (old.sprt, old.shard, old.playing_seconds),
+            (None, None, None)
+        );
+        assert!(old.councils[0].member_win_rate_t.is_empty());
+        assert!(old.by_family.is_empty());
+
+        std::fs::write(dir.join("summary.json"), "{\"games\": ").expect("write");
+        let err = Summary::read(&dir).expect_err("cut off");
+        assert!(
+            err.to_string().starts_with(&format!(
+                "{}: not a summary: ",
+                dir.join("summary.json").display()
+            )),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn playing_time_counts_overlapping_games_once_and_skips_pauses_between_sessions() {
+        let s = 1_000;
+        let games = [
+            // First session: two games at once, then a third overlapping the second.
+            timed(Some(10 * s), Some(60 * s)),
+            timed(Some(20 * s), Some(60 * s)),
+            timed(Some(70 * s), Some(30 * s)),
+            // Resumed an hour later: one more game.
+            timed(Some(3_700 * s), Some(60 * s)),
+            // A game inside another one adds nothing.
+            timed(Some(3_710 * s), Some(5 * s)),
+        ];
+        // [10, 100] and [3700, 3760]: 150 s.
+        assert_eq!(playing_time(&games), Some(Duration::from_secs(150)));
+        assert_eq!(playing_time(&games[3..4]), Some(Duration::from_secs(60)));
+        assert_eq!(playing_time(&[]), None);
+        let mut with_old = games.to_vec();
+        with_old.push(timed(None, None));
+        assert_eq!(playing_time(&with_old), None);
+    }
+}

@@ -1,0 +1,146 @@
+//! `council-learn corpus|candidates|similarity`: what is learned from recorded games. Each subcommand is
+//! `council_study::learn::<name>::run`; this only parses the flags, calls it, prints its report
+//! (problems with the inputs as warning lines on stderr) and exits 2 on any error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use council_study::learn::candidates::{self, CandidatesOptions};
+use council_study::learn::corpus::{self, CorpusOptions};
+use council_study::learn::similarity::{self, Plies, SimilarityOptions};
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Learn from recorded games: pack a corpus, learn the candidate-move model"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Pack games (CSA, KIF, run folders, results files, USI position lines; folders
+    /// recursed) into one corpus file of USI position lines with a provenance header.
+    Corpus(CorpusArgs),
+    /// Learn the candidate-move model (seed 003) from the training side of the corpus's
+    /// seeded split and write the model file.
+    Candidates(CandidatesArgs),
+    /// Learn seed 002's similarity weights by linear programming from FAR pairs (positions of
+    /// different strategy families) and write the weights file.
+    Similarity(SimilarityArgs),
+}
+
+#[derive(Args, Debug)]
+struct SimilarityArgs {
+    /// Corpus files (or any input `corpus` reads).
+    #[arg(required = true)]
+    corpus: Vec<PathBuf>,
+    /// The plies of each game, `A-B` (or one ply `A`).
+    #[arg(long)]
+    plies: String,
+    /// Every how many plies within the range a position is taken.
+    #[arg(long, default_value_t = 5)]
+    step: usize,
+    /// 56 or 112.
+    #[arg(long, default_value = "56")]
+    grouping: engine::similarity::Grouping,
+    /// The weights file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// FAR pairs drawn for the linear program.
+    #[arg(long, default_value_t = 500)]
+    far_pairs: usize,
+    /// The seed of the FAR-pair draw.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Args, Debug)]
+struct CorpusArgs {
+    /// Files, folders and run folders.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The corpus file to write.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct CandidatesArgs {
+    /// Corpus files (or any input `corpus` reads).
+    #[arg(required = true)]
+    corpus: Vec<PathBuf>,
+    /// The model file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Share of the games kept for testing, not learned.
+    #[arg(long, default_value_t = 0.1)]
+    test_share: f64,
+    /// The seed of the train/test split.
+    #[arg(long, default_value_t = 1)]
+    split_seed: u64,
+    /// Learn only the winners' moves.
+    #[arg(long)]
+    winner_only: bool,
+}
+
+fn main() -> ExitCode {
+    council_schema::init_logging(true);
+    match run(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("council-learn: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn warn_all(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("council-learn: warning: {w}");
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Corpus(a) => {
+            let report = corpus::run(&CorpusOptions {
+                inputs: a.inputs,
+                out: a.out,
+                command: council_study::learn::command_line(),
+            })?;
+            warn_all(&report.warnings);
+            print!("{}", report.table());
+        }
+        Command::Candidates(a) => {
+            let report = candidates::run(&CandidatesOptions {
+                corpus: a.corpus,
+                out: a.out,
+                test_share: a.test_share,
+                split_seed: a.split_seed,
+                winner_only: a.winner_only,
+                command: council_study::learn::command_line(),
+            })?;
+            warn_all(&report.warnings);
+            print!("{}", report.table());
+        }
+        Command::Similarity(a) => {
+            let plies = Plies::parse(&a.plies, a.step).map_err(anyhow::Error::msg)?;
+            let report = similarity::run(&SimilarityOptions {
+                corpus: a.corpus,
+                plies,
+                grouping: a.grouping,
+                out: a.out,
+                far_pairs: a.far_pairs,
+                seed: a.seed,
+                command: council_study::learn::command_line(),
+            })?;
+            warn_all(&report.warnings);
+            print!("{}", report.table());
+        }
+    }
+    Ok(())
+}
