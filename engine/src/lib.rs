@@ -3,6 +3,7 @@
 //! the position knowledge learned or read from records: candidate moves (`intuition`, seed
 //! 003), position similarity (`similarity`, seed 002) and strategy labels (`strategy`).
 
+pub mod clock;
 pub mod eval;
 pub mod intuition;
 pub mod notation;

@@ -1,6 +1,6 @@
 //! Monte Carlo models of `shared/spec/models.md` sections 2 to 4: the random-walk model of game
 //! length, the council of noisy engines, and the simple three-voter majority model. Each model
-//! returns numbers (`report` and `plot` format them); every simulation takes a master seed and
+//! returns numbers (`report` formats them; `council-sim`, in sim/cli, draws them); every simulation takes a master seed and
 //! replays bit-for-bit on any number of threads (see `streams`).
 
 pub mod council;
@@ -12,7 +12,6 @@ pub mod moments;
 pub mod normal;
 pub mod optimize;
 pub mod plain;
-pub mod plot;
 pub mod report;
 pub mod streams;
 pub mod ziggurat;

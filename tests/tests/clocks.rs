@@ -202,3 +202,49 @@ fn members_behind_a_wrapper_command_play_are_stopped_and_are_killed_with_their_g
         panic!("the wrapped member's process group outlived the run: {e}");
     }
 }
+
+/// A head-to-head of a mock engine that spends its whole allowance as the `go` states it, plus
+/// `offset_ms` (`mock-usi spend`), under 1 s + 300 ms Fischer with no timeout margin, against a
+/// quick built-in engine: two games, colours swapped.
+fn spender_games(dir: &Path, offset_ms: i64) -> Vec<Value> {
+    let config = format!(
+        "[match]\nplayers = [\"spender\", \"single\"]\ngames = 2\nmax_plies = 6\n\
+         timeout_margin_ms = 0\n\n\
+         [[player]]\nname = \"spender\"\nkind = \"usi\"\ncommand = \"{}\"\n\
+         args = [\"spend\", \"--spend-offset-ms\", \"{offset_ms}\"]\n\
+         time_ms = 1000\nincrement_ms = 300\n\n\
+         [[player]]\nname = \"single\"\nkind = \"internal\"\nnodes = 300\n",
+        mock()
+    );
+    run(dir, &config, &[])
+}
+
+/// Shogi's increment rule at the arbiter (docs/guide/clocks.md): the increment is credited
+/// before the move, so an engine told `btime B binc I` may spend up to `B + I`. One that spends
+/// its allowance less 50 ms every move is never flagged (its first move alone takes 1.25 s, more
+/// than its 1 s main time); one that spends 50 ms more loses on time at its first move.
+#[test]
+fn an_engine_may_spend_btime_plus_binc_and_not_past_it() {
+    let dir = scratch("clocks-fischer-in-time");
+    for g in spender_games(&dir, -50) {
+        assert_eq!(g["reason"], "max_plies", "never flagged: {g}");
+        let spender_first = usize::from(g["sente"] != "spender");
+        let first_ms = g["times_ms"][spender_first].as_u64().expect("a time");
+        assert!(
+            first_ms > 1000,
+            "the first move used the increment as well as the main time: {g}"
+        );
+    }
+    let dir = scratch("clocks-fischer-late");
+    for g in spender_games(&dir, 50) {
+        assert_eq!(g["reason"], "timeout", "{g}");
+        let winner = if g["sente"] == "spender" {
+            "gote"
+        } else {
+            "sente"
+        };
+        assert_eq!(g["result"], winner, "the spender lost: {g}");
+        let plies = g["moves"].as_array().expect("moves").len();
+        assert!(plies <= 1, "flagged at its first move: {g}");
+    }
+}

@@ -1,18 +1,9 @@
 //! What one `go` allows the search: nodes, depth, a fixed time, or a clock. Its own module so
 //! the time manager ([`super::time`]) reads it without depending on the search facade.
 
+use crate::clock::Clocks;
 use crate::types::Move;
 use std::time::Duration;
-
-/// The clock part of `go`: remaining times, byoyomi and Fischer increments.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Clock {
-    pub btime: Duration,
-    pub wtime: Duration,
-    pub byoyomi: Duration,
-    pub binc: Duration,
-    pub winc: Duration,
-}
 
 /// What one `go` allows. Empty limits (no field set) mean: search to the depth limit of the
 /// settings, or forever until stopped when there is none.
@@ -21,7 +12,8 @@ pub struct Limits {
     pub nodes: Option<u64>,
     pub depth: Option<u32>,
     pub movetime: Option<Duration>,
-    pub clock: Option<Clock>,
+    /// Both sides' clocks as the `go` stated them (shogi's rule: [`crate::clock`]).
+    pub clock: Option<Clocks>,
     /// Search until stopped (`go infinite`, and `go ponder` until `ponderhit`).
     pub infinite: bool,
     /// Search only these root moves (`go searchmoves`; the candidate-restricted search). Moves

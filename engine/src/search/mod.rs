@@ -21,10 +21,10 @@ mod value;
 
 use crate::eval::noise::Noise;
 pub use alphabeta::LeafCounts;
-pub use limits::{Clock, Limits};
+pub use limits::Limits;
 
 use crate::position::Position;
-use crate::types::{Move, Score};
+use crate::types::{Color, Move, Score};
 use alphabeta::{CoreLimits, CoreResult, Flags, LineInfo, Searcher};
 use options::{Tuned, Tuning};
 use ordering::Heuristics;
@@ -276,7 +276,7 @@ impl Engine {
     }
 
     /// The limits the core search runs under: the `go` limits combined with the settings.
-    fn core_limits(&self, limits: &Limits, sente: bool) -> CoreLimits {
+    fn core_limits(&self, limits: &Limits, mover: Color) -> CoreLimits {
         let s = &self.settings;
         let mut limits = limits.clone();
         if let Some(mt) = s.move_time {
@@ -294,7 +294,7 @@ impl Engine {
         CoreLimits {
             depth: depth.clamp(1, value::MAX_PLY as u32) as i32,
             nodes,
-            budget: time::budget(&limits, sente, s.margin_ms),
+            budget: time::budget(&limits, mover, s.margin_ms),
             multipv: s.multipv.max(1),
             measure: false,
         }
@@ -375,7 +375,7 @@ impl Engine {
         on_line: &mut dyn FnMut(&LineInfo),
     ) -> CoreResult {
         let pos = &*searchable(pos);
-        let core_limits = self.core_limits(limits, pos.turn() == rsshogi::types::Color::BLACK);
+        let core_limits = self.core_limits(limits, Color::from_rs(pos.turn()));
         self.tt.new_search();
         self.heur.age();
         self.heur.clear_killers();

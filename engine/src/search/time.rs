@@ -8,6 +8,7 @@
 //! See: chessprogramming wiki "Time Management".
 
 use super::limits::Limits;
+use crate::types::Color;
 use std::time::Duration;
 
 /// Soft and hard thinking budgets for one search; `None` means unlimited.
@@ -22,8 +23,8 @@ pub(crate) struct Budget {
 /// Every ms kept back is thinking time lost, so busier set-ups raise `ByoyomiMargin` instead.
 pub const DEFAULT_MARGIN_MS: u64 = 150;
 
-/// Works out the budget for the side to move (`sente` true for Black).
-pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
+/// Works out the budget for the side to move, `mover`.
+pub(crate) fn budget(limits: &Limits, mover: Color, margin_ms: u64) -> Budget {
     if limits.infinite {
         return Budget {
             soft: None,
@@ -39,20 +40,16 @@ pub(crate) fn budget(limits: &Limits, sente: bool, margin_ms: u64) -> Budget {
         soft = Some(ms);
         hard = Some(ms);
     }
-    if let Some(clock) = &limits.clock {
-        let (remaining, inc) = if sente {
-            (clock.btime, clock.binc)
-        } else {
-            (clock.wtime, clock.winc)
-        };
-        let remaining = remaining.as_millis() as u64;
-        let inc = inc.as_millis() as u64;
-        let byoyomi = clock.byoyomi.as_millis() as u64;
-        // What we may spend on this move at most: the main time and the byoyomi, less the margin.
-        // The increment is credited only after the move (as the arbiter does), so it is not
-        // spendable now. With very short clocks the margin shrinks to a third of the time,
-        // rather than leaving nothing to think with.
-        let available = remaining + byoyomi;
+    if let Some(clocks) = &limits.clock {
+        let side = clocks.side(mover);
+        let remaining = side.remaining.as_millis() as u64;
+        let inc = side.increment.as_millis() as u64;
+        let byoyomi = side.byoyomi.as_millis() as u64;
+        // What we may spend on this move at most: the clock's allowance (main time, this move's
+        // increment, which shogi credits before the move, and the byoyomi) less the margin.
+        // With very short clocks the margin shrinks to a third of the time, rather than leaving
+        // nothing to think with.
+        let available = side.allowance().as_millis() as u64;
         let safe_total = available.saturating_sub(margin_ms.min(available / 3));
         // Expect the game to go on for a while: spread the main time over ~40 more moves.
         let share = remaining / 40 + inc * 3 / 4;
@@ -93,24 +90,23 @@ fn clock_hard_for_byoyomi(byoyomi: u64, safe_total: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::limits::Clock;
+    use crate::clock::{Clocks, SideClock};
 
     fn clock(btime: u64, wtime: u64, byoyomi: u64, inc: u64) -> Limits {
+        let side = |time| SideClock {
+            remaining: Duration::from_millis(time),
+            byoyomi: Duration::from_millis(byoyomi),
+            increment: Duration::from_millis(inc),
+        };
         Limits {
-            clock: Some(Clock {
-                btime: Duration::from_millis(btime),
-                wtime: Duration::from_millis(wtime),
-                byoyomi: Duration::from_millis(byoyomi),
-                binc: Duration::from_millis(inc),
-                winc: Duration::from_millis(inc),
-            }),
+            clock: Some(Clocks::new(side(btime), side(wtime))),
             ..Limits::default()
         }
     }
 
     #[test]
     fn byoyomi_only_stays_inside_the_byoyomi() {
-        let b = budget(&clock(0, 0, 1000, 0), true, DEFAULT_MARGIN_MS);
+        let b = budget(&clock(0, 0, 1000, 0), Color::Sente, DEFAULT_MARGIN_MS);
         let hard = b.hard.expect("hard").as_millis();
         assert!(hard <= u128::from(1000 - DEFAULT_MARGIN_MS), "{hard}");
         assert!(hard >= 500, "{hard}");
@@ -122,37 +118,45 @@ mod tests {
 
     #[test]
     fn main_time_is_spread_and_never_overspent() {
-        let b = budget(&clock(60_000, 1_000, 0, 0), true, DEFAULT_MARGIN_MS);
+        let b = budget(&clock(60_000, 1_000, 0, 0), Color::Sente, DEFAULT_MARGIN_MS);
         assert!(b.hard.expect("hard").as_millis() <= 15_000);
         assert!(b.soft.expect("soft").as_millis() >= 1_000);
         // Gote has one second left and no byoyomi: still within it.
-        let b = budget(&clock(60_000, 1_000, 0, 0), false, DEFAULT_MARGIN_MS);
+        let b = budget(&clock(60_000, 1_000, 0, 0), Color::Gote, DEFAULT_MARGIN_MS);
         assert!(b.hard.expect("hard").as_millis() <= 800);
     }
 
     #[test]
     fn increment_is_used() {
-        let without = budget(&clock(10_000, 10_000, 0, 0), true, DEFAULT_MARGIN_MS);
-        let with = budget(&clock(10_000, 10_000, 0, 2_000), true, DEFAULT_MARGIN_MS);
+        let without = budget(
+            &clock(10_000, 10_000, 0, 0),
+            Color::Sente,
+            DEFAULT_MARGIN_MS,
+        );
+        let with = budget(
+            &clock(10_000, 10_000, 0, 2_000),
+            Color::Sente,
+            DEFAULT_MARGIN_MS,
+        );
         assert!(with.soft > without.soft);
     }
 
     #[test]
     fn short_byoyomi_still_thinks() {
         // A 200 ms byoyomi is shorter than the default margin: think about 130 ms, not 1 ms.
-        let b = budget(&clock(0, 0, 200, 0), true, DEFAULT_MARGIN_MS);
+        let b = budget(&clock(0, 0, 200, 0), Color::Sente, DEFAULT_MARGIN_MS);
         let hard = b.hard.expect("hard").as_millis();
         assert!((100..=150).contains(&hard), "{hard}");
     }
 
     #[test]
-    fn increment_is_not_spent_before_it_is_credited() {
-        // 400 ms left and a 10 s increment: the increment arrives after this move, so the
-        // move must fit in the 400 ms.
-        let b = budget(&clock(400, 400, 0, 10_000), true, DEFAULT_MARGIN_MS);
+    fn the_increment_is_spendable_on_the_move_it_is_credited_for() {
+        // 400 ms left and a 10 s increment: shogi credits the increment before the move, so
+        // the move may use most of it, and never the whole 10.4 s.
+        let b = budget(&clock(400, 400, 0, 10_000), Color::Sente, DEFAULT_MARGIN_MS);
         let hard = b.hard.expect("hard").as_millis();
-        assert!(hard <= 300, "{hard}");
-        assert!(hard >= 1, "{hard}");
+        assert!(hard > 5_000, "{hard}");
+        assert!(hard <= 10_400 - u128::from(DEFAULT_MARGIN_MS), "{hard}");
     }
 
     #[test]
@@ -162,7 +166,7 @@ mod tests {
             ..clock(0, 0, 1000, 0)
         };
         assert_eq!(
-            budget(&limits, true, DEFAULT_MARGIN_MS),
+            budget(&limits, Color::Sente, DEFAULT_MARGIN_MS),
             Budget {
                 soft: None,
                 hard: None

@@ -9,10 +9,11 @@ use super::protocol::{
     EngineMessage, Go, IdField, Info, InfoScore, OptionKind, OptionSpec, ScoreBound, UsiBestMove,
 };
 use super::session::{Action, Rules, Session};
+use crate::clock::Clocks;
 use crate::position::Position;
 use crate::search::options::{self, TUNABLES};
 use crate::search::{
-    BestMove, Clock, Engine, EngineSettings, LeafCounts, Limits, SearchInfo, SearchResult, StopFlag,
+    BestMove, Engine, EngineSettings, LeafCounts, Limits, SearchInfo, SearchResult, StopFlag,
 };
 use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -126,23 +127,11 @@ fn apply_option(s: &mut EngineSettings, name: &str, value: Option<&str>) -> Resu
 /// The search limits of `go` in `position` (whose legal moves its `searchmoves` name; the
 /// session has left out any that are not).
 fn limits_from_go(go: &Go, position: &Position) -> Limits {
-    let ms = Duration::from_millis;
-    let has_clock = go.btime.is_some()
-        || go.wtime.is_some()
-        || go.byoyomi.is_some()
-        || go.binc.is_some()
-        || go.winc.is_some();
     Limits {
         nodes: go.nodes,
         depth: go.depth,
-        movetime: go.movetime.map(ms),
-        clock: has_clock.then(|| Clock {
-            btime: ms(go.btime.unwrap_or(0)),
-            wtime: ms(go.wtime.unwrap_or(0)),
-            byoyomi: ms(go.byoyomi.unwrap_or(0)),
-            binc: ms(go.binc.unwrap_or(0)),
-            winc: ms(go.winc.unwrap_or(0)),
-        }),
+        movetime: go.movetime.map(Duration::from_millis),
+        clock: Clocks::from_go(go),
         infinite: go.infinite,
         searchmoves: (!go.searchmoves.is_empty()).then(|| {
             go.searchmoves

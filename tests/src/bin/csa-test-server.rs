@@ -14,8 +14,11 @@
 //! - A client logs in as `LOGIN <name> <game>,<password>` (floodgate's form); `<game>` must be
 //!   `--game` (default `test`), any password is accepted. The first two clients are paired,
 //!   the first to log in plays sente (the side to move first, from a standard start).
-//! - Clocks are in seconds (`Time_Unit:1sec`). A move is charged its whole seconds, cut down,
-//!   at least `--least`; time is up when that charge passes the main time left plus byoyomi.
+//! - Clocks are in seconds (`Time_Unit:1sec`), kept by the workspace's one clock
+//!   (`engine::clock`) under shogi-server's rule: a move is charged its whole seconds, cut down,
+//!   at least `--least`; the increment is credited before the move, and time is up when the
+//!   charge reaches the main time left plus the increment plus the byoyomi. All three 0: no
+//!   clock.
 //! - `--position FILE`: a CSA position (`P1`..`P9` or `PI`, `P+`/`P-`, `+`/`-`, moves played)
 //!   to start from, sent as the summary's `Position` section.
 //! - Fault injection: `--drop-after N` closes both connections after N moves of a game;
@@ -28,6 +31,7 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use engine::clock::{Clocks, TimeControl};
 use engine::position::{Position, Repetition};
 use engine::record::{GameRecord, csa_move_to_usi};
 use engine::types::Color;
@@ -261,7 +265,14 @@ fn host(args: &Args, id: &str, mut clients: [Client; 2]) -> (String, String) {
     let mut game = Referee {
         args,
         position: args.position.1.clone(),
-        remaining: [args.total; 2],
+        clocks: {
+            let control = TimeControl {
+                main: Duration::from_secs(args.total),
+                byoyomi: Duration::from_secs(args.byoyomi),
+                increment: Duration::from_secs(args.increment),
+            };
+            (!control.is_unlimited()).then(|| Clocks::start(control))
+        },
         played: 0,
         plies: args.position.2,
     };
@@ -336,8 +347,8 @@ enum End {
 struct Referee<'a> {
     args: &'a Args,
     position: Position,
-    /// Main time left per side, seconds.
-    remaining: [u64; 2],
+    /// Both sides' clocks (`None`: a game without a clock).
+    clocks: Option<Clocks>,
     /// Moves played in this game (after the start position's).
     played: usize,
     /// Moves from the start of the game (the start position's included), for `Max_Moves`.
@@ -350,8 +361,10 @@ impl Referee<'_> {
             let mover = self.position.side_to_move();
             let m = mover.index();
             let began = Instant::now();
-            // Whole seconds are charged, cut down: the flag falls a second after the allowance.
-            let allowance = Duration::from_secs(self.remaining[m] + self.args.byoyomi + 1);
+            // Whole seconds are charged, cut down: the flag falls when they reach the allowance.
+            let allowance = self
+                .clocks
+                .map_or(Duration::MAX, |c| c.side(mover).allowance());
             let line = loop {
                 let Some(left) = allowance.checked_sub(began.elapsed()) else {
                     break None;
@@ -372,7 +385,12 @@ impl Referee<'_> {
                 return loss("#TIME_UP");
             };
             let secs = (began.elapsed().as_secs()).max(self.args.least);
-            if secs > self.remaining[m] + self.args.byoyomi {
+            let mut charged = self.clocks;
+            if let Some(c) = &mut charged
+                && c.side_mut(mover)
+                    .charge(Duration::from_secs(secs), Duration::ZERO)
+                    .is_err()
+            {
                 return loss("#TIME_UP");
             }
             let word = line.split(',').next().unwrap_or("").trim().to_string();
@@ -404,7 +422,7 @@ impl Referee<'_> {
             let Ok(mv) = judge_move(&self.position, &name, &usi) else {
                 return loss("#ILLEGAL_MOVE");
             };
-            self.remaining[m] = self.remaining[m].saturating_sub(secs) + self.args.increment;
+            self.clocks = charged;
             self.position.play(mv);
             self.played += 1;
             self.plies += 1;

@@ -21,7 +21,9 @@
 //! reply, which against an opponent that plays the first legal move is always right,
 //! `mispredict` another legal reply, never the first; on `go ponder` they wait for `ponderhit`,
 //! then play, or for `stop`, then answer the pondered position's first legal move: a stale
-//! answer the player must drop). `--exit-status S`: the status
+//! answer the player must drop), `spend` (well-mannered, but thinks the mover's whole allowance
+//! as the `go` states it, `btime + binc + byoyomi` for sente, plus `--spend-offset-ms N`, which
+//! may be negative). `--exit-status S`: the status
 //! the crashes exit with (default 3). `--delay-ms` also slows every normal move; `--child`
 //! starts a grandchild process (`sleep 600`, which inherits stdin, stdout and stderr) so tests
 //! can check the whole process group is stopped, and, with a crash, that an engine which exits
@@ -43,6 +45,7 @@ struct Args {
     child: bool,
     child_pid_file: Option<String>,
     mute_after_first_start: Option<String>,
+    spend_offset_ms: i64,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -58,6 +61,7 @@ fn parse_args() -> Result<Args, String> {
         child: false,
         child_pid_file: None,
         mute_after_first_start: None,
+        spend_offset_ms: 0,
     };
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -79,6 +83,12 @@ fn parse_args() -> Result<Args, String> {
                     .next()
                     .and_then(|v| v.parse().ok())
                     .ok_or("--exit-status needs a number")?;
+            }
+            "--spend-offset-ms" => {
+                args.spend_offset_ms = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--spend-offset-ms needs a number (ms, may be negative)")?;
             }
             "--child" => args.child = true,
             "--mute-after-first-start" => {
@@ -144,7 +154,12 @@ fn main() {
             }
             GuiCommand::Position { start, moves } => mock.set_position(start, &moves),
             GuiCommand::Go(go) if go.ponder => mock.waiting = Some(Wait::Ponder),
-            GuiCommand::Go(go) => mock.go(go.nodes),
+            GuiCommand::Go(go) => {
+                if mock.args.scenario == "spend" {
+                    std::thread::sleep(mock.allowance(&go));
+                }
+                mock.go(go.nodes)
+            }
             GuiCommand::PonderHit if mock.waiting == Some(Wait::Ponder) => {
                 mock.waiting = None;
                 mock.go(None);
@@ -213,6 +228,18 @@ impl Mock {
         say("usiok");
     }
 
+    /// `spend`: the mover's allowance as `go` states it (`btime + binc + byoyomi` for sente,
+    /// `wtime + winc + byoyomi` for gote), plus `--spend-offset-ms`.
+    fn allowance(&self, go: &engine::usi::protocol::Go) -> Duration {
+        let (time, inc) = match self.position.side_to_move() {
+            engine::types::Color::Sente => (go.btime, go.binc),
+            engine::types::Color::Gote => (go.wtime, go.winc),
+        };
+        let ms = [time, inc, go.byoyomi].map(|x| x.unwrap_or(0) as i64);
+        let total = ms.iter().sum::<i64>() + self.args.spend_offset_ms;
+        Duration::from_millis(total.max(0) as u64)
+    }
+
     fn set_position(&mut self, start: PositionStart, moves: &[String]) {
         let text = match start {
             PositionStart::Startpos => "startpos".to_string(),
@@ -235,7 +262,14 @@ impl Mock {
         let past = self.moves_this_game > self.args.after;
         let misbehave = !matches!(
             scenario,
-            "normal" | "banner" | "slow-start" | "remembers" | "repeat" | "predict" | "mispredict"
+            "normal"
+                | "banner"
+                | "slow-start"
+                | "remembers"
+                | "repeat"
+                | "predict"
+                | "mispredict"
+                | "spend"
         ) && past;
         if scenario == "flood" && past {
             flood();

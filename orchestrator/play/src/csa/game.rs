@@ -17,20 +17,22 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use engine::clock::Clocks;
 use engine::position::Position;
 use engine::types::{Color, Score};
 use tokio::time::Instant;
 
 use super::protocol::{
-    CsaClocks, Ending, GameSummary, Outcome, ServerLine, login_line, move_line, parse_server_line,
-    verdict,
+    Ending, GameSummary, Outcome, ServerLine, login_line, move_line, parse_server_line, verdict,
 };
 use super::session::{ProtocolLog, Session, SessionError};
 use crate::game::adjudicate::judge_move;
 use crate::game::arbiter::PlayedGame;
 use crate::game::records::write_records;
-use crate::usi_server::budget::plan;
-use council_players::player::{Decision, MoveRequest, Outcome as PlayerOutcome, Player, Thought};
+use council_players::player::time;
+use council_players::player::{
+    Budget, Decision, MoveRequest, Outcome as PlayerOutcome, Player, Thought,
+};
 use council_schema::config::Config;
 use council_schema::results::append::ResultsWriter;
 use council_schema::results::votes::CouncilVote;
@@ -340,7 +342,9 @@ struct Game<'a> {
     id: u64,
     seed: u64,
     position: Position,
-    clocks: CsaClocks,
+    /// Both clocks as the server keeps them (`None`: a game without a clock), charged with
+    /// the server's own `,T` times.
+    clocks: Option<Clocks>,
     moves: Vec<String>,
     opening_plies: usize,
     times_ms: Vec<u64>,
@@ -362,11 +366,11 @@ impl<'a> Game<'a> {
         seed: u64,
     ) -> Result<Self, String> {
         let mut position = Position::from_sfen(&summary.start_sfen).map_err(|e| e.to_string())?;
-        let mut clocks = CsaClocks::new(summary.time);
+        // The moves the server gave with the summary are not charged: its clocks start full.
+        let clocks = summary.time.control().map(Clocks::start);
         let mut moves = Vec::new();
-        for (usi, units) in &summary.played {
+        for (usi, _units) in &summary.played {
             let mv = position.parse_usi_move(usi).map_err(|e| e.to_string())?;
-            clocks.charge(position.side_to_move(), units.unwrap_or(0));
             position.play(mv);
             moves.push(usi.clone());
         }
@@ -397,21 +401,16 @@ impl<'a> Game<'a> {
         })
     }
 
-    /// The request for our move: the server's clock less the margin, as a USI `go` would
-    /// state it, turned into the player's budget the way `council-usi` does (`plan`).
+    /// The request for our move: the player's per-move limits and the server's clocks less the
+    /// margin, planned as `council-usi` plans a GUI's clock ([`time::plan`]).
     fn request(&self) -> MoveRequest {
         let you = self.summary.you;
-        let c = self.clocks.go_state(you, self.margin);
-        let go = engine::usi::protocol::Go {
-            btime: Some(c.btime_ms),
-            wtime: Some(c.wtime_ms),
-            byoyomi: Some(c.byoyomi_ms),
-            binc: Some(c.binc_ms),
-            winc: Some(c.winc_ms),
-            ..Default::default()
-        };
         let pc = self.config.player(self.player_name);
-        let p = plan(&pc.limits, pc.move_timeout_ms, &go, you == Color::Sente);
+        let mut budget = Budget::per_move(&pc.limits);
+        if let Some(clocks) = self.clocks {
+            budget.clock = Some(clocks.less(you, self.margin));
+        }
+        let p = time::plan(budget, pc.move_timeout_ms, you);
         MoveRequest {
             position: self.position.clone(),
             budget: p.budget,
@@ -475,6 +474,22 @@ impl<'a> Game<'a> {
         }
     }
 
+    /// Charge `mover` the time the server said its move took. A move the server accepted
+    /// past the clock as we keep it means our copy is off: it is told and set to no main time.
+    fn charge(&mut self, mover: Color, spent: Duration) {
+        let Some(side) = self.clocks.as_mut().map(|c| c.side_mut(mover)) else {
+            return;
+        };
+        if let Err(late) = side.charge(spent, Duration::ZERO) {
+            tracing::warn!(
+                "the server accepted a move of {} ms from {mover:?}, {} ms past its clock as this client keeps it; taking its main time to 0",
+                spent.as_millis(),
+                late.over.as_millis()
+            );
+            side.remaining = Duration::ZERO;
+        }
+    }
+
     /// Take in one line from the server (or the end of the connection); the game's end when
     /// it ends here.
     fn hear(&mut self, line: Result<Option<String>, SessionError>, st: &mut Course) -> Option<End> {
@@ -498,11 +513,11 @@ impl<'a> Game<'a> {
                         return Some(self.end(std::mem::take(st), true));
                     }
                 };
-                let units = units.unwrap_or(0);
-                self.clocks.charge(mover, units);
+                let spent = self.summary.time.duration(units.unwrap_or(0));
+                self.charge(mover, spent);
                 self.position.play(mv);
                 self.moves.push(usi);
-                self.times_ms.push(units * self.summary.time.unit_ms);
+                self.times_ms.push(spent.as_millis() as u64);
                 match st.pending.take().filter(|_| mover == self.summary.you) {
                     Some(p) => self.record_ours(p),
                     None => {

@@ -1,5 +1,6 @@
 //! The CSA server protocol (version 1.2.1) as text: what the server's lines mean, the
-//! `Game_Summary` block as data, the lines a client sends, and the server's clock. Pure: no
+//! `Game_Summary` block as data (its `Time` section as the one clock's [`TimeControl`]), and
+//! the lines a client sends. Pure: no
 //! I/O, so every rule of the protocol is unit-tested here and the session and the game loop
 //! only move lines.
 //!
@@ -9,13 +10,11 @@
 
 use std::time::Duration;
 
+use engine::clock::TimeControl;
 use engine::position::Position;
 use engine::record::GameRecord;
 use engine::types::Color;
 
-use crate::game::adjudicate::{Clock, clock_state};
-use council_players::player::ClockState;
-use council_schema::config::Limits;
 use council_schema::results::{Reason, Winner};
 
 /// A `Game_Summary` the client cannot play: the line (from 1, counted from
@@ -60,21 +59,20 @@ impl Default for TimeRules {
 }
 
 impl TimeRules {
-    /// The clock as the arbiter's [`Limits`] state it (milliseconds).
-    pub fn limits(&self) -> Limits {
-        Limits {
-            time_ms: Some(self.total * self.unit_ms),
-            byoyomi_ms: Some(self.byoyomi * self.unit_ms),
-            increment_ms: Some(self.increment * self.unit_ms),
-            ..Limits::default()
-        }
+    /// `units` of the server's `Time_Unit` as a duration (a `,T` time, a `Total_Time`).
+    pub fn duration(&self, units: u64) -> Duration {
+        Duration::from_millis(units * self.unit_ms)
     }
 
-    /// The units the server charges for a move that took `elapsed`: whole units, cut down (as
-    /// shogi-server rounds), at least `Least_Time_Per_Move`.
-    pub fn charge_units(&self, elapsed: Duration) -> u64 {
-        let units = elapsed.as_millis() as u64 / self.unit_ms.max(1);
-        units.max(self.least)
+    /// What each side gets, as the one clock states it; `None` for a game without a clock
+    /// (shogi-server plays one when the total, the byoyomi and the increment are all 0).
+    pub fn control(&self) -> Option<TimeControl> {
+        let control = TimeControl {
+            main: self.duration(self.total),
+            byoyomi: self.duration(self.byoyomi),
+            increment: self.duration(self.increment),
+        };
+        (!control.is_unlimited()).then_some(control)
     }
 }
 
@@ -428,59 +426,6 @@ pub fn verdict(
     (winner, reason, detail)
 }
 
-/// Both sides' clocks as the server keeps them, in milliseconds: the arbiter's [`Clock`]
-/// charged with the server's own `,T` times (whole units), never with our measurement.
-#[derive(Debug, Clone, Copy)]
-pub struct CsaClocks {
-    clocks: [Clock; 2],
-    time: TimeRules,
-}
-
-impl CsaClocks {
-    pub fn new(time: TimeRules) -> Self {
-        let limits = time.limits();
-        CsaClocks {
-            clocks: [Clock::new(&limits), Clock::new(&limits)],
-            time,
-        }
-    }
-
-    /// Charge `mover` the `units` the server reported. `false` when that oversteps its clock
-    /// (the server would call time up).
-    pub fn charge(&mut self, mover: Color, units: u64) -> bool {
-        let spent = Duration::from_millis(units * self.time.unit_ms);
-        self.clocks[mover.index()]
-            .charge(spent, Duration::ZERO)
-            .is_ok()
-    }
-
-    /// The clock as `go` states it for `mover`, with `margin` kept back from the mover's
-    /// time (first from its byoyomi, then from its main time) for the network and the
-    /// server's measurement, which starts when it sends the previous move.
-    pub fn go_state(&self, mover: Color, margin: Duration) -> ClockState {
-        let mut c = clock_state(&self.clocks[0], &self.clocks[1], mover).unwrap_or_default();
-        let keep = margin.as_millis() as u64;
-        let from_byoyomi = keep.min(c.byoyomi_ms);
-        c.byoyomi_ms -= from_byoyomi;
-        let main = match mover {
-            Color::Sente => &mut c.btime_ms,
-            Color::Gote => &mut c.wtime_ms,
-        };
-        *main = main.saturating_sub(keep - from_byoyomi);
-        c
-    }
-
-    /// The time `mover` has before the server's flag falls: main time left plus byoyomi.
-    pub fn allowance(&self, mover: Color) -> Duration {
-        self.clocks[mover.index()].allowance().unwrap_or_default()
-    }
-
-    /// The main time each side has left (sente, gote), for the log.
-    pub fn remaining(&self) -> [Duration; 2] {
-        self.clocks.map(|c| c.remaining)
-    }
-}
-
 /// The move text a player's USI move is sent as: the CSA word, when the move is legal.
 pub fn move_line(pos: &Position, usi: &str) -> Option<String> {
     let mv = pos.parse_usi_move(usi).ok()?;
@@ -699,7 +644,7 @@ END Position";
     }
 
     #[test]
-    fn the_clock_is_charged_in_server_units_and_keeps_a_margin() {
+    fn the_time_section_is_the_one_clocks_control_in_server_units() {
         let time = TimeRules {
             unit_ms: 1000,
             total: 10,
@@ -707,22 +652,20 @@ END Position";
             increment: 0,
             least: 1,
         };
-        assert_eq!(time.charge_units(Duration::from_millis(2999)), 2);
-        assert_eq!(time.charge_units(Duration::from_millis(300)), 1);
-        let mut c = CsaClocks::new(time);
-        assert!(c.charge(Color::Sente, 4));
-        assert_eq!(c.remaining()[0], Duration::from_secs(6));
-        assert_eq!(c.allowance(Color::Sente), Duration::from_secs(9));
-        let go = c.go_state(Color::Sente, Duration::from_millis(500));
+        assert_eq!(time.duration(4), Duration::from_secs(4));
         assert_eq!(
-            (go.btime_ms, go.wtime_ms, go.byoyomi_ms),
-            (6000, 10_000, 2500)
+            time.control(),
+            Some(TimeControl {
+                main: Duration::from_secs(10),
+                byoyomi: Duration::from_secs(3),
+                increment: Duration::ZERO,
+            })
         );
-        let go = c.go_state(Color::Gote, Duration::from_millis(4000));
-        assert_eq!((go.wtime_ms, go.byoyomi_ms), (9000, 0));
-        // Main time gone: the byoyomi is all there is, and more than it is time up.
-        assert!(c.charge(Color::Sente, 8));
-        assert_eq!(c.remaining()[0], Duration::ZERO);
-        assert!(!c.charge(Color::Sente, 4));
+        let unlimited = TimeRules {
+            total: 0,
+            byoyomi: 0,
+            ..time
+        };
+        assert_eq!(unlimited.control(), None);
     }
 }

@@ -7,14 +7,12 @@
 //! by `Position::parse_usi_move`, declarations by the 27-point rule, and time by the arbiter's
 //! own measurement of each move.
 
-use std::time::Duration;
-
 use engine::position::{MoveError, Position, Repetition};
 use engine::types::Color;
 use engine::types::Move;
 
-use council_players::player::{ClockState, PlayerError};
-use council_schema::config::{Limits, ResignRule};
+use council_players::player::PlayerError;
+use council_schema::config::ResignRule;
 use council_schema::results::{Reason, Winner};
 use council_schema::stats::resignation;
 use engine::types::Score;
@@ -239,68 +237,9 @@ impl ResignTracker {
     }
 }
 
-/// One side's clock, kept by the arbiter: a main time, then byoyomi per move; a Fischer
-/// increment added after each move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Clock {
-    pub(crate) remaining: Duration,
-    pub(crate) byoyomi: Duration,
-    pub(crate) increment: Duration,
-    pub(crate) enabled: bool,
-}
-
-impl Clock {
-    pub(crate) fn new(limits: &Limits) -> Self {
-        Clock {
-            remaining: Duration::from_millis(limits.time_ms.unwrap_or(0)),
-            byoyomi: Duration::from_millis(limits.byoyomi_ms.unwrap_or(0)),
-            increment: Duration::from_millis(limits.increment_ms.unwrap_or(0)),
-            enabled: limits.has_clock(),
-        }
-    }
-
-    /// The longest the next move may take before it is a timeout (no margin).
-    pub(crate) fn allowance(&self) -> Option<Duration> {
-        self.enabled.then(|| self.remaining + self.byoyomi)
-    }
-
-    /// Charge a move that took `spent`. `Err` when it overstepped the allowance by more than
-    /// `margin` (a timeout); otherwise the main time goes down (byoyomi absorbs the excess) and
-    /// the increment is added.
-    pub(crate) fn charge(&mut self, spent: Duration, margin: Duration) -> Result<(), Duration> {
-        let Some(allowed) = self.allowance() else {
-            return Ok(());
-        };
-        if spent > allowed + margin {
-            return Err(spent - allowed);
-        }
-        self.remaining = self.remaining.saturating_sub(spent) + self.increment;
-        Ok(())
-    }
-}
-
-/// Both clocks as `go` states them.
-pub(crate) fn clock_state(sente: &Clock, gote: &Clock, mover: Color) -> Option<ClockState> {
-    let mine = match mover {
-        Color::Sente => sente,
-        Color::Gote => gote,
-    };
-    mine.enabled.then_some(ClockState {
-        btime_ms: sente.remaining.as_millis() as u64,
-        wtime_ms: gote.remaining.as_millis() as u64,
-        byoyomi_ms: mine.byoyomi.as_millis() as u64,
-        binc_ms: sente.increment.as_millis() as u64,
-        winc_ms: gote.increment.as_millis() as u64,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(x: u64) -> Duration {
-        Duration::from_millis(x)
-    }
 
     fn play(pos: &mut Position, moves: &str) {
         for m in moves.split_whitespace() {
@@ -350,34 +289,6 @@ mod tests {
         assert_eq!((v.result, v.reason), (Winner::Gote, Reason::MalformedMove));
         let v = judge_move(&Position::startpos(), "x", "7g7e").expect_err("no such move");
         assert_eq!((v.result, v.reason), (Winner::Gote, Reason::IllegalMove));
-    }
-
-    #[test]
-    fn clock_charges_main_time_then_byoyomi_and_adds_increment() {
-        let limits = Limits {
-            time_ms: Some(1000),
-            byoyomi_ms: Some(500),
-            ..Limits::default()
-        };
-        let mut c = Clock::new(&limits);
-        assert_eq!(c.allowance(), Some(ms(1500)));
-        c.charge(ms(800), ms(0)).expect("in time");
-        assert_eq!(c.remaining, ms(200));
-        // 200 ms main time + 500 ms byoyomi: 650 ms is fine, main time is gone after.
-        c.charge(ms(650), ms(0)).expect("in byoyomi");
-        assert_eq!(c.remaining, ms(0));
-        assert_eq!(c.charge(ms(600), ms(50)), Err(ms(100)));
-        let mut fischer = Clock::new(&Limits {
-            time_ms: Some(1000),
-            increment_ms: Some(100),
-            ..Limits::default()
-        });
-        fischer.charge(ms(300), ms(0)).expect("in time");
-        assert_eq!(fischer.remaining, ms(800));
-        // Without a clock nothing is charged.
-        let mut none = Clock::new(&Limits::default());
-        assert_eq!(none.allowance(), None);
-        assert_eq!(none.charge(ms(1_000_000), ms(0)), Ok(()));
     }
 
     #[test]

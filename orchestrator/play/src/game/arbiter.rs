@@ -11,14 +11,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use engine::clock::{Clocks, Late, SideClock};
 use engine::position::{Handicap, Position};
 use engine::types::Color;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::adjudicate::{
-    Clock, ResignTracker, Verdict, clock_state, failure_verdict, impasse_verdict, judge_move,
-    max_plies_verdict, position_verdict,
+    ResignTracker, Verdict, failure_verdict, impasse_verdict, judge_move, max_plies_verdict,
+    position_verdict,
 };
 use super::feed::{ClockView, GameStart, MoveEvent, RunFeed};
 use council_players::player::{
@@ -147,7 +148,8 @@ pub(crate) struct Arbiter<'a> {
     margin: Duration,
     start: StartPosition,
     position: Position,
-    clocks: [Clock; 2],
+    /// Each side's clock, `None` for a side without one.
+    clocks: [Option<SideClock>; 2],
     resign: ResignTracker,
     sheet: Sheet,
     began: Instant,
@@ -189,7 +191,7 @@ impl<'a> Arbiter<'a> {
                 costs,
             },
             start,
-            clocks: players.map(|p| Clock::new(&p.limits)),
+            clocks: players.map(|p| p.limits.time_control().map(SideClock::new)),
             resign: ResignTracker::new(config.resign),
             began,
             started_unix_ms,
@@ -208,9 +210,9 @@ impl<'a> Arbiter<'a> {
     /// Both clocks as a watcher sees them.
     fn clock_views(&self) -> [ClockView; 2] {
         [0, 1].map(|i| {
-            let c = &self.clocks[i];
+            let c = self.clocks[i].unwrap_or_default();
             ClockView {
-                enabled: c.enabled,
+                enabled: self.clocks[i].is_some(),
                 remaining_ms: c.remaining.as_millis() as u64,
                 byoyomi_ms: c.byoyomi.as_millis() as u64,
                 increment_ms: c.increment.as_millis() as u64,
@@ -298,8 +300,11 @@ impl<'a> Arbiter<'a> {
     fn request(&self, mover: Color, asked: Instant) -> MoveRequest {
         let pc = self.players[mover.index()];
         let mut budget = Budget::per_move(&pc.limits);
-        budget.clock = clock_state(&self.clocks[0], &self.clocks[1], mover);
-        let wait = match budget.time_allowance(mover == Color::Sente) {
+        budget.clock = self.clocks[mover.index()].map(|_| {
+            let [sente, gote] = self.clocks.map(Option::unwrap_or_default);
+            Clocks::new(sente, gote)
+        });
+        let wait = match budget.time_allowance(mover) {
             Some(t) => t + self.margin,
             None => Duration::from_millis(pc.move_timeout_ms),
         };
@@ -329,7 +334,10 @@ impl<'a> Arbiter<'a> {
             Err(e) => return Judgement::End(failure_verdict(mover, &e)),
         };
         let name = &self.players[me].name;
-        if let Err(over) = self.clocks[me].charge(answer.spent, self.margin) {
+        if let Some(Err(Late { over })) = self.clocks[me]
+            .as_mut()
+            .map(|c| c.charge(answer.spent, self.margin))
+        {
             return Judgement::End(Verdict::loss(
                 mover,
                 Reason::Timeout,
@@ -521,8 +529,8 @@ mod tests {
         assert_eq!(a.sheet.scores, [Some(Score::Cp(-40))]);
         assert_eq!(a.sheet.pvs, [vec!["x".to_string()]]);
         assert_eq!(
-            a.clocks[0].remaining,
-            ms(4700),
+            a.clocks[0].map(|c| c.remaining),
+            Some(ms(4700)),
             "the mover's main time is charged"
         );
         assert_eq!((a.sheet.costs[0].moves, a.sheet.costs[1].moves), (1, 0));
@@ -531,6 +539,26 @@ mod tests {
         let req = a.request(Color::Gote, Instant::now());
         assert_eq!(req.position.moves().len(), 1);
         assert_eq!(req.budget.clock, None, "gote has no clock of its own");
+    }
+
+    #[test]
+    fn a_fischer_increment_is_credited_before_the_move() {
+        let c = config(
+            "startpos",
+            "timeout_margin_ms = 0",
+            "time_ms = 1000\nincrement_ms = 500",
+        );
+        let s = spec("startpos");
+        let mut a = Arbiter::new(&c, &s).expect("start");
+        // 1000 ms main time and this move's 500 ms increment: 1450 ms is in time.
+        let req = a.request(Color::Sente, Instant::now());
+        assert_eq!(req.budget.time_allowance(Color::Sente), Some(ms(1500)));
+        assert_eq!(a.judge(answer(1450, mv("7g7f"))), Judgement::Continue);
+        assert_eq!(a.clocks[0].map(|c| c.remaining), Some(ms(50)));
+        assert_eq!(a.judge(answer(400, mv("3c3d"))), Judgement::Continue);
+        // Now 50 ms and 500 ms: 550 ms is the whole allowance, and late.
+        let v = end(a.judge(answer(550, mv("2g2f"))));
+        assert_eq!((v.result, v.reason), (Winner::Gote, Reason::Timeout));
     }
 
     #[test]

@@ -36,7 +36,6 @@ use std::time::Duration;
 
 use engine::position::{Position, Replay};
 use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
-use engine::types::Color;
 use engine::usi::protocol::{
     EngineMessage, Go, IdField, Info, InfoScore, OptionKind, OptionSpec, ScoreBound, UsiBestMove,
 };
@@ -286,12 +285,7 @@ impl Server {
     /// Starts thinking on `position` in a task that owns the player.
     fn think(&mut self, position: Position, go: &Go) {
         let pc = self.config.player(&self.name);
-        let plan = budget::plan(
-            &pc.limits,
-            pc.move_timeout_ms,
-            go,
-            position.side_to_move() == Color::Sente,
-        );
+        let plan = budget::plan(&pc.limits, pc.move_timeout_ms, go, position.side_to_move());
         let req = MoveRequest {
             position,
             budget: plan.budget,

@@ -19,7 +19,6 @@ pub mod vote;
 
 use std::time::Duration;
 
-use engine::types::Color;
 use tokio::time::Instant;
 
 use crate::player::time::{self, Allocation};
@@ -228,11 +227,11 @@ impl CouncilPlayer {
         req: &MoveRequest,
         asked: Instant,
     ) -> (Vec<Option<MoveRequest>>, Instant) {
-        let sente = req.position.side_to_move() == Color::Sente;
+        let mover = req.position.side_to_move();
         let allocation: Option<Allocation> = req
             .budget
             .clock
-            .map(|c| time::allocate(&c, sente, self.reserve_ms));
+            .map(|c| time::allocate(&c, mover, self.reserve_ms));
         let deadline = match allocation {
             Some(a) => a.deadline(asked).min(req.deadline),
             None => member_deadline(req.deadline, asked),

@@ -11,8 +11,8 @@
 use std::time::Duration;
 
 use engine::search::{
-    BestMove, Clock, Engine, EngineSettings, Limits, SearchInfo, SearchObserver, SearchResult,
-    Silent, StopFlag,
+    BestMove, Engine, EngineSettings, Limits, SearchInfo, SearchObserver, SearchResult, Silent,
+    StopFlag,
 };
 use engine::types::Score;
 
@@ -90,13 +90,7 @@ impl InternalPlayer {
             nodes: b.nodes,
             depth: b.depth,
             movetime: b.movetime_ms.map(Duration::from_millis),
-            clock: b.clock.map(|c| Clock {
-                btime: Duration::from_millis(c.btime_ms),
-                wtime: Duration::from_millis(c.wtime_ms),
-                byoyomi: Duration::from_millis(c.byoyomi_ms),
-                binc: Duration::from_millis(c.binc_ms),
-                winc: Duration::from_millis(c.winc_ms),
-            }),
+            clock: b.clock,
             infinite: false,
             searchmoves: None,
         };

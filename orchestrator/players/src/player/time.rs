@@ -1,47 +1,43 @@
-//! Time for one move under a clock, in one place: what a council's members are sent, the
-//! deadline the council keeps, and the reserve it holds back (docs/guide/clocks.md states the
-//! same formula in words).
+//! Time for one move under a clock, in one place: a move's share of the mover's clock, what a
+//! council's members are sent and the deadline the council keeps, and the plan of a player whose
+//! clock someone else keeps (a GUI's `go`, a CSA server's `Time`). docs/guide/clocks.md states
+//! the same formulas in words.
 //!
-//! Why one place: the council, the USI player (how long it waits for an answer to `stop`) and the
-//! docs must agree on these numbers, and the arbiter's clock (`runner::adjudicate::Clock`) is
-//! the rule they serve: a move is in time when it takes at most the mover's main time left plus
-//! its byoyomi (plus the match's `timeout_margin_ms`, a safety net the allocation never plans to
-//! use).
+//! Why one place: the council, the USI player (how long it waits for an answer to `stop`),
+//! council-usi, council-csa and the docs must agree on these numbers. The clock itself and its
+//! rule are [`engine::clock`]'s: a move is in time when it takes less than the mover's main time
+//! left plus this move's increment plus its byoyomi (plus, in `council-match`, the match's
+//! `timeout_margin_ms`, a safety net the allocation never plans to use).
 
 use std::time::Duration;
 
-/// Moves the main time is spread over when a clock is sent as one move's time
-/// (`Budget::clock_as_movetime`, and [`move_share`]).
-pub(crate) const MOVES_TO_GO: u64 = 30;
+use engine::clock::{Clocks, SideClock};
+use engine::types::Color;
 
-/// The arbiter's clock as a USI `go` states it, milliseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClockState {
-    pub btime_ms: u64,
-    pub wtime_ms: u64,
-    pub byoyomi_ms: u64,
-    pub binc_ms: u64,
-    pub winc_ms: u64,
-}
+use super::Budget;
+
+/// Moves the main time is spread over when a clock is sent as one move's time
+/// ([`Budget::clock_as_movetime`], and [`move_share`]).
+pub const MOVES_TO_GO: u64 = 30;
 
 /// How long a player that sent `stop` at its deadline waits for the engine's `bestmove` before
 /// it answers without it (the engine then owes that `bestmove`, see [`STOP_GRACE`]).
-pub(crate) const STOP_ANSWER_WAIT: Duration = Duration::from_millis(30);
+pub const STOP_ANSWER_WAIT: Duration = Duration::from_millis(30);
 
 /// How long an engine has to answer a `stop` at all: one that has not sent its `bestmove` by
 /// then is killed, and a council member sits out the rest of the game.
-pub(crate) const STOP_GRACE: Duration = Duration::from_millis(1500);
+pub const STOP_GRACE: Duration = Duration::from_millis(1500);
 
-/// The mover's share of its clock for one move, ms: the byoyomi and the increment plus a
-/// [`MOVES_TO_GO`]th of the main time left, never more than the main time left plus the byoyomi
-/// (the arbiter's allowance; an increment is credited only after the move).
-pub fn move_share(c: &ClockState, sente: bool) -> u64 {
-    let (time, inc) = if sente {
-        (c.btime_ms, c.binc_ms)
-    } else {
-        (c.wtime_ms, c.winc_ms)
-    };
-    (c.byoyomi_ms + inc + time / MOVES_TO_GO).min(time + c.byoyomi_ms)
+/// The most kept back from a clock someone else keeps, for the player's own work
+/// ([`safety`]).
+pub const MAX_SAFETY: Duration = Duration::from_millis(1000);
+
+/// The mover's share of its clock for one move, ms: the byoyomi and this move's increment
+/// (credited before the move) plus a [`MOVES_TO_GO`]th of the main time left; always within the
+/// clock's allowance.
+pub fn move_share(side: &SideClock) -> u64 {
+    let ms = |d: Duration| d.as_millis() as u64;
+    ms(side.byoyomi) + ms(side.increment) + ms(side.remaining) / MOVES_TO_GO
 }
 
 /// How a council spends one move of its clock.
@@ -60,10 +56,10 @@ pub struct Allocation {
     pub deadline_ms: u64,
 }
 
-/// The allocation of one council move for the side to move (`sente` or not) on `clock`, with
-/// `reserve_ms` the council's reserve.
-pub fn allocate(clock: &ClockState, sente: bool, reserve_ms: u64) -> Allocation {
-    let move_ms = move_share(clock, sente).max(1);
+/// The allocation of one council move for `mover` on `clocks`, with `reserve_ms` the council's
+/// reserve.
+pub fn allocate(clocks: &Clocks, mover: Color, reserve_ms: u64) -> Allocation {
+    let move_ms = move_share(clocks.side(mover)).max(1);
     let reserve_ms = reserve_ms.min(move_ms / 4);
     Allocation {
         move_ms,
@@ -74,13 +70,10 @@ pub fn allocate(clock: &ClockState, sente: bool, reserve_ms: u64) -> Allocation 
 }
 
 impl Allocation {
-    /// The clock a member is sent, with `shared` members the time divided among `n` of them.
-    pub fn member_clock(&self, shared: Option<usize>) -> ClockState {
+    /// The clocks a member is sent, with `shared` members the time divided among `n` of them.
+    pub fn member_clock(&self, shared: Option<usize>) -> Clocks {
         let n = shared.unwrap_or(1).max(1) as u64;
-        ClockState {
-            byoyomi_ms: (self.member_ms / n).max(1),
-            ..ClockState::default()
-        }
+        Clocks::byoyomi_only(Duration::from_millis((self.member_ms / n).max(1)))
     }
 
     /// When the council stops waiting for its members, for a move asked at `asked`.
@@ -89,24 +82,58 @@ impl Allocation {
     }
 }
 
+/// What a player whose clock someone else keeps gets for one move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    pub budget: Budget,
+    /// From the request to the hard deadline of the move: the keeper's allowance.
+    pub deadline: Duration,
+}
+
+/// The margin kept back from an allowance: a fifth of it, at most [`MAX_SAFETY`].
+pub fn safety(allowance: Duration) -> Duration {
+    (allowance / 5).min(MAX_SAFETY)
+}
+
+/// The plan for `mover` of a move with `budget` (per-move limits, and the clocks a GUI or a
+/// server keeps): the deadline is the budget's allowance, and the player is handed the budget
+/// less a [`safety`] margin, so members that use their whole budget (USI engines told
+/// `byoyomi N` use nearly all of it) answer before the council's deadline and the council
+/// before the keeper's flag falls. A budget with no limit at all thinks for `move_timeout_ms`.
+pub fn plan(budget: Budget, move_timeout_ms: u64, mover: Color) -> Plan {
+    let mut budget = budget;
+    if budget == Budget::default() {
+        budget.movetime_ms = Some(move_timeout_ms.max(1));
+    }
+    match budget.time_allowance(mover) {
+        Some(allowance) => Plan {
+            budget: budget.less(mover, safety(allowance)),
+            deadline: allowance,
+        },
+        None => Plan {
+            budget,
+            deadline: Duration::from_millis(move_timeout_ms),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use council_schema::config::DEFAULT_RESERVE_MS;
 
-    fn clock(btime_ms: u64, wtime_ms: u64, byoyomi_ms: u64, inc: u64) -> ClockState {
-        ClockState {
-            btime_ms,
-            wtime_ms,
-            byoyomi_ms,
-            binc_ms: inc,
-            winc_ms: inc,
-        }
+    fn clocks(btime_ms: u64, wtime_ms: u64, byoyomi_ms: u64, inc: u64) -> Clocks {
+        let side = |ms: u64| SideClock {
+            remaining: Duration::from_millis(ms),
+            byoyomi: Duration::from_millis(byoyomi_ms),
+            increment: Duration::from_millis(inc),
+        };
+        Clocks::new(side(btime_ms), side(wtime_ms))
     }
 
     #[test]
     fn byoyomi_the_council_keeps_a_reserve_and_members_get_the_rest() {
-        let a = allocate(&clock(0, 0, 1000, 0), true, DEFAULT_RESERVE_MS);
+        let a = allocate(&clocks(0, 0, 1000, 0), Color::Sente, DEFAULT_RESERVE_MS);
         assert_eq!(
             a,
             Allocation {
@@ -116,32 +143,96 @@ mod tests {
                 deadline_ms: 950
             }
         );
-        assert_eq!(a.member_clock(None), clock(0, 0, 900, 0));
-        assert_eq!(a.member_clock(Some(3)).byoyomi_ms, 300);
+        assert_eq!(a.member_clock(None), clocks(0, 0, 900, 0));
+        assert_eq!(
+            a.member_clock(Some(3)).side(Color::Gote).byoyomi,
+            Duration::from_millis(300)
+        );
         // A short byoyomi: the reserve is at most a quarter of it.
-        let a = allocate(&clock(0, 0, 200, 0), false, DEFAULT_RESERVE_MS);
+        let a = allocate(&clocks(0, 0, 200, 0), Color::Gote, DEFAULT_RESERVE_MS);
         assert_eq!((a.reserve_ms, a.member_ms, a.deadline_ms), (50, 150, 175));
         // Main time and byoyomi: a 30th of the main time on top.
-        let a = allocate(&clock(60_000, 3000, 500, 0), true, 200);
+        let a = allocate(&clocks(60_000, 3000, 500, 0), Color::Sente, 200);
         assert_eq!((a.move_ms, a.member_ms, a.deadline_ms), (2500, 2300, 2400));
     }
 
     #[test]
     fn fischer_and_sudden_death_spread_the_main_time_and_never_exceed_it() {
         // Fischer: a 30th of the main time plus the increment.
-        let a = allocate(&clock(30_000, 30_000, 0, 1000), true, 100);
+        let a = allocate(&clocks(30_000, 30_000, 0, 1000), Color::Sente, 100);
         assert_eq!((a.move_ms, a.member_ms, a.deadline_ms), (2000, 1900, 1950));
-        // With little main time left the increment is not spent before it is credited.
-        let a = allocate(&clock(150, 150, 0, 1000), false, 100);
-        assert_eq!((a.move_ms, a.reserve_ms, a.member_ms), (150, 37, 113));
+        // With little main time left the increment, credited before the move, is what is spent.
+        let a = allocate(&clocks(150, 150, 0, 1000), Color::Gote, 100);
+        assert_eq!((a.move_ms, a.reserve_ms, a.member_ms), (1005, 100, 905));
         // Sudden death: a 30th of what is left.
-        let a = allocate(&clock(0, 90_000, 0, 0), false, 100);
+        let a = allocate(&clocks(0, 90_000, 0, 0), Color::Gote, 100);
         assert_eq!((a.move_ms, a.member_ms), (3000, 2900));
         // An empty clock still asks for a millisecond.
-        let a = allocate(&clock(0, 0, 0, 0), true, 100);
+        let a = allocate(&clocks(0, 0, 0, 0), Color::Sente, 100);
         assert_eq!(
             (a.move_ms, a.reserve_ms, a.member_ms, a.deadline_ms),
             (1, 0, 1, 1)
+        );
+        // The share never exceeds the allowance.
+        for (t, b, i) in [(0, 0, 0), (1, 0, 0), (29, 0, 1), (150, 0, 1000), (9, 9, 9)] {
+            let c = clocks(t, t, b, i);
+            let side = c.side(Color::Sente);
+            assert!(Duration::from_millis(move_share(side)) <= side.allowance());
+        }
+    }
+
+    #[test]
+    fn a_keepers_clock_keeps_a_safety_margin_and_its_allowance_is_the_deadline() {
+        // Byoyomi 2 s: a fifth kept back.
+        let budget = Budget {
+            nodes: Some(20_000),
+            clock: Some(clocks(0, 0, 2000, 0)),
+            ..Budget::default()
+        };
+        let p = plan(budget, 60_000, Color::Sente);
+        assert_eq!(p.budget.nodes, Some(20_000));
+        assert_eq!(p.deadline, Duration::from_millis(2000));
+        let c = p.budget.clock.expect("the keeper's clock");
+        assert_eq!(c.side(Color::Sente).byoyomi, Duration::from_millis(1600));
+        // Main time and an increment: the allowance counts the increment, and the margin
+        // (at most a second) comes out of the main time.
+        let budget = Budget {
+            clock: Some(Clocks::new(
+                SideClock {
+                    remaining: Duration::from_millis(100_000),
+                    byoyomi: Duration::ZERO,
+                    increment: Duration::from_millis(1000),
+                },
+                SideClock {
+                    remaining: Duration::from_millis(30_000),
+                    byoyomi: Duration::ZERO,
+                    increment: Duration::from_millis(1000),
+                },
+            )),
+            ..Budget::default()
+        };
+        let p = plan(budget, 60_000, Color::Gote);
+        assert_eq!(p.deadline, Duration::from_millis(31_000));
+        let c = p.budget.clock.expect("clock");
+        assert_eq!(c.side(Color::Gote).remaining, Duration::from_millis(29_000));
+        assert_eq!(c.side(Color::Gote).increment, Duration::from_millis(1000));
+        assert_eq!(
+            c.side(Color::Sente).remaining,
+            Duration::from_millis(100_000)
+        );
+        // No limit at all: the move timeout, less its margin.
+        let p = plan(Budget::default(), 10_000, Color::Sente);
+        assert_eq!(p.budget.movetime_ms, Some(9000));
+        assert_eq!(p.deadline, Duration::from_millis(10_000));
+        // Only nodes: no time, no margin, the move timeout as the deadline.
+        let nodes = Budget {
+            nodes: Some(500),
+            ..Budget::default()
+        };
+        let p = plan(nodes, 60_000, Color::Sente);
+        assert_eq!(
+            (p.budget, p.deadline),
+            (nodes, Duration::from_millis(60_000))
         );
     }
 }

@@ -30,7 +30,7 @@
 use std::time::Duration;
 
 use engine::position::Position;
-use engine::types::{Color, Score};
+use engine::types::Score;
 use engine::usi::protocol::{
     EngineMessage, Go, GuiCommand, Info, OptionSpec, PositionStart, UsiBestMove,
     parse_engine_message,
@@ -494,18 +494,11 @@ impl UsiPlayer {
             go.nodes = b.nodes;
             go.depth = b.depth;
         }
+        let mover = req.position.side_to_move();
         if !s.go_byoyomi && b.clock.is_some() {
-            go.movetime = b.clock_as_movetime(req.position.side_to_move() == Color::Sente);
+            go.movetime = b.clock_as_movetime(mover);
         } else if let Some(c) = b.clock {
-            go.btime = Some(c.btime_ms);
-            go.wtime = Some(c.wtime_ms);
-            if c.byoyomi_ms > 0 {
-                go.byoyomi = Some(c.byoyomi_ms);
-            }
-            if c.binc_ms > 0 || c.winc_ms > 0 {
-                go.binc = Some(c.binc_ms);
-                go.winc = Some(c.winc_ms);
-            }
+            c.state_in(mover, &mut go);
         }
         go
     }

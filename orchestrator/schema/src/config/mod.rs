@@ -99,6 +99,16 @@ impl Limits {
     pub fn has_clock(&self) -> bool {
         self.time_ms.is_some() || self.byoyomi_ms.is_some() || self.increment_ms.is_some()
     }
+
+    /// The clock these limits set for the arbiter to keep, when they set one.
+    pub fn time_control(&self) -> Option<engine::clock::TimeControl> {
+        let ms = |x: Option<u64>| std::time::Duration::from_millis(x.unwrap_or(0));
+        self.has_clock().then(|| engine::clock::TimeControl {
+            main: ms(self.time_ms),
+            byoyomi: ms(self.byoyomi_ms),
+            increment: ms(self.increment_ms),
+        })
+    }
 }
 
 /// The kinds of player.

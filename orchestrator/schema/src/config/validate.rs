@@ -140,7 +140,7 @@ pub(super) fn validate_players(
                 &key("increment_ms"),
                 format!(
                     "player `{name}`: a Fischer increment needs a main time (time_ms): the \
-                     increment is credited after each move"
+                     increment is credited before each move"
                 ),
             ));
         }

@@ -11,8 +11,8 @@
 //! results lines.
 //!
 //! ```
-//! use orchestrator::results::GameResult;
-//! use orchestrator::stats::{EloModel, HeadToHead, Sprt, SprtStatus};
+//! use council_schema::results::GameResult;
+//! use council_schema::stats::{EloModel, HeadToHead, Sprt, SprtStatus};
 //!
 //! fn after_each_game(finished: &[GameResult], sprt: &Sprt) -> bool {
 //!     let h2h = HeadToHead::from_games(finished, "council", "single");

@@ -68,7 +68,7 @@ pub enum SprtError {
 /// game (or pair) with the head-to-head so far:
 ///
 /// ```
-/// use orchestrator::stats::{EloModel, HeadToHead, Pentanomial, Sprt, SprtStatus, Wdl};
+/// use council_schema::stats::{EloModel, HeadToHead, Pentanomial, Sprt, SprtStatus, Wdl};
 /// let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05, EloModel::Logistic).unwrap();
 /// let h2h = HeadToHead::new(Wdl::new(300, 200, 100), Pentanomial::default());
 /// let report = sprt.test(&h2h);

@@ -148,7 +148,7 @@ pub fn svg(
         "game length of {} decisive games: mean {:.1}, sd {:.1}",
         report.games, report.mean, report.sd
     );
-    Ok(sim::plot::observed_game_length_svg(
+    Ok(super::game_length_svg::observed_game_length_svg(
         path, &title, &plies, &run, 10,
     )?)
 }

@@ -24,6 +24,7 @@ pub mod council;
 pub mod csv;
 pub mod famous;
 pub mod game_length;
+pub mod game_length_svg;
 pub mod ir;
 pub mod ir_svg;
 pub mod moves;

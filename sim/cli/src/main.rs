@@ -16,8 +16,10 @@ use sim::game_length::gamma::GammaMatch;
 use sim::game_length::simulate::{Layout, simulate as play_games};
 use sim::game_length::{GameLengthParams, Preset};
 use sim::majority::MajorityModel;
+use sim::plain;
 use sim::report::{self, Timing};
-use sim::{plain, plot};
+
+mod plot;
 
 const ABOUT: &str =
     "Monte Carlo models of council theory and game length (models.md sections 2-4).";
