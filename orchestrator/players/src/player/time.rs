@@ -3,7 +3,7 @@
 //! same formula in words).
 //!
 //! Why one place: the council, the USI player (how long it waits for an answer to `stop`) and the
-//! docs must agree on these numbers, and the arbiter's clock (`runner::adjudicate::Clock`) is
+//! docs must agree on these numbers, and the arbiter's clock (the play crate's `game::adjudicate::Clock`) is
 //! the rule they serve: a move is in time when it takes at most the mover's main time left plus
 //! its byoyomi (plus the match's `timeout_margin_ms`, a safety net the allocation never plans to
 //! use).
