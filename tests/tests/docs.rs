@@ -9,7 +9,11 @@
 //!   unknown key is refused with serde's list of the keys that table accepts;
 //! - every long flag a page shows for a program is in that program's `--help` (of the
 //!   subcommand, where the page names one);
-//! - no page cites a file outside the repository or an issue number.
+//! - no page cites a file outside the repository or an issue number;
+//! - every program of the workspace (every binary target of every member's Cargo.toml) has a row
+//!   in README's program table, and is listed in the row of its crate in ARCHITECTURE.md's
+//!   workspace table; neither table names a program no crate builds. The tests' own helpers
+//!   (the `council-tests` package) are in ARCHITECTURE.md only.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
@@ -17,7 +21,8 @@ use std::process::Command;
 
 use council_tests::{workspace_bin, workspace_root};
 
-/// The programs whose flags the pages may show.
+/// The programs whose flags the pages may show: every program of the workspace but the tests'
+/// own helpers (checked against the Cargo.toml files by `the_flag_check_knows_every_program`).
 const PROGRAMS: [&str; 10] = [
     "council-match",
     "council-tune",
@@ -30,6 +35,9 @@ const PROGRAMS: [&str; 10] = [
     "council-sim",
     "council-engine",
 ];
+
+/// The package whose programs are the tests' own helpers, not programs for users.
+const TEST_PACKAGE: &str = "council-tests";
 
 /// The config reference, relative to the workspace root.
 const CONFIG_DOC: &str = "docs/reference/config.md";
@@ -912,4 +920,298 @@ fn every_flag_the_pages_show_is_in_the_programs_help() {
         "flags no program accepts:\n{}",
         problems.join("\n")
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// (d) Programs.
+
+/// A binary target of the workspace: its name, the package that builds it and that package's
+/// manifest (relative to the workspace root).
+struct Bin {
+    name: String,
+    package: String,
+    manifest: String,
+}
+
+/// Every binary target of every workspace member, as cargo sees them: the `[[bin]]` tables of
+/// its Cargo.toml, and the files cargo finds by itself (`src/main.rs`, `src/bin/*.rs`,
+/// `src/bin/*/main.rs`) unless the package says `autobins = false`.
+fn workspace_bins() -> Vec<Bin> {
+    let root = workspace_root();
+    let read = |path: &Path| -> toml::Table {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+        toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let workspace = read(&root.join("Cargo.toml"));
+    let members = workspace["workspace"]["members"]
+        .as_array()
+        .expect("[workspace] members is a list");
+    let mut bins = Vec::new();
+    for member in members {
+        let member = member.as_str().expect("a member is a path");
+        let dir = root.join(member);
+        let manifest = read(&dir.join("Cargo.toml"));
+        let package = &manifest["package"];
+        let name = package["name"].as_str().expect("package.name").to_string();
+        let mut declared: Vec<(String, Option<PathBuf>)> = manifest
+            .get("bin")
+            .and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|b| {
+                let bin = b["name"].as_str().expect("[[bin]] name").to_string();
+                (
+                    bin,
+                    b.get("path").and_then(|p| p.as_str()).map(|p| dir.join(p)),
+                )
+            })
+            .collect();
+        if package.get("autobins").and_then(toml::Value::as_bool) != Some(false) {
+            let mut found: Vec<(String, PathBuf)> = Vec::new();
+            if dir.join("src/main.rs").exists() {
+                found.push((name.clone(), dir.join("src/main.rs")));
+            }
+            if let Ok(entries) = std::fs::read_dir(dir.join("src/bin")) {
+                for entry in entries {
+                    let path = entry.expect("a folder entry").path();
+                    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+                    if path.extension().is_some_and(|e| e == "rs") {
+                        found.push((stem.to_string(), path.clone()));
+                    } else if path.join("main.rs").exists() {
+                        found.push((stem.to_string(), path.join("main.rs")));
+                    }
+                }
+            }
+            for (bin, path) in found {
+                let known = declared
+                    .iter()
+                    .any(|(n, p)| *n == bin || p.as_ref() == Some(&path));
+                if !known {
+                    declared.push((bin, Some(path)));
+                }
+            }
+        }
+        for (bin, _) in declared {
+            bins.push(Bin {
+                name: bin,
+                package: name.clone(),
+                manifest: format!("{member}/Cargo.toml"),
+            });
+        }
+    }
+    bins.sort_by(|a, b| a.name.cmp(&b.name));
+    bins
+}
+
+/// The cells of a table row, split at the `|`s outside code spans.
+fn table_cells(line: &str) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut in_code = false;
+    for c in line.trim().chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                cell.push(c);
+            }
+            '|' if !in_code => cells.push(std::mem::take(&mut cell).trim().to_string()),
+            _ => cell.push(c),
+        }
+    }
+    cells.push(cell.trim().to_string());
+    // The leading and trailing pipes leave an empty cell at each end.
+    if cells.first().is_some_and(String::is_empty) {
+        cells.remove(0);
+    }
+    if cells.last().is_some_and(String::is_empty) {
+        cells.pop();
+    }
+    cells
+}
+
+/// The first table under the heading `heading` of `page` (before the next heading): its header
+/// row, then its rows, as cells.
+fn table_under(page: &Page, heading: &str) -> Vec<Vec<String>> {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut under = false;
+    for (_, line) in &page.prose {
+        let level = line.chars().take_while(|c| *c == '#').count();
+        if level > 0 && line[level..].starts_with(' ') {
+            if under {
+                break;
+            }
+            under = line[level..].trim() == heading;
+            continue;
+        }
+        if !under {
+            continue;
+        }
+        if line.trim_start().starts_with('|') {
+            let cells = table_cells(line);
+            let rule = cells.iter().all(|c| {
+                let c = c.trim_matches(':');
+                !c.is_empty() && c.chars().all(|ch| ch == '-')
+            });
+            if !rule {
+                rows.push(cells);
+            }
+        } else if !rows.is_empty() {
+            break;
+        }
+    }
+    assert!(
+        !rows.is_empty(),
+        "{}: no table under the heading `{heading}`",
+        page.name()
+    );
+    rows
+}
+
+/// The cells of `column` (named in the header row) of a table, one per row, as code spans.
+fn column(page: &Page, table: &[Vec<String>], column: &str) -> Vec<Vec<String>> {
+    let at = table[0]
+        .iter()
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("{}: the table has no column `{column}`", page.name()));
+    table[1..]
+        .iter()
+        .map(|row| row.get(at).map(|c| code_spans(c)).unwrap_or_default())
+        .collect()
+}
+
+/// Every way README's program table and ARCHITECTURE.md's workspace table disagree with the
+/// programs the Cargo.toml files build.
+fn program_list_problems(readme: &Page, architecture: &Page, bins: &[Bin]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let all: BTreeSet<&str> = bins.iter().map(|b| b.name.as_str()).collect();
+
+    // README: one row per program for users, its name in the first column.
+    let table = table_under(readme, "Programs");
+    let listed: BTreeSet<String> = column(readme, &table, "program")
+        .into_iter()
+        .flatten()
+        .collect();
+    for bin in bins.iter().filter(|b| b.package != TEST_PACKAGE) {
+        if !listed.contains(&bin.name) {
+            problems.push(format!(
+                "README.md's program table (## Programs) has no row for `{}`, a program of {}",
+                bin.name, bin.manifest
+            ));
+        }
+    }
+    for name in &listed {
+        if !all.contains(name.as_str()) {
+            problems.push(format!(
+                "README.md's program table lists `{name}`, which no Cargo.toml builds"
+            ));
+        }
+    }
+
+    // ARCHITECTURE.md: each program in the row of the crate that builds it.
+    let table = table_under(architecture, "The workspace");
+    let crates = column(architecture, &table, "crate");
+    let programs = column(architecture, &table, "programs");
+    let row_of = |package: &str| crates.iter().position(|c| c.iter().any(|s| s == package));
+    for bin in bins {
+        match row_of(&bin.package) {
+            None => problems.push(format!(
+                "ARCHITECTURE.md's workspace table has no row for crate `{}`, which builds `{}`",
+                bin.package, bin.name
+            )),
+            Some(row) if !programs[row].contains(&bin.name) => problems.push(format!(
+                "ARCHITECTURE.md's workspace table does not list `{}` in the row of `{}` ({})",
+                bin.name, bin.package, bin.manifest
+            )),
+            Some(_) => {}
+        }
+    }
+    for (row, names) in programs.iter().enumerate() {
+        for name in names {
+            let builds = bins
+                .iter()
+                .any(|b| b.name == *name && crates[row].contains(&b.package));
+            if !builds {
+                problems.push(format!(
+                    "ARCHITECTURE.md's workspace table lists `{name}` under {:?}, which does not build it",
+                    crates[row]
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_program_is_in_the_readme_and_the_architecture() {
+    let bins = workspace_bins();
+    assert!(
+        bins.iter().any(|b| b.name == "council-match") && bins.iter().any(|b| b.name == "mock-usi"),
+        "the manifests' walk finds the programs"
+    );
+    let root = workspace_root();
+    let readme = Page::read(&root.join("README.md"));
+    let architecture = Page::read(&root.join("ARCHITECTURE.md"));
+    let problems = program_list_problems(&readme, &architecture, &bins);
+    assert!(
+        problems.is_empty(),
+        "the program lists disagree with the Cargo.toml files:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_flag_check_knows_every_program() {
+    let built: BTreeSet<String> = workspace_bins()
+        .into_iter()
+        .filter(|b| b.package != TEST_PACKAGE)
+        .map(|b| b.name)
+        .collect();
+    let known: BTreeSet<String> = PROGRAMS.iter().map(|p| p.to_string()).collect();
+    assert_eq!(
+        built, known,
+        "PROGRAMS (the programs whose flags the pages may show) must be the workspace's programs"
+    );
+}
+
+#[test]
+fn the_program_list_check_names_what_is_missing() {
+    let dir = scratch("programs");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write");
+        Page::read(&path)
+    };
+    let readme = write(
+        "README.md",
+        "# x\n\n## Programs\n\n| program | what |\n| --- | --- |\n| `council-a` | a |\n| `council-z` | z |\n\n## Next\n",
+    );
+    let architecture = write(
+        "ARCHITECTURE.md",
+        "# x\n\n## The workspace\n\n| folder | crate | programs |\n| --- | --- | --- |\n| `a/` | `a` | `council-a`, `council-b` |\n",
+    );
+    let bin = |name: &str, package: &str| Bin {
+        name: name.into(),
+        package: package.into(),
+        manifest: format!("{package}/Cargo.toml"),
+    };
+    let bins = [
+        bin("council-a", "a"),
+        bin("council-b", "b"),
+        bin("council-c", "a"),
+    ];
+    let problems = program_list_problems(&readme, &architecture, &bins).join("\n");
+    for missing in [
+        "no row for `council-b`",
+        "no row for `council-c`",
+        "lists `council-z`, which no Cargo.toml builds",
+        "no row for crate `b`, which builds `council-b`",
+        "does not list `council-c` in the row of `a`",
+        "lists `council-b` under [\"a\"], which does not build it",
+    ] {
+        assert!(
+            problems.contains(missing),
+            "{missing:?} not in:\n{problems}"
+        );
+    }
 }

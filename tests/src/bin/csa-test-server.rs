@@ -8,7 +8,7 @@
 //!
 //! `csa-test-server [--port P] [--game NAME] [--total S] [--byoyomi S] [--increment S]
 //! [--least S] [--max-moves N] [--position FILE] [--games N] [--drop-after N]
-//! [--chudan-after N]`
+//! [--chudan-after N]`, or `csa-test-server --version`
 //!
 //! - `--port 0` (the default) binds a free port; the first line on stdout is `port <n>`.
 //! - A client logs in as `LOGIN <name> <game>,<password>` (floodgate's form); `<game>` must be
@@ -110,6 +110,10 @@ fn read_position(text: &str) -> Result<(Vec<String>, Position, usize), String> {
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--version") {
+        say_stdout(concat!("csa-test-server ", env!("CARGO_PKG_VERSION")));
+        return;
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

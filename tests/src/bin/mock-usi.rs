@@ -1,6 +1,6 @@
 //! A scriptable mock USI engine for the runner's failure tests (after fastchess `tests/mock`).
 //!
-//! `mock-usi SCENARIO [--after N] [--delay-ms D] [--child]`: behaves like a well-mannered engine
+//! `mock-usi SCENARIO [--after N] [--delay-ms D] [--child]` (or `mock-usi --version`): behaves like a well-mannered engine
 //! (plays the first legal move in the engine crate's order, with an `info` line whose `nodes` is
 //! the `go nodes` it was given) for its first
 //! `N` moves of each game (default 0), then misbehaves as SCENARIO says:
@@ -112,6 +112,10 @@ fn say(line: &str) {
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--version") {
+        say(concat!("mock-usi ", env!("CARGO_PKG_VERSION")));
+        return;
+    }
     let mut args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

@@ -23,6 +23,7 @@ const DEFAULT_ADDR: &str = "127.0.0.1:8700";
 
 #[derive(Parser, Debug)]
 #[command(
+    name = "council-match",
     version,
     about = "Play councils and single shogi engines against each other",
     args_conflicts_with_subcommands = true,

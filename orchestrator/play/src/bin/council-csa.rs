@@ -13,6 +13,7 @@ use council_schema::config::Config;
 
 #[derive(Parser, Debug)]
 #[command(
+    name = "council-csa",
     version,
     about = "A council (or any player of a council-match config) on a CSA protocol server such as floodgate"
 )]

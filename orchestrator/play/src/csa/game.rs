@@ -1,6 +1,6 @@
 //! The game loop of `council-csa`: log in, read the `Game_Summary`, agree, then play one game
 //! move by move against the server's clock, and write what happened the way `council-match`
-//! does (records through `runner::records::write_records`, one `results.jsonl` line through
+//! does (records through `game::records::write_records`, one `results.jsonl` line through
 //! `results::append::ResultsWriter`), whatever way the game ends.
 //!
 //! The server is the arbiter here: a move counts when the server echoes it (`+7776FU,T3`),

@@ -2,7 +2,7 @@
 //!
 //! The runner and its arbiter publish through an `Option<Arc<dyn RunFeed>>`, so a run without a
 //! watcher pays one `Option` check per move, and the runner never depends on whoever listens
-//! (the live page, `crate::live`, implements the trait above the runner). The trait is the
+//! (the live page, the `council-live` crate, implements the trait above the runner). The trait is the
 //! runner's own, beside the [`Summary`] it hands over at the end. Invariants: a feed's
 //! methods are called from the game tasks and the runner's one writer, must return at once and
 //! never block on a reader; the events are serde types whose JSON the live page's endpoints

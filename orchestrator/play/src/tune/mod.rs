@@ -1,13 +1,14 @@
 //! `council-tune`: SPSA over a player's numeric keys (models.md section 12), with games played
-//! by the match runner's game loop or, under `--simulate`, drawn from a known Elo bowl.
+//! by the shared game loop (`crate::game`) or, under `--simulate`, drawn from a known Elo bowl.
 //!
 //! One place per concern: `spsa` is the algorithm as pure functions of (θ, k, seed); `plan`
 //! is an iteration's games and the tally of their outcomes; `simulate` is the bowl; `games` plays
 //! real games and writes `games.jsonl`; `players` keeps their engines from game to game;
 //! `shards` shares each iteration between shards; `log` is `tune.jsonl` (the resume point);
-//! `report` is the closing table and the SVGs; `run` is the loop that ties them. Imports run one way: `run` ->
-//! `games` -> `players`; `run` -> `shards`, `simulate`, `report`, `log` -> `plan`, `spsa`, this
-//! file (the error type) -> `council_schema::config`, `crate::runner`, `council_players::factory`.
+//! `report` is the closing table (the SVGs are the live crate's `tune_svg`); `run` is the loop
+//! that ties them. Imports run one way: `run` -> `games` -> `players`; `run` -> `shards`,
+//! `simulate`, `report`, `log` -> `plan`, `spsa`, this file (the error type); out of the room
+//! only to `council_schema`, `crate::game` and `council_players`, never to another room.
 
 pub mod games;
 pub mod log;

@@ -1,7 +1,7 @@
 //! The `[tune]` section as validated: what `council-tune` tunes (a player's numeric keys), over
 //! how many SPSA iterations, against whom, and the bowl `--simulate` plays instead of games. Plain
 //! types that know nothing of the rest of the configuration; `tune_check` reads and checks the
-//! section (beside `validate`), and `crate::tune` writes the values into players when it plays.
+//! section (beside `validate`), and the play crate's `tune` writes the values into players when it plays.
 //!
 //! A parameter's `path` names a key of the tuned player (`nodes`, `noise_cp`, `ml_d`, ...), a key
 //! of one of its council's members (`members.NAME.KEY`), a member's vote weight in the council

@@ -1,9 +1,10 @@
-//! The match report: `summary.json` (standings, Elo, council statistics, costs) and the
-//! readable standings table printed at the end, plus the progress bar's live score.
+//! The match report: `summary.json` (standings, Elo, council statistics, costs). The readable
+//! standings table printed at the end and the progress bar's live score are the play crate's
+//! (`runner::report`).
 //!
 //! Invariant: everything here is derived from the finished games' results lines only, so a
 //! resumed run reports exactly what a run without interruption would. Elo numbers come from
-//! `crate::stats`; this module only formats them.
+//! `crate::stats`; this module only gathers them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! Statistics of game results, as numbers: head-to-head Elo with intervals, the SPRT, and
 //! many-player maximum-likelihood ratings; and the estimators `council-analyze` fits its models
 //! with (Kalman filter, correlation, logistic and resignation fits, the cluster bootstrap,
-//! precision and recall). Nothing here formats text; the runner's `summary`, `elo_report` and
-//! `analyze` do that.
+//! precision and recall). Nothing here formats text; the play crate's `runner::report`, the study
+//! crate's `elo_report` and `analyze` do that.
 //!
 //! Every interval is a 95% interval unless a function says otherwise. Every random process takes
 //! a seed.

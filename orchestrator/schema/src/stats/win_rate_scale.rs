@@ -2,7 +2,7 @@
 //! makes `r(v) = 1 / (1 + exp(-v / T))` best predict the results of the games in which the
 //! player reported score `v` (maximum likelihood of a logistic regression through the origin).
 //!
-//! The run's summary (`runner::summary`) prints the fitted `T` of every player and council member, to be copied into the
+//! The run's summary (`run::summary`) reports the fitted `T` of every player and council member, to be copied into the
 //! config's `win_rate_t` (the voting itself uses the configured value, so a run replays).
 //! Invariant: mate scores and scores beyond `MAX_CP` are left out (they say nothing about the
 //! scale); without both wins and losses among the samples there is no fit.

@@ -11,8 +11,7 @@
 //! `council_schema::stats`'s and the simulator's (`sim`); what is here is the domain: positions, games,
 //! data rules and reports.
 //!
-//! A program room beside `runner/` and `elo_report/`: it reads what council-match wrote (results
-//! lines) and uses the simulator's models (`sim`) for its fits; nothing below it depends on it.
+//! A program room beside `elo_report/`: it reads what council-match wrote (results lines) and uses the simulator's models (`sim`) for its fits; nothing below it depends on it.
 
 use serde::Serialize;
 

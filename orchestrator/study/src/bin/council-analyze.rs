@@ -19,6 +19,7 @@ use council_study::analyze::{Output, famous, resign};
 
 #[derive(Parser, Debug)]
 #[command(
+    name = "council-analyze",
     version,
     about = "Analyse recorded games: intrinsic ratings and game length"
 )]

@@ -34,7 +34,7 @@ enum Format {
 /// Identical results lines (the same game seen twice, e.g. the same file given twice) count once;
 /// a malformed line stops with its file and line number.
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(name = "council-elo", version)]
 struct Args {
     /// results.jsonl files to merge.
     #[arg(required = true, value_name = "RESULTS.jsonl")]
