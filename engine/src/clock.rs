@@ -19,7 +19,6 @@
 use std::time::Duration;
 
 use crate::types::Color;
-use crate::usi::protocol::Go;
 
 /// What one side gets: a main time, then a byoyomi for every move once the main time is spent,
 /// and an increment credited before every move.
@@ -113,7 +112,8 @@ impl SideClock {
     }
 }
 
-/// Both sides' clocks: what the arbiter keeps and what a USI `go` states.
+/// Both sides' clocks: what the arbiter keeps and what a USI `go` states (`Go::clocks`,
+/// `Go::state_clocks` in the USI protocol module).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clocks {
     sides: [SideClock; 2],
@@ -147,39 +147,6 @@ impl Clocks {
 
     pub fn side_mut(&mut self, color: Color) -> &mut SideClock {
         &mut self.sides[color.index()]
-    }
-
-    /// The clocks a `go` states, `None` when it states none (`go nodes ...`, `go infinite`).
-    /// Both sides get its `byoyomi` (USI sends only the mover's).
-    pub fn from_go(go: &Go) -> Option<Self> {
-        let stated = go.btime.is_some()
-            || go.wtime.is_some()
-            || go.byoyomi.is_some()
-            || go.binc.is_some()
-            || go.winc.is_some();
-        let ms = |x: Option<u64>| Duration::from_millis(x.unwrap_or(0));
-        stated.then(|| {
-            let side = |time, inc| SideClock {
-                remaining: ms(time),
-                byoyomi: ms(go.byoyomi),
-                increment: ms(inc),
-            };
-            Clocks::new(side(go.btime, go.binc), side(go.wtime, go.winc))
-        })
-    }
-
-    /// Writes these clocks into `go` as `mover` is told them: `btime wtime`, then `byoyomi`
-    /// (the mover's, when it has one) and `binc winc` (when either side has an increment).
-    pub fn state_in(&self, mover: Color, go: &mut Go) {
-        let ms = |d: Duration| d.as_millis() as u64;
-        let [sente, gote] = self.sides;
-        go.btime = Some(ms(sente.remaining));
-        go.wtime = Some(ms(gote.remaining));
-        let byoyomi = self.side(mover).byoyomi;
-        go.byoyomi = (!byoyomi.is_zero()).then(|| ms(byoyomi));
-        let increments = !sente.increment.is_zero() || !gote.increment.is_zero();
-        go.binc = increments.then(|| ms(sente.increment));
-        go.winc = increments.then(|| ms(gote.increment));
     }
 
     /// `keep` held back from `mover`'s clock ([`SideClock::less`]); the other side's is as it is.
@@ -276,33 +243,17 @@ mod tests {
     }
 
     #[test]
-    fn clocks_state_a_go_and_read_back_from_one() {
-        let mut clocks = Clocks::new(
-            SideClock::new(control(60_000, 0, 2000)),
+    fn clocks_are_shared_among_thinkers() {
+        let clocks = Clocks::new(
+            SideClock::new(control(57_000, 0, 2000)),
             SideClock::new(control(30_000, 0, 1000)),
         );
-        clocks
-            .side_mut(Color::Sente)
-            .charge(ms(5000), Duration::ZERO)
-            .expect("in time");
-        let mut go = Go::default();
-        clocks.state_in(Color::Gote, &mut go);
-        assert_eq!(
-            (go.btime, go.wtime, go.byoyomi, go.binc, go.winc),
-            (Some(57_000), Some(30_000), None, Some(2000), Some(1000))
-        );
-        assert_eq!(Clocks::from_go(&go), Some(clocks));
-        let byoyomi = Clocks::byoyomi_only(ms(900));
-        let mut go = Go::default();
-        byoyomi.state_in(Color::Sente, &mut go);
-        assert_eq!(
-            (go.btime, go.wtime, go.byoyomi, go.binc, go.winc),
-            (Some(0), Some(0), Some(900), None, None)
-        );
-        assert_eq!(Clocks::from_go(&Go::default()), None);
         let half = clocks.shared(2);
         assert_eq!(half.side(Color::Sente).remaining, ms(28_500));
         assert_eq!(half.side(Color::Gote).increment, ms(500));
+        let kept = clocks.less(Color::Gote, ms(1500));
+        assert_eq!(kept.side(Color::Gote).remaining, ms(28_500));
+        assert_eq!(kept.side(Color::Sente), clocks.side(Color::Sente));
     }
 
     #[test]

@@ -9,7 +9,6 @@ use super::protocol::{
     EngineMessage, Go, IdField, Info, InfoScore, OptionKind, OptionSpec, ScoreBound, UsiBestMove,
 };
 use super::session::{Action, Rules, Session};
-use crate::clock::Clocks;
 use crate::position::Position;
 use crate::search::options::{self, TUNABLES};
 use crate::search::{
@@ -131,7 +130,7 @@ fn limits_from_go(go: &Go, position: &Position) -> Limits {
         nodes: go.nodes,
         depth: go.depth,
         movetime: go.movetime.map(Duration::from_millis),
-        clock: Clocks::from_go(go),
+        clock: go.clocks(),
         infinite: go.infinite,
         searchmoves: (!go.searchmoves.is_empty()).then(|| {
             go.searchmoves

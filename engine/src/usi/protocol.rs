@@ -8,8 +8,10 @@
 //!
 //! See: the USI protocol description, <http://shogidokoro.starfree.jp/usi.html>.
 
-use crate::types::Score;
+use crate::clock::{Clocks, SideClock};
+use crate::types::{Color, Score};
 use std::fmt;
+use std::time::Duration;
 use thiserror::Error;
 
 /// A line that could not be understood, quoted whole.
@@ -88,6 +90,43 @@ pub struct Go {
     pub mate: Option<MateLimit>,
     pub infinite: bool,
     pub searchmoves: Vec<String>,
+}
+
+impl Go {
+    /// The clocks this `go` states, `None` when it states none (`go nodes ...`, `go infinite`).
+    /// Both sides get its `byoyomi` (USI sends only the mover's).
+    pub fn clocks(&self) -> Option<Clocks> {
+        let go = self;
+        let stated = go.btime.is_some()
+            || go.wtime.is_some()
+            || go.byoyomi.is_some()
+            || go.binc.is_some()
+            || go.winc.is_some();
+        let ms = |x: Option<u64>| Duration::from_millis(x.unwrap_or(0));
+        stated.then(|| {
+            let side = |time, inc| SideClock {
+                remaining: ms(time),
+                byoyomi: ms(go.byoyomi),
+                increment: ms(inc),
+            };
+            Clocks::new(side(go.btime, go.binc), side(go.wtime, go.winc))
+        })
+    }
+
+    /// States `clocks` as `mover` is told them: `btime wtime`, then `byoyomi` (the mover's,
+    /// when it has one) and `binc winc` (when either side has an increment).
+    pub fn state_clocks(&mut self, clocks: &Clocks, mover: Color) {
+        let go = self;
+        let ms = |d: Duration| d.as_millis() as u64;
+        let (sente, gote) = (clocks.side(Color::Sente), clocks.side(Color::Gote));
+        go.btime = Some(ms(sente.remaining));
+        go.wtime = Some(ms(gote.remaining));
+        let byoyomi = clocks.side(mover).byoyomi;
+        go.byoyomi = (!byoyomi.is_zero()).then(|| ms(byoyomi));
+        let increments = !sente.increment.is_zero() || !gote.increment.is_zero();
+        go.binc = increments.then(|| ms(sente.increment));
+        go.winc = increments.then(|| ms(gote.increment));
+    }
 }
 
 /// The time limit of `go mate`.

@@ -2,6 +2,7 @@
 //! malformed values are refused with the line quoted.
 
 use super::*;
+use crate::clock::TimeControl;
 use proptest::prelude::*;
 
 fn gui(line: &str) -> GuiCommand {
@@ -408,4 +409,43 @@ proptest! {
         let _ = parse_gui_command(&line);
         let _ = parse_engine_message(&line);
     }
+}
+
+fn ms(x: u64) -> Duration {
+    Duration::from_millis(x)
+}
+
+#[test]
+fn a_go_states_clocks_and_reads_back_as_them() {
+    let mut clocks = Clocks::new(
+        SideClock::new(TimeControl {
+            main: ms(60_000),
+            byoyomi: ms(0),
+            increment: ms(2000),
+        }),
+        SideClock::new(TimeControl {
+            main: ms(30_000),
+            byoyomi: ms(0),
+            increment: ms(1000),
+        }),
+    );
+    clocks
+        .side_mut(Color::Sente)
+        .charge(ms(5000), Duration::ZERO)
+        .expect("in time");
+    let mut go = Go::default();
+    go.state_clocks(&clocks, Color::Gote);
+    assert_eq!(
+        (go.btime, go.wtime, go.byoyomi, go.binc, go.winc),
+        (Some(57_000), Some(30_000), None, Some(2000), Some(1000))
+    );
+    assert_eq!(go.clocks(), Some(clocks));
+    let byoyomi = Clocks::byoyomi_only(ms(900));
+    let mut go = Go::default();
+    go.state_clocks(&byoyomi, Color::Sente);
+    assert_eq!(
+        (go.btime, go.wtime, go.byoyomi, go.binc, go.winc),
+        (Some(0), Some(0), Some(900), None, None)
+    );
+    assert_eq!(Go::default().clocks(), None);
 }

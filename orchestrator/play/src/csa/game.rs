@@ -29,7 +29,7 @@ use super::session::{ProtocolLog, Session, SessionError};
 use crate::game::adjudicate::judge_move;
 use crate::game::arbiter::PlayedGame;
 use crate::game::records::write_records;
-use council_players::player::time;
+use council_players::player::budget;
 use council_players::player::{
     Budget, Decision, MoveRequest, Outcome as PlayerOutcome, Player, Thought,
 };
@@ -402,7 +402,7 @@ impl<'a> Game<'a> {
     }
 
     /// The request for our move: the player's per-move limits and the server's clocks less the
-    /// margin, planned as `council-usi` plans a GUI's clock ([`time::plan`]).
+    /// margin, planned as `council-usi` plans a GUI's clock ([`budget::plan`]).
     fn request(&self) -> MoveRequest {
         let you = self.summary.you;
         let pc = self.config.player(self.player_name);
@@ -410,7 +410,7 @@ impl<'a> Game<'a> {
         if let Some(clocks) = self.clocks {
             budget.clock = Some(clocks.less(you, self.margin));
         }
-        let p = time::plan(budget, pc.move_timeout_ms, you);
+        let p = budget::plan(budget, pc.move_timeout_ms, you);
         MoveRequest {
             position: self.position.clone(),
             budget: p.budget,

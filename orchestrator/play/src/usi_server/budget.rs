@@ -1,18 +1,17 @@
 //! A GUI's `go` as the player's [`Plan`]: its budget and deadline.
 //!
-//! The GUI keeps the clock, so its `btime wtime byoyomi binc winc` ([`Clocks::from_go`]) replace
+//! The GUI keeps the clock, so its `btime wtime byoyomi binc winc` ([`Go::clocks`]) replace
 //! any clock the config gives the player; its `nodes depth movetime` replace the config's
 //! per-move limits of the same kind, which otherwise stay (a council at a node limit keeps it
-//! under the GUI's clock). The rest is [`time::plan`]'s, as for a CSA server's clock: the
+//! under the GUI's clock). The rest is [`budget::plan`]'s, as for a CSA server's clock: the
 //! deadline is the GUI's allowance, the budget that less a safety margin, and a `go` that leaves
 //! no limit at all (`go infinite`, a bare `go` with a config without per-move limits) thinks for
 //! the player's `move_timeout_ms`. A council's fairness then applies to this budget exactly as
 //! in `council-match`.
 
 use council_players::player::Budget;
-use council_players::player::time::{self, Plan};
+use council_players::player::budget::{self, Plan};
 use council_schema::config::Limits;
-use engine::clock::Clocks;
 use engine::types::Color;
 use engine::usi::protocol::Go;
 
@@ -22,10 +21,10 @@ pub(crate) fn plan(limits: &Limits, move_timeout_ms: u64, go: &Go, mover: Color)
     budget.nodes = go.nodes.or(budget.nodes);
     budget.depth = go.depth.or(budget.depth);
     budget.movetime_ms = go.movetime.or(budget.movetime_ms);
-    if let Some(clocks) = Clocks::from_go(go) {
+    if let Some(clocks) = go.clocks() {
         budget.clock = Some(clocks);
     }
-    time::plan(budget, move_timeout_ms, mover)
+    budget::plan(budget, move_timeout_ms, mover)
 }
 
 #[cfg(test)]

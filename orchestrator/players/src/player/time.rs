@@ -1,7 +1,7 @@
-//! Time for one move under a clock, in one place: a move's share of the mover's clock, what a
-//! council's members are sent and the deadline the council keeps, and the plan of a player whose
-//! clock someone else keeps (a GUI's `go`, a CSA server's `Time`). docs/guide/clocks.md states
-//! the same formulas in words.
+//! Time for one move under a clock, in one place: a move's share of the mover's clock, and what
+//! a council's members are sent and the deadline the council keeps ([`super::budget`] plans a
+//! player whose clock someone else keeps). docs/guide/clocks.md states the same formulas in
+//! words.
 //!
 //! Why one place: the council, the USI player (how long it waits for an answer to `stop`),
 //! council-usi, council-csa and the docs must agree on these numbers. The clock itself and its
@@ -14,10 +14,8 @@ use std::time::Duration;
 use engine::clock::{Clocks, SideClock};
 use engine::types::Color;
 
-use super::Budget;
-
 /// Moves the main time is spread over when a clock is sent as one move's time
-/// ([`Budget::clock_as_movetime`], and [`move_share`]).
+/// (`Budget::clock_as_movetime`, and [`move_share`]).
 pub const MOVES_TO_GO: u64 = 30;
 
 /// How long a player that sent `stop` at its deadline waits for the engine's `bestmove` before
@@ -27,10 +25,6 @@ pub const STOP_ANSWER_WAIT: Duration = Duration::from_millis(30);
 /// How long an engine has to answer a `stop` at all: one that has not sent its `bestmove` by
 /// then is killed, and a council member sits out the rest of the game.
 pub const STOP_GRACE: Duration = Duration::from_millis(1500);
-
-/// The most kept back from a clock someone else keeps, for the player's own work
-/// ([`safety`]).
-pub const MAX_SAFETY: Duration = Duration::from_millis(1000);
 
 /// The mover's share of its clock for one move, ms: the byoyomi and this move's increment
 /// (credited before the move) plus a [`MOVES_TO_GO`]th of the main time left; always within the
@@ -79,41 +73,6 @@ impl Allocation {
     /// When the council stops waiting for its members, for a move asked at `asked`.
     pub fn deadline(&self, asked: tokio::time::Instant) -> tokio::time::Instant {
         asked + Duration::from_millis(self.deadline_ms)
-    }
-}
-
-/// What a player whose clock someone else keeps gets for one move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
-    pub budget: Budget,
-    /// From the request to the hard deadline of the move: the keeper's allowance.
-    pub deadline: Duration,
-}
-
-/// The margin kept back from an allowance: a fifth of it, at most [`MAX_SAFETY`].
-pub fn safety(allowance: Duration) -> Duration {
-    (allowance / 5).min(MAX_SAFETY)
-}
-
-/// The plan for `mover` of a move with `budget` (per-move limits, and the clocks a GUI or a
-/// server keeps): the deadline is the budget's allowance, and the player is handed the budget
-/// less a [`safety`] margin, so members that use their whole budget (USI engines told
-/// `byoyomi N` use nearly all of it) answer before the council's deadline and the council
-/// before the keeper's flag falls. A budget with no limit at all thinks for `move_timeout_ms`.
-pub fn plan(budget: Budget, move_timeout_ms: u64, mover: Color) -> Plan {
-    let mut budget = budget;
-    if budget == Budget::default() {
-        budget.movetime_ms = Some(move_timeout_ms.max(1));
-    }
-    match budget.time_allowance(mover) {
-        Some(allowance) => Plan {
-            budget: budget.less(mover, safety(allowance)),
-            deadline: allowance,
-        },
-        None => Plan {
-            budget,
-            deadline: Duration::from_millis(move_timeout_ms),
-        },
     }
 }
 
@@ -179,60 +138,5 @@ mod tests {
             let side = c.side(Color::Sente);
             assert!(Duration::from_millis(move_share(side)) <= side.allowance());
         }
-    }
-
-    #[test]
-    fn a_keepers_clock_keeps_a_safety_margin_and_its_allowance_is_the_deadline() {
-        // Byoyomi 2 s: a fifth kept back.
-        let budget = Budget {
-            nodes: Some(20_000),
-            clock: Some(clocks(0, 0, 2000, 0)),
-            ..Budget::default()
-        };
-        let p = plan(budget, 60_000, Color::Sente);
-        assert_eq!(p.budget.nodes, Some(20_000));
-        assert_eq!(p.deadline, Duration::from_millis(2000));
-        let c = p.budget.clock.expect("the keeper's clock");
-        assert_eq!(c.side(Color::Sente).byoyomi, Duration::from_millis(1600));
-        // Main time and an increment: the allowance counts the increment, and the margin
-        // (at most a second) comes out of the main time.
-        let budget = Budget {
-            clock: Some(Clocks::new(
-                SideClock {
-                    remaining: Duration::from_millis(100_000),
-                    byoyomi: Duration::ZERO,
-                    increment: Duration::from_millis(1000),
-                },
-                SideClock {
-                    remaining: Duration::from_millis(30_000),
-                    byoyomi: Duration::ZERO,
-                    increment: Duration::from_millis(1000),
-                },
-            )),
-            ..Budget::default()
-        };
-        let p = plan(budget, 60_000, Color::Gote);
-        assert_eq!(p.deadline, Duration::from_millis(31_000));
-        let c = p.budget.clock.expect("clock");
-        assert_eq!(c.side(Color::Gote).remaining, Duration::from_millis(29_000));
-        assert_eq!(c.side(Color::Gote).increment, Duration::from_millis(1000));
-        assert_eq!(
-            c.side(Color::Sente).remaining,
-            Duration::from_millis(100_000)
-        );
-        // No limit at all: the move timeout, less its margin.
-        let p = plan(Budget::default(), 10_000, Color::Sente);
-        assert_eq!(p.budget.movetime_ms, Some(9000));
-        assert_eq!(p.deadline, Duration::from_millis(10_000));
-        // Only nodes: no time, no margin, the move timeout as the deadline.
-        let nodes = Budget {
-            nodes: Some(500),
-            ..Budget::default()
-        };
-        let p = plan(nodes, 60_000, Color::Sente);
-        assert_eq!(
-            (p.budget, p.deadline),
-            (nodes, Duration::from_millis(60_000))
-        );
     }
 }

@@ -498,7 +498,7 @@ impl UsiPlayer {
         if !s.go_byoyomi && b.clock.is_some() {
             go.movetime = b.clock_as_movetime(mover);
         } else if let Some(c) = b.clock {
-            c.state_in(mover, &mut go);
+            go.state_clocks(&c, mover);
         }
         go
     }
