@@ -17,7 +17,7 @@ pub fn choose_player(config: &Config, wanted: Option<&str>) -> Result<String, St
     let councils: Vec<&str> = config
         .players
         .values()
-        .filter(|p| matches!(p.kind, PlayerKind::Council { .. }))
+        .filter(|p| matches!(p.kind, PlayerKind::Council(_)))
         .map(|p| p.name.as_str())
         .collect();
     let all: Vec<&str> = config.players.keys().map(String::as_str).collect();
@@ -50,8 +50,8 @@ pub(crate) fn tree(config: &Config, name: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let mut todo = vec![name.to_string()];
     while let Some(n) = todo.pop() {
-        if let PlayerKind::Council { members, .. } = &config.player(&n).kind {
-            todo.extend(members.iter().filter(|m| !names.contains(*m)).cloned());
+        if let Some(c) = config.player(&n).kind.council() {
+            todo.extend(c.members.iter().filter(|m| !names.contains(*m)).cloned());
         }
         names.insert(n);
     }

@@ -101,48 +101,87 @@ impl Limits {
     }
 }
 
-/// The kinds of player.
+/// The kinds of player, each with its own settings.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlayerKind {
-    /// The built-in engine, searched in this process; with `candidates`, its root searches only
-    /// the model's top K moves.
-    Internal {
-        noise_cp: u32,
-        hash_mb: u32,
-        candidates: Option<Candidates>,
-        /// The engine's tunable options (`options = { Eval_Pawn = 120 }`, the names
-        /// `council-engine` declares over USI), defaults where not set.
-        options: engine::search::options::Tuning,
-    },
-    /// The candidate model alone, no search: the best-scoring legal move under `setting`, or
-    /// with `temperature` > 0 a move drawn with weights `exp((score - best) / temperature)`
-    /// from the game's seed.
-    Intuition {
-        model: IntuitionModel,
-        setting: engine::intuition::Setting,
-        temperature: f64,
-    },
+    /// The built-in engine, searched in this process.
+    Internal(InternalSettings),
+    /// The candidate model alone, no search.
+    Intuition(IntuitionSettings),
     /// An external USI engine run as a child process.
     Usi(UsiEngineSettings),
     /// Several players voting on one move.
-    Council {
-        members: Vec<String>,
-        method: Method,
-        fairness: Fairness,
-        /// The gap `d` between the best move and the others, cp (ml only).
-        ml_d: f64,
-        /// How many moves each member names (approval only; 1 for the other methods).
-        approval_k: usize,
-        /// Each member's vote weight, in the order of `members` (majority and approval; all 1
-        /// unless `weights` gives some).
-        weights: Vec<f64>,
-        /// `equal_resources = true`: the player added to the run beside this council, its
-        /// strongest member alone with N times the budget (models.md section 9).
-        equal_resources: Option<String>,
-        /// Under a clock, the time it keeps back from each move for stopping late members and
-        /// voting, ms (`player::time::allocate`).
-        reserve_ms: u64,
-    },
+    Council(CouncilSettings),
+}
+
+/// A player that is not a council: a leaf of a player tree, with its kind's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Leaf<'a> {
+    Internal(&'a InternalSettings),
+    Intuition(&'a IntuitionSettings),
+    Usi(&'a UsiEngineSettings),
+}
+
+impl PlayerKind {
+    /// The leaf this player is, or its council's settings.
+    pub fn leaf(&self) -> Result<Leaf<'_>, &CouncilSettings> {
+        match self {
+            PlayerKind::Internal(s) => Ok(Leaf::Internal(s)),
+            PlayerKind::Intuition(s) => Ok(Leaf::Intuition(s)),
+            PlayerKind::Usi(s) => Ok(Leaf::Usi(s)),
+            PlayerKind::Council(c) => Err(c),
+        }
+    }
+
+    /// The council's settings, if this player is a council.
+    pub fn council(&self) -> Option<&CouncilSettings> {
+        match self {
+            PlayerKind::Council(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// `kind = "internal"`: the built-in engine; with `candidates`, its root searches only the
+/// model's top K moves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InternalSettings {
+    pub noise_cp: u32,
+    pub hash_mb: u32,
+    pub candidates: Option<Candidates>,
+    /// The engine's tunable options (`options = { Eval_Pawn = 120 }`, the names
+    /// `council-engine` declares over USI), defaults where not set.
+    pub options: engine::search::options::Tuning,
+}
+
+/// `kind = "intuition"`: the best-scoring legal move under `setting`, or with `temperature` > 0
+/// a move drawn with weights `exp((score - best) / temperature)` from the game's seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntuitionSettings {
+    pub model: IntuitionModel,
+    pub setting: engine::intuition::Setting,
+    pub temperature: f64,
+}
+
+/// `kind = "council"`: who votes, how, and with what share of the budget.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+pub struct CouncilSettings {
+    pub members: Vec<String>,
+    pub method: Method,
+    pub fairness: Fairness,
+    /// The gap `d` between the best move and the others, cp (ml only).
+    pub ml_d: f64,
+    /// How many moves each member names (approval only; 1 for the other methods).
+    pub approval_k: usize,
+    /// Each member's vote weight, in the order of `members` (majority and approval; all 1
+    /// unless `weights` gives some).
+    pub weights: Vec<f64>,
+    /// `equal_resources = true`: the player added to the run beside this council, its
+    /// strongest member alone with N times the budget (models.md section 9).
+    pub equal_resources: Option<String>,
+    /// Under a clock, the time it keeps back from each move for stopping late members and
+    /// voting, ms (`player::time::allocate`).
+    pub reserve_ms: u64,
 }
 
 /// A council's `reserve_ms` when its table does not set it (docs/guide/clocks.md).

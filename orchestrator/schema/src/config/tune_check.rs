@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::tune::{ParamKey, ParamTarget, SimulateBowl, TuneConfig, TuneParam};
 use super::usi_engine::OptionValue;
-use super::{ConfigError, Method, PlayerConfig, PlayerKind};
+use super::{ConfigError, CouncilSettings, Method, PlayerConfig, PlayerKind};
 
 /// `[tune]` as written.
 #[derive(Debug, Deserialize)]
@@ -81,9 +81,9 @@ const NON_NUMERIC: [&str; 18] = [
 /// Why `kind` has no key `key`, if it has none.
 fn wrong_kind(key: &ParamKey, kind: &PlayerKind) -> Option<&'static str> {
     match (key, kind) {
-        (ParamKey::NoiseCp | ParamKey::HashMb, PlayerKind::Internal { .. })
-        | (ParamKey::Temperature, PlayerKind::Intuition { .. })
-        | (ParamKey::MlD | ParamKey::ApprovalK | ParamKey::Weight(_), PlayerKind::Council { .. })
+        (ParamKey::NoiseCp | ParamKey::HashMb, PlayerKind::Internal(_))
+        | (ParamKey::Temperature, PlayerKind::Intuition(_))
+        | (ParamKey::MlD | ParamKey::ApprovalK | ParamKey::Weight(_), PlayerKind::Council(_))
         | (ParamKey::UsiOption(_), PlayerKind::Usi(_)) => None,
         (ParamKey::NoiseCp | ParamKey::HashMb, _) => Some("an internal player's key"),
         (ParamKey::Temperature, _) => Some("an intuition player's key"),
@@ -173,7 +173,7 @@ pub(super) fn validate_tune(
             ));
         }
         if let ParamKey::UsiOption(option) = &target.key
-            && let Some(PlayerKind::Internal { .. }) = players.get(&target.player).map(|p| &p.kind)
+            && let Some(PlayerKind::Internal(_)) = players.get(&target.player).map(|p| &p.kind)
             && let Some((_, t)) = engine::search::options::find(option)
         {
             for (k, v) in [("min", min), ("max", max)] {
@@ -241,7 +241,7 @@ fn resolve_path(
     players: &BTreeMap<String, PlayerConfig>,
 ) -> Result<ParamTarget, String> {
     if let Some(rest) = path.strip_prefix("members.") {
-        let PlayerKind::Council { members, .. } = &tuned.kind else {
+        let Some(CouncilSettings { members, .. }) = tuned.kind.council() else {
             return Err(format!("`{name}` is not a council and has no members"));
         };
         let Some((member, key)) = rest.split_once('.') else {
@@ -265,9 +265,9 @@ fn resolve_path(
         return resolve_path(key, member, mc, players);
     }
     if let Some(member) = path.strip_prefix("weights.") {
-        let PlayerKind::Council {
+        let Some(CouncilSettings {
             members, method, ..
-        } = &tuned.kind
+        }) = tuned.kind.council()
         else {
             return Err(format!("`{name}` is not a council and has no vote weights"));
         };
@@ -299,7 +299,7 @@ fn resolve_path(
         return match &tuned.kind {
             // The built-in engine's options are known here; a USI engine's are asked of the
             // engine when the tune starts (`tune::games::check_declared_spins`).
-            PlayerKind::Internal { .. } => match engine::search::options::find(option) {
+            PlayerKind::Internal(_) => match engine::search::options::find(option) {
                 Some((_, t)) => Ok(target(t.name)),
                 None => Err(format!(
                     "the built-in engine has no option `{option}` (see `council-engine` `usi`)"

@@ -11,8 +11,9 @@ use super::usi_engine::{
     BadDropNotation, CommandProblem, DropNotation, OptionValue, UsiEngineSettings, resolve_command,
 };
 use super::{
-    Config, ConfigError, DEFAULT_ML_D, DEFAULT_SIGMA, DEFAULT_WIN_RATE_T, Fairness, Format, Limits,
-    Method, Openings, PlayerConfig, PlayerKind, ResignRule,
+    Config, ConfigError, CouncilSettings, DEFAULT_ML_D, DEFAULT_SIGMA, DEFAULT_WIN_RATE_T,
+    Fairness, Format, InternalSettings, IntuitionSettings, Limits, Method, Openings, PlayerConfig,
+    PlayerKind, ResignRule,
 };
 
 /// The whole file: its players, then the match that they play.
@@ -231,7 +232,7 @@ pub(super) fn validate_players(
             "intuition",
         )?;
         let kind = match p.kind {
-            RawKind::Internal => PlayerKind::Internal {
+            RawKind::Internal => PlayerKind::Internal(InternalSettings {
                 noise_cp: p.noise_cp.unwrap_or(0),
                 hash_mb: p.hash_mb.unwrap_or(16),
                 options: internal_options(&p.options).map_err(|(k, problem)| {
@@ -261,7 +262,7 @@ pub(super) fn validate_players(
                         })
                     }
                 },
-            },
+            }),
             RawKind::Intuition => {
                 let Some(file) = &p.model else {
                     return Err(err(
@@ -276,13 +277,13 @@ pub(super) fn validate_players(
                         format!("player `{name}`: must be a number >= 0, got {temperature}"),
                     ));
                 }
-                PlayerKind::Intuition {
+                PlayerKind::Intuition(IntuitionSettings {
                     model: intuition::load_model(base, file)
                         .map_err(|e| err(&key("model"), format!("player `{name}`: {e}")))?,
                     setting: intuition::setting(p.setting.as_deref())
                         .map_err(|e| err(&key("setting"), format!("player `{name}`: {e}")))?,
                     temperature,
-                }
+                })
             }
             RawKind::Usi => PlayerKind::Usi(usi_engine(base, &p).map_err(|problem| {
                 err(&key(problem.key()), format!("player `{name}`: {problem}"))
@@ -323,7 +324,7 @@ pub(super) fn validate_players(
                 };
                 let weights = member_weights(&members, method, p.weights.as_ref())
                     .map_err(|(k, problem)| err(&key(&k), format!("player `{name}`: {problem}")))?;
-                PlayerKind::Council {
+                PlayerKind::Council(CouncilSettings {
                     members,
                     method,
                     approval_k,
@@ -332,7 +333,7 @@ pub(super) fn validate_players(
                     ml_d: positive("ml_d", p.ml_d, DEFAULT_ML_D)?,
                     equal_resources: None,
                     reserve_ms: p.reserve_ms.unwrap_or(super::DEFAULT_RESERVE_MS),
-                }
+                })
             }
         };
         players.insert(
@@ -351,7 +352,7 @@ pub(super) fn validate_players(
 
     // Council members exist, and no council contains itself (directly or not).
     for (name, p) in &players {
-        if let PlayerKind::Council { members, .. } = &p.kind {
+        if let PlayerKind::Council(CouncilSettings { members, .. }) = &p.kind {
             for m in members {
                 if !players.contains_key(m) {
                     return Err(err(
@@ -388,9 +389,9 @@ pub(super) fn validate_players(
                 format!("council `{council}`: {problem}"),
             )
         })?;
-        if let Some(PlayerKind::Council {
+        if let Some(PlayerKind::Council(CouncilSettings {
             equal_resources, ..
-        }) = players.get_mut(&council).map(|p| &mut p.kind)
+        })) = players.get_mut(&council).map(|p| &mut p.kind)
         {
             *equal_resources = Some(reference.name.clone());
         }
@@ -458,9 +459,9 @@ fn equal_resources_player(
     council: &str,
 ) -> Result<PlayerConfig, EqualResourcesProblem> {
     let c = &players[council];
-    let PlayerKind::Council {
+    let PlayerKind::Council(CouncilSettings {
         members, fairness, ..
-    } = &c.kind
+    }) = &c.kind
     else {
         return Err(EqualResourcesProblem::NotACouncil);
     };
@@ -524,10 +525,10 @@ fn validate_match(
     for name in m.players.clone() {
         if let Some(PlayerConfig {
             kind:
-                PlayerKind::Council {
+                PlayerKind::Council(CouncilSettings {
                     equal_resources: Some(reference),
                     ..
-                },
+                }),
             ..
         }) = players.get(&name)
         {
@@ -787,7 +788,7 @@ fn contains_cycle(
         return true;
     }
     if let Some(PlayerConfig {
-        kind: PlayerKind::Council { members, .. },
+        kind: PlayerKind::Council(CouncilSettings { members, .. }),
         ..
     }) = players.get(name)
     {
@@ -830,7 +831,8 @@ fn check_time_needs(
                 ),
             ))
         }
-        PlayerKind::Council { members, .. } => members
+        PlayerKind::Council(c) => c
+            .members
             .iter()
             .try_for_each(|m| check_time_needs(path, players, m, limits)),
         _ => Ok(()),
@@ -843,9 +845,9 @@ fn has_limit(players: &BTreeMap<String, PlayerConfig>, name: &str) -> bool {
     let p = &players[name];
     !p.limits.is_empty()
         // Intuition does not search: it needs no budget.
-        || matches!(p.kind, PlayerKind::Intuition { .. })
-        || matches!(&p.kind, PlayerKind::Council { members, .. }
-            if members.iter().all(|m| has_limit(players, m)))
+        || matches!(p.kind, PlayerKind::Intuition(_))
+        || matches!(&p.kind, PlayerKind::Council(c)
+            if c.members.iter().all(|m| has_limit(players, m)))
 }
 
 #[cfg(test)]
@@ -886,9 +888,9 @@ nodes = 1000
         assert_eq!(c.max_plies, 320);
         assert_eq!(c.openings, Openings::Single("startpos".into()));
         match &c.player("council").kind {
-            PlayerKind::Council {
+            PlayerKind::Council(CouncilSettings {
                 method, fairness, ..
-            } => {
+            }) => {
                 assert_eq!(*method, Method::Majority);
                 assert_eq!(*fairness, Fairness::Full);
             }
@@ -914,7 +916,8 @@ nodes = 1000
             )
         };
         let c = parse(&with("Eval_Silver = 200, search_rfpmargin = 90")).expect("valid");
-        let PlayerKind::Internal { options, .. } = &c.player("single").kind else {
+        let PlayerKind::Internal(InternalSettings { options, .. }) = &c.player("single").kind
+        else {
             panic!("internal");
         };
         assert_eq!(options.get("Eval_Silver"), Some(200));
@@ -1012,11 +1015,11 @@ nodes = 1000
         let c = parse(&council("method = \"approval\"\napproval_k = 3")).expect("valid");
         assert!(matches!(
             c.player("council").kind,
-            PlayerKind::Council {
+            PlayerKind::Council(CouncilSettings {
                 method: Method::Approval,
                 approval_k: 3,
                 ..
-            }
+            })
         ));
         for (extra, expect) in [
             ("method = \"approval\"", "needs approval_k"),
@@ -1043,7 +1046,7 @@ nodes = 1000
             )
         };
         let weights = |text: &str| match &parse(text).expect("valid").player("council").kind {
-            PlayerKind::Council { weights, .. } => weights.clone(),
+            PlayerKind::Council(c) => c.weights.clone(),
             k => panic!("{k:?}"),
         };
         assert_eq!(weights(BASE), vec![1.0, 1.0]);
@@ -1104,18 +1107,14 @@ nodes = 1000
         let c = Config::parse(&path, &config("model = \"good.bin\"\ntemperature = 0.5"))
             .expect("valid");
         match &c.player("i").kind {
-            PlayerKind::Intuition {
-                setting,
-                temperature,
-                ..
-            } => assert_eq!((*setting, *temperature), (Setting::D, 0.5)),
+            PlayerKind::Intuition(i) => assert_eq!((i.setting, i.temperature), (Setting::D, 0.5)),
             k => panic!("{k:?}"),
         }
         match &c.player("r").kind {
-            PlayerKind::Internal {
+            PlayerKind::Internal(InternalSettings {
                 candidates: Some(cand),
                 ..
-            } => assert_eq!((cand.k, cand.setting), (4, Setting::B)),
+            }) => assert_eq!((cand.k, cand.setting), (4, Setting::B)),
             k => panic!("{k:?}"),
         }
         for (players, key, expect) in [
@@ -1247,7 +1246,10 @@ mod equal_resources_tests {
         // strong and mid tie on sigma: the first listed of them is the strongest.
         let r = &c.players["strong-x3"];
         assert_eq!(r.limits.nodes, Some(6000));
-        assert!(matches!(r.kind, PlayerKind::Internal { noise_cp: 0, .. }));
+        assert!(matches!(
+            r.kind,
+            PlayerKind::Internal(InternalSettings { noise_cp: 0, .. })
+        ));
         assert_eq!(c.playing, ["council", "single", "strong-x3"]);
         let c = parse("gauntlet", "nodes = 3000\nfairness = \"shared\"").expect("valid");
         assert_eq!(c.players["strong-x3"].limits.nodes, Some(3000));

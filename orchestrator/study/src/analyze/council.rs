@@ -27,7 +27,7 @@ use super::analysis::{self, AnalysisError};
 use super::moves::read_games;
 use super::{Output, sorted_json};
 use council_players::council::vote::{Ballot, VoteSettings, decide};
-use council_schema::config::{Config, ConfigError, PlayerKind};
+use council_schema::config::{Config, ConfigError, CouncilSettings};
 use council_schema::results::GameResult;
 use council_schema::results::votes::{CouncilVote, Method};
 use council_schema::run::RunInfo;
@@ -362,13 +362,13 @@ pub fn analyse(
         let Some(p) = config.players.get(name) else {
             continue;
         };
-        let PlayerKind::Council {
+        let Some(CouncilSettings {
             members,
             method,
             ml_d,
             approval_k,
             ..
-        } = &p.kind
+        }) = p.kind.council()
         else {
             continue;
         };
