@@ -7,17 +7,19 @@
 //! that names the file, the key and the problem.
 //!
 //! The stages are separate files because they change for different reasons: `raw` is the file's
-//! schema exactly as written (serde, unknown keys refused); `validate` turns it into the types
+//! schema exactly as written (serde, unknown keys refused), its `[[player]]` table declared in
+//! `player_keys` with the one table of player keys; `validate` turns it into the types
 //! below, one check and one message at a time; `usi_engine` is an external engine's settings and
 //! where its command is found; `load` reads the file and makes TOML errors one line. Only the
 //! validated types leave this module, so the rest of the crate never sees an unchecked value.
 //! `intuition` reads the candidate model files intuition players and candidate-restricted
-//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune_check` -> this
-//! file -> `usi_engine`, `intuition`, `tune` (the `[tune]` section's validated types; `tune_check`
-//! reads and checks it).
+//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune_check` ->
+//! `player_keys` -> this file -> `usi_engine`, `intuition`, `tune` (the `[tune]` section's
+//! validated types; `tune_check` reads and checks it).
 
 mod intuition;
 mod load;
+mod player_keys;
 mod raw;
 mod tune;
 mod tune_check;

@@ -1,6 +1,6 @@
 //! An external USI engine's settings as validated: how to start it and its quirks, and where its
 //! command is found (`PATH`, or the config's folder). Knows nothing of the TOML file: the config's
-//! validation (`validate.rs`) reads the engine keys and hands them here.
+//! validation (`validate/engines.rs`) reads the engine keys and hands them here.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -62,9 +62,9 @@ impl DropNotation {
 }
 
 /// An external USI engine: how to start it and its quirks, read from a `kind = "usi"` table and
-/// validated once (`validate::usi_engine`); `player::usi::UsiPlayer` keeps it as is.
-/// A new engine quirk is a field here, its key in `RawPlayer`, `validate::usi_keys_set` and
-/// `validate::usi_engine`, and the code in `player::usi` that honours it.
+/// validated once (`validate::engines`); `player::usi::UsiPlayer` keeps it as is.
+/// A new engine quirk is a field here, its line in `raw.rs`'s `player_keys!`, its reading in
+/// `validate::engines::usi_engine`, and the code in `player::usi` that honours it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsiEngineSettings {
     /// The executable, resolved (on `PATH`, or relative to the config's folder).
