@@ -166,10 +166,9 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
     let out = &opts.out;
     std::fs::create_dir_all(out.join("records")).map_err(io(out))?;
     let results_path = out.join("results.jsonl");
-    let config_text = std::fs::read_to_string(&config.file).map_err(io(&config.file))?;
     if opts.resume {
         let info = RunInfo::read(out).map_err(RunError::NothingToResume)?;
-        if info.config_text != config_text {
+        if info.config_text != config.text {
             return Err(RunError::OtherConfig {
                 out: out.clone(),
                 config_file: info.config_file,
@@ -246,7 +245,7 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
     let info = RunInfo {
         seed,
         config_file: config.file.display().to_string(),
-        config_text,
+        config_text: config.text.clone(),
         games: config.games,
         shard: opts.shard,
     };

@@ -88,11 +88,9 @@ pub async fn tune(
     let keeps_log = opts.shard.is_none_or(|s| s.index == 0);
     let out = &opts.out;
     std::fs::create_dir_all(out).map_err(|e| TuneError::io(out, e))?;
-    let config_text =
-        std::fs::read_to_string(&config.file).map_err(|e| TuneError::io(&config.file, e))?;
     let header = Header {
         config_file: config.file.display().to_string(),
-        config_text,
+        config_text: config.text.clone(),
         seed: tune.seed,
         iterations: tune.iterations,
         simulate: opts.simulate,

@@ -234,6 +234,9 @@ pub enum ResignRule {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub file: PathBuf,
+    /// The file's text as it was read, once, and validated: what a run records of its config
+    /// (`run.json`, `tune.jsonl`), so a record never holds text that was not validated.
+    pub text: String,
     pub format: Format,
     /// Players that play games (in the order given).
     pub playing: Vec<String>,

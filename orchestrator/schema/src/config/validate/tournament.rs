@@ -43,6 +43,8 @@ pub(super) fn validate_match(
     let openings = openings::openings(path, base, &m)?;
     Ok(Config {
         file: path.to_path_buf(),
+        // `Config::parse` keeps the text it validated.
+        text: String::new(),
         format: m.format,
         playing: m.players,
         players,
