@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
-use super::log::{Header, IterationLine};
+use super::log::{Header, IterationLine, ParamRange};
 use super::plan::{IterationResult, minus_name, plus_name};
 use super::players::KeptPlayers;
 use super::report::{ParamSummary, summarize};
@@ -95,6 +95,17 @@ pub async fn tune(
         iterations: tune.iterations,
         simulate: opts.simulate,
         params: tune.params.iter().map(|p| p.path.clone()).collect(),
+        ranges: Some(
+            tune.params
+                .iter()
+                .map(|p| ParamRange {
+                    start: p.start,
+                    min: p.min,
+                    max: p.max,
+                })
+                .collect(),
+        ),
+        games_per_iteration: Some(plan::games_per_iteration(&tune)),
     };
     let log_path = out.join("tune.jsonl");
     let (mut lines, mut writer) = match log::read(&log_path)? {
