@@ -21,6 +21,7 @@ use orchestrator::game::records::{record_paths, write_records};
 use orchestrator::player::usi::UsiPlayer;
 use orchestrator::player::{Budget, Decision, MoveRequest, Player};
 use orchestrator::results::{Reason, Winner};
+use orchestrator::run::plan::RunPlan;
 use orchestrator::run::schedule::schedule;
 use tokio_util::sync::CancellationToken;
 
@@ -116,7 +117,7 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
     assert!(verdict.detail.contains("uchifuzume"), "{}", verdict.detail);
 
     // A whole game from there, refereed by the runner's own game loop: it ends at once.
-    let spec = schedule(&config, config.seed)
+    let spec = schedule(&RunPlan::of(&config), config.seed)
         .into_iter()
         .next()
         .expect("one game");

@@ -14,6 +14,8 @@ use engine::intuition::{Model, Setting};
 pub struct IntuitionModel {
     /// The file, as resolved against the config's folder.
     pub path: PathBuf,
+    /// FNV-1a 64 of the file's bytes as read: which model a run played (`run.json`).
+    pub fnv1a64: u64,
     pub model: Arc<Model>,
 }
 
@@ -36,6 +38,7 @@ pub(super) fn load_model(base: &Path, file: &Path) -> Result<IntuitionModel, Str
         .map_err(|e| format!("{} is not a usable model file: {e}", path.display()))?;
     Ok(IntuitionModel {
         path,
+        fnv1a64: engine::intuition::fnv1a64(&bytes),
         model: Arc::new(model),
     })
 }

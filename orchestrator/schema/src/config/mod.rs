@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::results::votes::Method;
 pub use intuition::{Candidates, IntuitionModel};
@@ -58,7 +58,7 @@ impl ConfigError {
 }
 
 /// How the playing players are paired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Exactly two players, all games between them.
@@ -70,7 +70,7 @@ pub enum Format {
 }
 
 /// How a council's budget reaches its members.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fairness {
     /// Every member gets the council's whole budget ("three machines against one").
@@ -82,7 +82,7 @@ pub enum Fairness {
 
 /// What a player may spend on one move. All times in milliseconds. A clock (`time_ms`,
 /// `byoyomi_ms`, `increment_ms`) is kept by the arbiter; the others are per move.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     pub nodes: Option<u64>,
@@ -166,7 +166,7 @@ pub struct IntuitionSettings {
 }
 
 /// `kind = "council"`: who votes, how, and with what share of the budget.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CouncilSettings {
     pub members: Vec<String>,
     pub method: Method,
@@ -206,8 +206,10 @@ pub struct PlayerConfig {
     pub ponder: bool,
 }
 
-/// How each game starts.
-#[derive(Debug, Clone, PartialEq)]
+/// How each game starts (in `run.json` as `{"single": TEXT}`, `{"handicap": {"name", "giver"}}`
+/// or `{"file": {"path", "lines"}}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Openings {
     /// One start position for every game (`startpos`, an SFEN, or `startpos moves ...`).
     Single(String),
@@ -217,8 +219,10 @@ pub enum Openings {
     File { path: PathBuf, lines: Vec<String> },
 }
 
-/// Optional resign adjudication (`[match] resign = { ... }`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Optional resign adjudication (`[match] resign = { ... }`; in `run.json` as
+/// `{"scores": {...}}` or `{"model": {...}}`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ResignRule {
     /// Both players' scores beyond `score_cp` against the same side for `moves` consecutive
     /// moves each.
