@@ -2,14 +2,16 @@
 //! the intuition player, a USI process, or a council built from its members, recursively), and
 //! the preflight that starts every USI engine once. `council-match` and `council-usi` both build their players here.
 
+use std::path::PathBuf;
+
 use engine::search::StopFlag;
 
 use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
-use crate::player::Player;
 use crate::player::internal::InternalPlayer;
 use crate::player::intuition::IntuitionPlayer;
 use crate::player::usi::UsiPlayer;
+use crate::player::{Player, PlayerError};
 use council_schema::config::{Config, Leaf, PlayerConfig, PlayerKind, UsiEngineSettings};
 
 /// A fresh instance of the player `name`.
@@ -68,22 +70,41 @@ pub fn build_tree_over(
     )
 }
 
-/// The options a USI player's engine declares: it is started (handshake), asked, and quit.
+/// A USI engine of a config that does not start as one: the config's file, the player, why.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[error(
+    "{}: key `player.command`: player `{player}` does not start as a USI engine: {error}",
+    file.display()
+)]
+pub struct PreflightError {
+    pub file: PathBuf,
+    pub player: String,
+    pub error: PlayerError,
+}
+
+/// The options the USI player `name` of `config` declares: its engine is started (handshake),
+/// asked, and quit.
 pub async fn declared_options(
+    config: &Config,
     name: &str,
     settings: &UsiEngineSettings,
-) -> Result<Vec<engine::usi::protocol::OptionSpec>, String> {
+) -> Result<Vec<engine::usi::protocol::OptionSpec>, PreflightError> {
     let mut usi = UsiPlayer::new(name, settings, false);
     let r = usi.new_game(0).await;
     let declared = usi.declared_options().to_vec();
     usi.shutdown().await;
-    r.map(|()| declared).map_err(|e| e.to_string())
+    r.map(|()| declared).map_err(|error| PreflightError {
+        file: config.file.clone(),
+        player: name.to_string(),
+        error,
+    })
 }
 
 /// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
 /// that is not a USI engine or cannot start stops the run before any game. The error is one
 /// line naming the config file, the key and the player.
-pub async fn preflight(config: &Config) -> Result<(), String> {
+pub async fn preflight(config: &Config) -> Result<(), PreflightError> {
     let checks = config
         .players
         .values()
@@ -95,17 +116,15 @@ pub async fn preflight(config: &Config) -> Result<(), String> {
             let mut player = UsiPlayer::new(&p.name, s, p.ponder);
             let r = player.new_game(0).await;
             player.shutdown().await;
-            r.map_err(|e| {
-                format!(
-                    "{}: key `player.command`: player `{}` does not start as a USI engine: {e}",
-                    config.file.display(),
-                    p.name
-                )
+            r.map_err(|error| PreflightError {
+                file: config.file.clone(),
+                player: p.name.clone(),
+                error,
             })
         });
     futures::future::join_all(checks)
         .await
         .into_iter()
-        .collect::<Result<Vec<()>, String>>()
+        .collect::<Result<Vec<()>, PreflightError>>()
         .map(|_| ())
 }

@@ -69,9 +69,8 @@ pub async fn check_declared_spins(config: &Config, tune: &TuneConfig) -> Result<
             continue;
         };
         if !asked.contains_key(&player.name) {
-            let specs = council_players::factory::declared_options(&player.name, settings)
-                .await
-                .map_err(TuneError::Preflight)?;
+            let specs =
+                council_players::factory::declared_options(config, &player.name, settings).await?;
             asked.insert(player.name.clone(), specs);
         }
         let declared = asked.get(&player.name).map_or(&[][..], Vec::as_slice);

@@ -146,9 +146,7 @@ pub async fn tune(
         let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
         games::check_declared_spins(&config, &tune).await?;
         let probe_config = games::iteration_config(&config, &tune, &start, &start);
-        council_players::factory::preflight(&probe_config)
-            .await
-            .map_err(TuneError::Preflight)?;
+        council_players::factory::preflight(&probe_config).await?;
     }
 
     let tables = games::Tables {

@@ -57,26 +57,64 @@ const DEFAULT_BOWL_ELO: f64 = 100.0;
 /// Default draw ratio of the simulated games.
 const DEFAULT_DRAW_RATIO: f64 = 0.3;
 
+/// Why a parameter's `path` names no key `[tune]` can set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+enum PathProblem {
+    #[error(
+        "unknown key: a numeric key of the player ({numeric}), members.NAME.KEY, weights.NAME or options.NAME"
+    )]
+    Unknown { numeric: String },
+    #[error("not a numeric key")]
+    NotNumeric,
+    #[error("not tunable: plumbing, not play")]
+    Plumbing,
+    #[error("{whose}, and `{name}` is not one")]
+    OtherKind { whose: &'static str, name: String },
+    #[error("`{name}` is not a council and has no members")]
+    NoMembers { name: String },
+    #[error("write members.NAME.KEY")]
+    NoMemberKey,
+    #[error("`{member}` is not a member of `{name}` (members: {members})")]
+    NotAMember {
+        member: String,
+        name: String,
+        members: String,
+    },
+    #[error("a member's vote weight is its council's key: write weights.{member}")]
+    MemberWeight { member: String },
+    #[error("no player named `{member}`")]
+    NoPlayer { member: String },
+    #[error("`{name}` is not a council and has no vote weights")]
+    NoWeights { name: String },
+    #[error("`{name}` votes by {method}: weights count only under majority and approval")]
+    Unweighted { name: String, method: &'static str },
+    #[error("the built-in engine has no option `{option}` (see `council-engine` `usi`)")]
+    NoBuiltinOption { option: String },
+    #[error("option `{option}` of `{name}` is not an integer: only integer (spin) options tune")]
+    NotASpin { option: String, name: String },
+    #[error("`{name}` is not a usi or internal player and has no options")]
+    NoOptions { name: String },
+}
+
 /// The plain key `path` (no `members.`, `weights.` or `options.`) of `name`, a player of kind
 /// `kind`, as the key it tunes; or why it cannot be tuned. All read from the table of player
 /// keys.
-fn numeric_key(path: &str, name: &str, kind: &PlayerKind) -> Result<ParamKey, String> {
+fn numeric_key(path: &str, name: &str, kind: &PlayerKind) -> Result<ParamKey, PathProblem> {
     let Some(entry) = PLAYER_KEYS.iter().find(|k| k.name == path) else {
         let numeric: Vec<&str> = PLAYER_KEYS
             .iter()
             .filter(|k| matches!(k.tune, TuneAs::Numeric(_)))
             .map(|k| k.name)
             .collect();
-        return Err(format!(
-            "unknown key: a numeric key of the player ({}), members.NAME.KEY, weights.NAME or \
-             options.NAME",
-            numeric.join(", ")
-        ));
+        return Err(PathProblem::Unknown {
+            numeric: numeric.join(", "),
+        });
     };
     let key = match &entry.tune {
         TuneAs::Numeric(key) => key.clone(),
-        TuneAs::NotNumeric => return Err("not a numeric key".into()),
-        TuneAs::Plumbing => return Err("not tunable: plumbing, not play".into()),
+        TuneAs::NotNumeric => return Err(PathProblem::NotNumeric),
+        TuneAs::Plumbing => return Err(PathProblem::Plumbing),
     };
     match entry.kinds.first() {
         Some(owner) if !entry.kinds.contains(&RawKind::of(kind)) => {
@@ -86,7 +124,10 @@ fn numeric_key(path: &str, name: &str, kind: &PlayerKind) -> Result<ParamKey, St
                 RawKind::Usi => "a usi player's key",
                 RawKind::Council => "a council's key",
             };
-            Err(format!("{whose}, and `{name}` is not one"))
+            Err(PathProblem::OtherKind {
+                whose,
+                name: name.to_string(),
+            })
         }
         _ => Ok(key),
     }
@@ -280,88 +321,108 @@ fn resolve_path(
     name: &str,
     tuned: &PlayerConfig,
     players: &BTreeMap<String, PlayerConfig>,
-) -> Result<ParamTarget, String> {
+) -> Result<ParamTarget, PathProblem> {
+    let target = |key| ParamTarget {
+        player: name.to_string(),
+        key,
+    };
     if let Some(rest) = path.strip_prefix("members.") {
-        let Some(CouncilSettings { members, .. }) = tuned.kind.council() else {
-            return Err(format!("`{name}` is not a council and has no members"));
-        };
-        let Some((member, key)) = rest.split_once('.') else {
-            return Err("write members.NAME.KEY".into());
-        };
-        if !members.iter().any(|m| m == member) {
-            return Err(format!(
-                "`{member}` is not a member of `{name}` (members: {})",
-                members.join(", ")
-            ));
-        }
-        if matches!(key, "weight" | "weights") {
-            return Err(format!(
-                "a member's vote weight is its council's key: write weights.{member}"
-            ));
-        }
+        let (member, key) = member_key(rest, name, tuned)?;
         // Validation made sure every member is a configured player.
-        let Some(mc) = players.get(member) else {
-            return Err(format!("no player named `{member}`"));
-        };
+        let mc = players.get(member).ok_or_else(|| PathProblem::NoPlayer {
+            member: member.to_string(),
+        })?;
         return resolve_path(key, member, mc, players);
     }
     if let Some(member) = path.strip_prefix("weights.") {
-        let Some(CouncilSettings {
-            members, method, ..
-        }) = tuned.kind.council()
-        else {
-            return Err(format!("`{name}` is not a council and has no vote weights"));
-        };
-        if !matches!(method, Method::Majority | Method::Approval) {
-            return Err(format!(
-                "`{name}` votes by {}: weights count only under majority and approval",
-                method.name()
-            ));
-        }
-        let at: Vec<usize> = (0..members.len())
-            .filter(|&i| members[i] == member)
-            .collect();
-        if at.is_empty() {
-            return Err(format!(
-                "`{member}` is not a member of `{name}` (members: {})",
-                members.join(", ")
-            ));
-        }
-        return Ok(ParamTarget {
-            player: name.to_string(),
-            key: ParamKey::Weight(at),
-        });
+        return weight_of(member, name, tuned).map(target);
     }
     if let Some(option) = path.strip_prefix("options.") {
-        let target = |option: &str| ParamTarget {
-            player: name.to_string(),
-            key: ParamKey::UsiOption(option.to_string()),
-        };
-        return match &tuned.kind {
-            // The built-in engine's options are known here; a USI engine's are asked of the
-            // engine when the tune starts (`tune::games::check_declared_spins`).
-            PlayerKind::Internal(_) => match engine::search::options::find(option) {
-                Some((_, t)) => Ok(target(t.name)),
-                None => Err(format!(
-                    "the built-in engine has no option `{option}` (see `council-engine` `usi`)"
-                )),
-            },
-            PlayerKind::Usi(settings) => match settings.options.iter().find(|(n, _)| n == option) {
-                Some((_, OptionValue::Int(_))) | None => Ok(target(option)),
-                Some(_) => Err(format!(
-                    "option `{option}` of `{name}` is not an integer: only integer (spin) options tune"
-                )),
-            },
-            _ => Err(format!(
-                "`{name}` is not a usi or internal player and has no options"
-            )),
-        };
+        return option_of(option, name, tuned).map(target);
     }
-    let key = numeric_key(path, name, &tuned.kind)?;
-    Ok(ParamTarget {
-        player: name.to_string(),
-        key,
-    })
+    numeric_key(path, name, &tuned.kind).map(target)
+}
+
+/// `members.NAME.KEY` (`rest` is `NAME.KEY`) of the council `name` as the member and its key.
+fn member_key<'p>(
+    rest: &'p str,
+    name: &str,
+    tuned: &PlayerConfig,
+) -> Result<(&'p str, &'p str), PathProblem> {
+    let Some(CouncilSettings { members, .. }) = tuned.kind.council() else {
+        return Err(PathProblem::NoMembers {
+            name: name.to_string(),
+        });
+    };
+    let (member, key) = rest.split_once('.').ok_or(PathProblem::NoMemberKey)?;
+    if !members.iter().any(|m| m == member) {
+        return Err(PathProblem::NotAMember {
+            member: member.to_string(),
+            name: name.to_string(),
+            members: members.join(", "),
+        });
+    }
+    if matches!(key, "weight" | "weights") {
+        return Err(PathProblem::MemberWeight {
+            member: member.to_string(),
+        });
+    }
+    Ok((member, key))
+}
+
+/// `weights.MEMBER` of the council `name`: the positions where `member` is listed.
+fn weight_of(member: &str, name: &str, tuned: &PlayerConfig) -> Result<ParamKey, PathProblem> {
+    let Some(CouncilSettings {
+        members, method, ..
+    }) = tuned.kind.council()
+    else {
+        return Err(PathProblem::NoWeights {
+            name: name.to_string(),
+        });
+    };
+    if !matches!(method, Method::Majority | Method::Approval) {
+        return Err(PathProblem::Unweighted {
+            name: name.to_string(),
+            method: method.name(),
+        });
+    }
+    let at: Vec<usize> = (0..members.len())
+        .filter(|&i| members[i] == member)
+        .collect();
+    if at.is_empty() {
+        return Err(PathProblem::NotAMember {
+            member: member.to_string(),
+            name: name.to_string(),
+            members: members.join(", "),
+        });
+    }
+    Ok(ParamKey::Weight(at))
+}
+
+/// `options.OPTION` of `name`: an integer option of a USI engine, or a tunable of the built-in
+/// engine.
+fn option_of(option: &str, name: &str, tuned: &PlayerConfig) -> Result<ParamKey, PathProblem> {
+    let key = |option: &str| ParamKey::UsiOption(option.to_string());
+    match &tuned.kind {
+        // The built-in engine's options are known here; a USI engine's are asked of the
+        // engine when the tune starts (`tune::games::check_declared_spins`).
+        PlayerKind::Internal(_) => match engine::search::options::find(option) {
+            Some((_, t)) => Ok(key(t.name)),
+            None => Err(PathProblem::NoBuiltinOption {
+                option: option.to_string(),
+            }),
+        },
+        PlayerKind::Usi(settings) => match settings.options.iter().find(|(n, _)| n == option) {
+            Some((_, OptionValue::Int(_))) | None => Ok(key(option)),
+            Some(_) => Err(PathProblem::NotASpin {
+                option: option.to_string(),
+                name: name.to_string(),
+            }),
+        },
+        _ => Err(PathProblem::NoOptions {
+            name: name.to_string(),
+        }),
+    }
 }
 
 /// `[tune.simulate]` against the parameters: every key a tuned path, values in range.
@@ -443,7 +504,7 @@ mod tests {
             equal_resources: None,
             reserve_ms: 100,
         });
-        let key = |path: &str| numeric_key(path, "c", &council);
+        let key = |path: &str| numeric_key(path, "c", &council).map_err(|e| e.to_string());
         assert_eq!(key("ml_d"), Ok(ParamKey::MlD));
         assert_eq!(key("nodes"), Ok(ParamKey::Nodes));
         assert_eq!(

@@ -38,7 +38,7 @@ pub(super) fn council(at: &PlayerAt<'_>, p: &RawPlayer) -> Result<CouncilSetting
         (_, None) => 1,
     };
     let weights = member_weights(&members, method, p.weights.as_ref())
-        .map_err(|(k, problem)| at.err(&k, problem))?;
+        .map_err(|problem| at.err(&problem.key(), problem))?;
     Ok(CouncilSettings {
         members,
         method,
@@ -51,34 +51,54 @@ pub(super) fn council(at: &PlayerAt<'_>, p: &RawPlayer) -> Result<CouncilSetting
     })
 }
 
+/// What is wrong with a council's `weights`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum WeightsProblem {
+    #[error("only meaningful with method = \"majority\" or \"approval\"")]
+    Method,
+    #[error("`{member}` is not a member (members: {members})")]
+    NotAMember { member: String, members: String },
+    #[error("must be a finite number >= 0, got {weight}")]
+    Weight { member: String, weight: f64 },
+}
+
+impl WeightsProblem {
+    /// The key at fault, below the player.
+    fn key(&self) -> String {
+        match self {
+            WeightsProblem::Method => "weights".into(),
+            WeightsProblem::NotAMember { member, .. } | WeightsProblem::Weight { member, .. } => {
+                format!("weights.{member}")
+            }
+        }
+    }
+}
+
 /// A council's `weights = { NAME = W, ... }` as one weight per member in member order (1 for a
-/// member it leaves out), or the key (below the player) and the problem.
+/// member it leaves out).
 fn member_weights(
     members: &[String],
     method: Method,
     given: Option<&BTreeMap<String, f64>>,
-) -> Result<Vec<f64>, (String, String)> {
+) -> Result<Vec<f64>, WeightsProblem> {
     let Some(given) = given else {
         return Ok(vec![1.0; members.len()]);
     };
     if !matches!(method, Method::Majority | Method::Approval) && !given.is_empty() {
-        return Err((
-            "weights".into(),
-            "only meaningful with method = \"majority\" or \"approval\"".into(),
-        ));
+        return Err(WeightsProblem::Method);
     }
     for (m, &w) in given {
         if !members.contains(m) {
-            return Err((
-                format!("weights.{m}"),
-                format!("`{m}` is not a member (members: {})", members.join(", ")),
-            ));
+            return Err(WeightsProblem::NotAMember {
+                member: m.clone(),
+                members: members.join(", "),
+            });
         }
         if !(w.is_finite() && w >= 0.0) {
-            return Err((
-                format!("weights.{m}"),
-                format!("must be a finite number >= 0, got {w}"),
-            ));
+            return Err(WeightsProblem::Weight {
+                member: m.clone(),
+                weight: w,
+            });
         }
     }
     Ok(members

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::super::intuition::{self, Candidates};
+use super::super::intuition::{self, Candidates, ModelProblem};
 use super::super::player_keys::{RawCandidates, RawPlayer};
 use super::super::usi_engine::{
     BadDropNotation, CommandProblem, DropNotation, OptionValue, UsiEngineSettings, resolve_command,
@@ -31,17 +31,26 @@ pub(super) fn internal(
     })
 }
 
+/// What is wrong with an internal player's option.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum OptionProblem {
+    #[error("must be a whole number, got `{0}`")]
+    NotWhole(OptionValue),
+    #[error(transparent)]
+    Tuning(#[from] engine::search::options::TuningError),
+}
+
 /// An internal player's `options`: each a tunable of the built-in engine, a whole number in its
 /// range; an error names the option and what is wrong.
 fn internal_options(
     options: &BTreeMap<String, OptionValue>,
-) -> Result<engine::search::options::Tuning, (String, String)> {
+) -> Result<engine::search::options::Tuning, (&str, OptionProblem)> {
     let mut tuning = engine::search::options::Tuning::default();
     for (k, v) in options {
         let OptionValue::Int(n) = v else {
-            return Err((k.clone(), format!("must be a whole number, got `{v}`")));
+            return Err((k, OptionProblem::NotWhole(v.clone())));
         };
-        tuning.set(k, *n).map_err(|e| (k.clone(), e.to_string()))?;
+        tuning.set(k, *n).map_err(|e| (k.as_str(), e.into()))?;
     }
     Ok(tuning)
 }
@@ -52,9 +61,12 @@ fn candidates(
     base: &Path,
     c: &RawCandidates,
 ) -> Result<Candidates, ConfigError> {
-    let problem = |k: &str, e: String| at.err(&format!("candidates.{k}"), e);
+    let problem = |k: &str, e: ModelProblem| at.err(&format!("candidates.{k}"), e);
     if c.k < 1 {
-        return Err(problem("k", format!("must be at least 1, got {}", c.k)));
+        return Err(at.err(
+            "candidates.k",
+            format_args!("must be at least 1, got {}", c.k),
+        ));
     }
     Ok(Candidates {
         model: intuition::load_model(base, &c.model).map_err(|e| problem("model", e))?,
