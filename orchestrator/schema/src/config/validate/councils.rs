@@ -10,8 +10,8 @@ use super::super::{
     ConfigError, CouncilSettings, DEFAULT_ML_D, DEFAULT_RESERVE_MS, Fairness, Method, PlayerConfig,
     PlayerKind,
 };
-use super::limits;
-use super::players::PlayerAt;
+use super::at::PlayerAt;
+use super::limits::{self, EqualResourcesProblem};
 
 /// `kind = "council"`.
 pub(super) fn council(at: &PlayerAt<'_>, p: &RawPlayer) -> Result<CouncilSettings, ConfigError> {
@@ -144,21 +144,6 @@ fn contains_cycle(
     }
     stack.remove(name);
     false
-}
-
-/// Why a council's `equal_resources` player cannot be made.
-#[derive(Debug, thiserror::Error)]
-pub(super) enum EqualResourcesProblem {
-    #[error("not a council")]
-    NotACouncil,
-    #[error("a council needs members")]
-    NoMembers,
-    #[error(
-        "equal_resources multiplies a budget, and `{0}` is limited by depth: give it nodes or time"
-    )]
-    DepthLimited(String),
-    #[error("equal_resources adds a player `{0}`, and a player of that name exists")]
-    NameTaken(String),
 }
 
 /// `equal_resources = true` of `council`: its reference player joins the players, and the

@@ -11,7 +11,7 @@ use super::super::usi_engine::{
     BadDropNotation, CommandProblem, DropNotation, OptionValue, UsiEngineSettings, resolve_command,
 };
 use super::super::{ConfigError, InternalSettings, IntuitionSettings};
-use super::players::PlayerAt;
+use super::at::PlayerAt;
 
 /// `kind = "internal"`.
 pub(super) fn internal(

@@ -7,8 +7,7 @@ use std::path::Path;
 
 use super::super::player_keys::RawPlayer;
 use super::super::{ConfigError, Fairness, Limits, PlayerConfig, PlayerKind};
-use super::councils::EqualResourcesProblem;
-use super::players::PlayerAt;
+use super::at::PlayerAt;
 
 /// A player's limit keys as its [`Limits`]: a Fischer increment needs a main time, and a
 /// per-move limit is positive.
@@ -49,6 +48,21 @@ pub(super) fn members_keep_no_clock(
         )),
         None => Ok(()),
     }
+}
+
+/// Why a council's `equal_resources` player cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum EqualResourcesProblem {
+    #[error("not a council")]
+    NotACouncil,
+    #[error("a council needs members")]
+    NoMembers,
+    #[error(
+        "equal_resources multiplies a budget, and `{0}` is limited by depth: give it nodes or time"
+    )]
+    DepthLimited(String),
+    #[error("equal_resources adds a player `{0}`, and a player of that name exists")]
+    NameTaken(String),
 }
 
 /// `n` times the budget `strongest` has in the council `c`: its own limits, else the council's

@@ -3,9 +3,10 @@
 //! (what an internal, intuition or USI player needs), `councils` (members, votes, cycles,
 //! `equal_resources`), `limits` (what a player may spend, and who keeps its clock), `tournament`
 //! (`[match]`: who plays, how many games, resignation, SPRT) and `openings` (the start
-//! positions). Imports run one way: this file -> `tournament` -> `openings`, `players` ->
-//! `engines`, `councils` -> `limits`.
+//! positions). Imports run one way: this file -> `tournament`, `players` -> `councils`,
+//! `engines`, `openings` -> `limits` -> `at` (where a player's problem is, as one line).
 
+mod at;
 mod councils;
 mod engines;
 mod limits;
