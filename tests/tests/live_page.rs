@@ -593,7 +593,7 @@ fn a_client_that_stops_reading_is_dropped_and_the_run_goes_on() {
     let served = Served::run(
         &config(&dir, 10, 2000, 200),
         &out,
-        "warn,orchestrator::live=debug",
+        "warn,council_live=debug",
     );
 
     // A client with a tiny receive window asks for the event stream and never reads it.
