@@ -13,7 +13,7 @@ use std::time::Duration;
 use engine::position::{IllegalReason, Position};
 use engine::record::{EndReason, GameRecord};
 use engine::types::Score;
-use orchestrator::config::Config;
+use orchestrator::config::{Config, PlayerKind};
 use orchestrator::factory::build_player;
 use orchestrator::game::adjudicate::judge_move;
 use orchestrator::game::play::play_game;
@@ -21,6 +21,7 @@ use orchestrator::game::records::{record_paths, write_records};
 use orchestrator::player::usi::UsiPlayer;
 use orchestrator::player::{Budget, Decision, MoveRequest, Player};
 use orchestrator::results::{Reason, Winner};
+use orchestrator::run::plan::RunPlan;
 use orchestrator::run::schedule::schedule;
 use tokio_util::sync::CancellationToken;
 
@@ -72,7 +73,11 @@ fn request(config: &Config, position: &Position) -> MoveRequest {
 async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move() {
     let config = config();
     let position = Position::from_sfen(SFEN).expect("test position");
-    let mut fairy = UsiPlayer::new(config.player("fairy"));
+    let fairy_config = config.player("fairy");
+    let PlayerKind::Usi(settings) = &fairy_config.kind else {
+        panic!("fairy is a USI engine");
+    };
+    let mut fairy = UsiPlayer::new(&fairy_config.name, settings, fairy_config.ponder);
     fairy.new_game(1).await.expect("fairy-stockfish starts");
 
     // Left alone, it avoids the drop: its answer passes the arbiter.
@@ -112,7 +117,7 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
     assert!(verdict.detail.contains("uchifuzume"), "{}", verdict.detail);
 
     // A whole game from there, refereed by the runner's own game loop: it ends at once.
-    let spec = schedule(&config, config.seed)
+    let spec = schedule(&RunPlan::of(&config), config.seed)
         .into_iter()
         .next()
         .expect("one game");

@@ -5,14 +5,14 @@
 //! the next look, never half); the file is polled, not watched, so any filesystem works; a
 //! `summary.json` that covers every line read is shown as it is, so a finished run's page shows
 //! exactly its file, and the run as finished (until more lines come: a resumed run); otherwise
-//! the summary is recomputed from `run.json`'s config. Nothing in the folder is ever written.
+//! the summary is recomputed from `run.json`'s plan (so a folder copied from another machine is
+//! followed without its engines or model files). Nothing in the folder is ever written.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::state::{Live, Phase};
-use council_schema::config::Config;
 use council_schema::results::read::{Follower, Malformed, Repeats};
 use council_schema::run::RunInfo;
 use council_schema::run::schedule::schedule;
@@ -38,31 +38,24 @@ pub fn open(dir: &Path) -> Result<Arc<Live>, FollowError> {
         .map_err(|e| FollowError::NotARun(dir.display().to_string(), e))?;
     let info: RunInfo = serde_json::from_str(&text)
         .map_err(|e| FollowError::BadRunInfo(run_path.display().to_string(), e.to_string()))?;
-    // The config as the run read it. Relative paths inside (an openings file) are the run's:
-    // when they cannot be found from here, the page shows the folder's own summary.json only.
-    let config = match Config::parse(Path::new(&info.config_file), &info.config_text) {
-        Ok(mut c) => {
-            // `--games` as the run was started.
-            c.games = info.games;
-            Some(Arc::new(c))
-        }
+    // The run as it was validated. A run.json of an older build has only its config text:
+    // when that cannot be validated here, the page shows the folder's own summary.json only.
+    let plan = match info.plan(dir) {
+        Ok(plan) => Some(Arc::new(plan)),
         Err(e) => {
-            tracing::warn!(
-                "{}: its config cannot be read from here ({e}); showing its summary.json only",
-                run_path.display()
-            );
+            tracing::warn!("{e}; showing its summary.json only");
             None
         }
     };
     // The games this folder will hold: its shard's, or all of them.
-    let total = config.as_ref().map(|c| {
+    let total = plan.as_ref().map(|c| {
         let games = schedule(c, info.seed);
         match info.shard {
             Some(shard) => games.iter().filter(|g| shard.holds(g)).count(),
             None => games.len(),
         }
     });
-    let live = Live::new(config, Phase::Following);
+    let live = Live::new(plan, Phase::Following);
     live.set_run(info.seed, total);
     Ok(live)
 }

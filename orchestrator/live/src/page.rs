@@ -11,6 +11,7 @@ use super::state::{Live, Phase};
 use super::tune::{follow_tune, is_tune_folder};
 use council_play::game::feed::RunFeed;
 use council_schema::config::Config;
+use council_schema::run::plan::RunPlan;
 
 /// `council-match CONFIG --serve`: the page of the run this process plays.
 #[derive(Debug)]
@@ -27,7 +28,7 @@ impl LivePage {
     pub async fn start(addr: &str, config: &Config) -> Result<Self, std::io::Error> {
         let listener = bind(addr).await?;
         let url = format!("http://{}/", listener.local_addr()?);
-        let live = Live::new(Some(Arc::new(config.clone())), Phase::Playing);
+        let live = Live::new(Some(Arc::new(RunPlan::of(config))), Phase::Playing);
         let stop = tokio_util::sync::CancellationToken::new();
         let server = tokio::spawn(serve(live.clone(), listener, stop.clone()));
         Ok(Self {

@@ -17,9 +17,9 @@ use tokio::sync::{Notify, broadcast};
 
 use council_play::game::feed::{ClockView, GameStart, MoveEvent, RunFeed, RunStart};
 use council_play::runner::sprt_stop::SprtStop;
-use council_schema::config::Config;
 use council_schema::results::GameResult;
 use council_schema::results::votes::CouncilVote;
+use council_schema::run::plan::RunPlan;
 use council_schema::run::summary::Summary;
 
 /// Events kept for a lagging browser before it is dropped (it reconnects and starts from a
@@ -144,16 +144,16 @@ pub struct Live {
     events: broadcast::Sender<Message>,
     /// Wakes the summary task after a game ends.
     recompute: Notify,
-    /// The run's config: the summary is recomputed from it (`None`: only a `summary.json` read
+    /// The run's plan: the summary is recomputed from it (`None`: only a `summary.json` read
     /// from the folder is shown).
-    config: Option<Arc<Config>>,
+    config: Option<Arc<RunPlan>>,
     began: Instant,
 }
 
 impl Live {
     /// A view of a run of `config`, whose state the feed or the follower fills in. Starts the
     /// summary task on the current tokio runtime.
-    pub fn new(config: Option<Arc<Config>>, phase: Phase) -> Arc<Self> {
+    pub fn new(config: Option<Arc<RunPlan>>, phase: Phase) -> Arc<Self> {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let live = Arc::new(Live {
             state: Mutex::new(State {
@@ -494,7 +494,10 @@ mod tests {
         let text = "[match]\nplayers = [\"a\", \"b\"]\ngames = 4\n\
                     [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
                     [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n";
-        let config = Config::parse(std::path::Path::new("t.toml"), text).expect("a config");
+        let config = RunPlan::of(
+            &council_schema::config::Config::parse(std::path::Path::new("t.toml"), text)
+                .expect("a config"),
+        );
         let games: Vec<GameResult> = (0..4)
             .map(|id| {
                 let (sente, gote) = if id % 2 == 0 { ("a", "b") } else { ("b", "a") };
@@ -545,7 +548,10 @@ mod tests {
         let text = "[match]\nplayers = [\"a\", \"b\"]\ngames = 3\n\
                     [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
                     [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n";
-        let config = Config::parse(std::path::Path::new("t.toml"), text).expect("a config");
+        let config = RunPlan::of(
+            &council_schema::config::Config::parse(std::path::Path::new("t.toml"), text)
+                .expect("a config"),
+        );
         let live = Live::new(Some(Arc::new(config)), Phase::Playing);
         let mut rx = live.subscribe();
         live.run_started(RunStart {

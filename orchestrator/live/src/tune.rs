@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::state::{Live, Phase, TuneParamView, TuneView};
-use council_play::tune::log::{Header, IterationLine};
+use council_play::tune::log::{Header, IterationLine, ParamRange};
 use council_play::tune::plan::games_per_iteration;
 use council_schema::config::Config;
 use council_schema::results::read::{Follower, Malformed, Repeats};
@@ -28,31 +28,55 @@ pub fn is_tune_folder(dir: &Path) -> bool {
     dir.join("tune.jsonl").is_file()
 }
 
-/// The page's view of a tune from its header: the parameters' ranges come from the config text
-/// the header holds (read as the tune read it), or are left out when it cannot be read here.
-fn view_of(header: &Header) -> TuneView {
-    let tune = Config::parse(Path::new(&header.config_file), &header.config_text)
-        .ok()
-        .and_then(|c| c.tune);
+/// The page's view of a tune from its header: the parameters' ranges and the games per
+/// iteration as the header records them; a header written by an older build has neither, and
+/// they come from its config text validated again here, or are left out when that fails.
+fn view_of(header: &Header, path: &Path) -> TuneView {
+    let (ranges, games) = match (&header.ranges, header.games_per_iteration) {
+        (Some(ranges), Some(games)) => (Some(ranges.clone()), Some(games)),
+        _ => match Config::parse(Path::new(&header.config_file), &header.config_text) {
+            Ok(c) => {
+                let tune = c.tune.as_ref();
+                let ranges = tune.map(|t| {
+                    t.params
+                        .iter()
+                        .map(|p| ParamRange {
+                            start: p.start,
+                            min: p.min,
+                            max: p.max,
+                        })
+                        .collect()
+                });
+                (ranges, tune.map(games_per_iteration))
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "{}: written by an older build that did not record the parameters' ranges, \
+                     and its config cannot be validated here ({e}): showing the tune without them",
+                    path.display()
+                );
+                (None, None)
+            }
+        },
+    };
     let params = header
         .params
         .iter()
-        .map(|path| {
-            let p = tune
-                .as_ref()
-                .and_then(|t| t.params.iter().find(|p| p.path == *path));
+        .enumerate()
+        .map(|(i, path)| {
+            let r = ranges.as_ref().and_then(|r| r.get(i));
             TuneParamView {
                 path: path.clone(),
-                start: p.map(|p| p.start),
-                min: p.map(|p| p.min),
-                max: p.map(|p| p.max),
+                start: r.map(|r| r.start),
+                min: r.map(|r| r.min),
+                max: r.map(|r| r.max),
             }
         })
         .collect();
     TuneView {
         params,
         iterations: header.iterations,
-        games_per_iteration: tune.as_ref().map(games_per_iteration),
+        games_per_iteration: games,
         simulate: header.simulate,
         lines: Vec::new(),
     }
@@ -160,7 +184,7 @@ fn take_line(tune: &mut TuneLines, live: &Live, line: &str) {
     let Some(header) = &tune.header else {
         match serde_json::from_str::<HeaderLine>(line) {
             Ok(h) => {
-                let view = view_of(&h.tune);
+                let view = view_of(&h.tune, &tune.path);
                 let total = view
                     .games_per_iteration
                     .map(|g| (g * view.iterations) as usize);
@@ -181,5 +205,56 @@ fn take_line(tune: &mut TuneLines, live: &Live, line: &str) {
             }
         }
         Err(e) => tracing::warn!("{}: skipped: {e}", tune.path.display()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONFIG: &str = "[match]\nplayers = [\"a\", \"b\"]\n\
+        [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\nnoise_cp = 5\n\
+        [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n\
+        [tune]\nplayer = \"a\"\niterations = 3\npairs = 2\n\
+        [[tune.param]]\npath = \"noise_cp\"\nstart = 5\nmin = 0\nmax = 50\nc_end = 2\nr_end = 0.1\n";
+
+    fn header(config_text: &str, recorded: bool) -> Header {
+        Header {
+            config_file: "t.toml".into(),
+            config_text: config_text.into(),
+            seed: 1,
+            iterations: 3,
+            simulate: false,
+            params: vec!["noise_cp".into()],
+            ranges: recorded.then(|| {
+                vec![ParamRange {
+                    start: 7.0,
+                    min: 1.0,
+                    max: 40.0,
+                }]
+            }),
+            games_per_iteration: recorded.then_some(6),
+        }
+    }
+
+    fn shown(view: &TuneView) -> (Option<f64>, Option<f64>, Option<f64>, Option<u64>) {
+        let p = &view.params[0];
+        (p.start, p.min, p.max, view.games_per_iteration)
+    }
+
+    /// The ranges are the header's; a header of an older build has its config validated again,
+    /// and one whose config does not validate here shows the parameters without ranges.
+    #[test]
+    fn ranges_come_from_the_header_or_else_from_its_config() {
+        let file = Path::new("tune.jsonl");
+        let recorded = view_of(&header("not a config", true), file);
+        assert_eq!(
+            shown(&recorded),
+            (Some(7.0), Some(1.0), Some(40.0), Some(6))
+        );
+        let old = view_of(&header(CONFIG, false), file);
+        assert_eq!(shown(&old), (Some(5.0), Some(0.0), Some(50.0), Some(4)));
+        let unreadable = view_of(&header("not a config", false), file);
+        assert_eq!(shown(&unreadable), (None, None, None, None));
     }
 }

@@ -2,15 +2,17 @@
 //! the intuition player, a USI process, or a council built from its members, recursively), and
 //! the preflight that starts every USI engine once. `council-match` and `council-usi` both build their players here.
 
+use std::path::PathBuf;
+
 use engine::search::StopFlag;
 
 use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
-use crate::player::Player;
 use crate::player::internal::InternalPlayer;
 use crate::player::intuition::IntuitionPlayer;
 use crate::player::usi::UsiPlayer;
-use council_schema::config::{Config, PlayerConfig, PlayerKind};
+use crate::player::{Player, PlayerError};
+use council_schema::config::{Config, Leaf, PlayerConfig, PlayerKind, UsiEngineSettings};
 
 /// A fresh instance of the player `name`.
 pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
@@ -20,14 +22,13 @@ pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
 /// As [`build_player`]; with `stop`, every in-process search of the tree also ends (with its
 /// best move so far) when that flag is raised: how `council-usi` answers a GUI's `stop`.
 pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -> Box<dyn Player> {
-    build_tree_over(config, name, &mut |pc| match &pc.kind {
-        PlayerKind::Internal { .. } => match stop {
-            Some(stop) => Box::new(InternalPlayer::stoppable(pc, stop.clone())),
-            None => Box::new(InternalPlayer::new(pc)),
+    build_tree_over(config, name, &mut |pc, leaf| match leaf {
+        Leaf::Internal(s) => match stop {
+            Some(stop) => Box::new(InternalPlayer::stoppable(&pc.name, s, stop.clone())),
+            None => Box::new(InternalPlayer::new(&pc.name, s)),
         },
-        PlayerKind::Intuition { .. } => Box::new(IntuitionPlayer::new(pc)),
-        PlayerKind::Usi(_) => Box::new(UsiPlayer::new(pc)),
-        PlayerKind::Council { .. } => unreachable!("councils are built by build_tree_over"),
+        Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s)),
+        Leaf::Usi(s) => Box::new(UsiPlayer::new(&pc.name, s, pc.ponder)),
     })
 }
 
@@ -37,81 +38,93 @@ pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -
 pub fn build_tree_over(
     config: &Config,
     name: &str,
-    leaf: &mut dyn FnMut(&PlayerConfig) -> Box<dyn Player>,
+    leaf: &mut dyn FnMut(&PlayerConfig, Leaf<'_>) -> Box<dyn Player>,
 ) -> Box<dyn Player> {
     let pc = config.player(name);
-    match &pc.kind {
-        PlayerKind::Council {
+    let c = match pc.kind.leaf() {
+        Ok(l) => return leaf(pc, l),
+        Err(council) => council,
+    };
+    let members = c
+        .members
+        .iter()
+        .zip(&c.weights)
+        .map(|(m, &weight)| {
+            let mc = config.player(m);
+            let member = build_tree_over(config, m, leaf);
+            Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
+        })
+        .collect();
+    Box::new(
+        CouncilPlayer::new(
+            name,
+            c.method,
+            c.fairness,
+            VoteSettings {
+                d: c.ml_d,
+                k: c.approval_k,
+            },
             members,
-            method,
-            fairness,
-            ml_d,
-            approval_k,
-            weights,
-            reserve_ms,
-            ..
-        } => {
-            let members = members
-                .iter()
-                .zip(weights)
-                .map(|(m, &weight)| {
-                    let mc = config.player(m);
-                    let member = build_tree_over(config, m, leaf);
-                    Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
-                })
-                .collect();
-            Box::new(
-                CouncilPlayer::new(
-                    name,
-                    *method,
-                    *fairness,
-                    VoteSettings {
-                        d: *ml_d,
-                        k: *approval_k,
-                    },
-                    members,
-                )
-                .with_time(*reserve_ms, pc.ponder),
-            )
-        }
-        _ => leaf(pc),
-    }
+        )
+        .with_time(c.reserve_ms, pc.ponder),
+    )
 }
 
-/// The options a USI player's engine declares: it is started (handshake), asked, and quit.
+/// A USI engine of a config that does not start as one: the config's file, the player, why.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[error(
+    "{}: key `player.command`: player `{player}` does not start as a USI engine: {error}",
+    file.display()
+)]
+pub struct PreflightError {
+    pub file: PathBuf,
+    pub player: String,
+    pub error: PlayerError,
+}
+
+/// The options the USI player `name` of `config` declares: its engine is started (handshake),
+/// asked, and quit.
 pub async fn declared_options(
-    player: &council_schema::config::PlayerConfig,
-) -> Result<Vec<engine::usi::protocol::OptionSpec>, String> {
-    let mut usi = UsiPlayer::new(player);
+    config: &Config,
+    name: &str,
+    settings: &UsiEngineSettings,
+) -> Result<Vec<engine::usi::protocol::OptionSpec>, PreflightError> {
+    let mut usi = UsiPlayer::new(name, settings, false);
     let r = usi.new_game(0).await;
     let declared = usi.declared_options().to_vec();
     usi.shutdown().await;
-    r.map(|()| declared).map_err(|e| e.to_string())
+    r.map(|()| declared).map_err(|error| PreflightError {
+        file: config.file.clone(),
+        player: name.to_string(),
+        error,
+    })
 }
 
 /// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
 /// that is not a USI engine or cannot start stops the run before any game. The error is one
 /// line naming the config file, the key and the player.
-pub async fn preflight(config: &Config) -> Result<(), String> {
+pub async fn preflight(config: &Config) -> Result<(), PreflightError> {
     let checks = config
         .players
         .values()
-        .filter(|p| matches!(p.kind, PlayerKind::Usi(_)))
-        .map(|p| async move {
-            let mut player = UsiPlayer::new(p);
+        .filter_map(|p| match &p.kind {
+            PlayerKind::Usi(s) => Some((p, s)),
+            _ => None,
+        })
+        .map(|(p, s)| async move {
+            let mut player = UsiPlayer::new(&p.name, s, p.ponder);
             let r = player.new_game(0).await;
             player.shutdown().await;
-            r.map_err(|e| {
-                format!(
-                    "{}: key `player.command`: player `{}` does not start as a USI engine: {e}",
-                    config.file.display(),
-                    p.name
-                )
+            r.map_err(|error| PreflightError {
+                file: config.file.clone(),
+                player: p.name.clone(),
+                error,
             })
         });
     futures::future::join_all(checks)
         .await
         .into_iter()
-        .collect::<Result<Vec<()>, String>>()
+        .collect::<Result<Vec<()>, PreflightError>>()
         .map(|_| ())
 }

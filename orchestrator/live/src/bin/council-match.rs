@@ -175,8 +175,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(council_players::factory::preflight(&config))
-        .map_err(anyhow::Error::msg)?;
+    rt.block_on(council_players::factory::preflight(&config))?;
     if cli.check {
         let shard = shard.map_or(String::new(), |s| format!(", shard {s}"));
         println!(

@@ -116,7 +116,9 @@ fn main() -> ExitCode {
         }
     };
     let result = rt.block_on(async {
-        council_players::factory::preflight(&config).await?;
+        council_players::factory::preflight(&config)
+            .await
+            .map_err(|e| e.to_string())?;
         run(&config, &cli.player, &opts, &mut report)
             .await
             .map_err(|e| e.to_string())

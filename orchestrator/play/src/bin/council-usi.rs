@@ -91,6 +91,6 @@ fn load(cli: &Cli) -> Result<(Config, String), String> {
         }
     };
     let config = Config::load_players(&path).map_err(|e| e.to_string())?;
-    let name = players::choose_player(&config, cli.player.as_deref())?;
+    let name = players::choose_player(&config, cli.player.as_deref()).map_err(|e| e.to_string())?;
     Ok((config, name))
 }

@@ -5,7 +5,9 @@
 //! the run's schedule has under its id (shard, players, colours, start, seed) with moves that
 //! replay legally from its start. A game found twice must be the same game. Missing games do not
 //! stop the merge: the merged folder is written (it can be resumed like any run) and the missing
-//! ids are reported by shard, so the caller can re-run exactly those shards.
+//! ids are reported by shard, so the caller can re-run exactly those shards. The run is read
+//! from the shards' `run.json` (its plan), so shards copied from other machines merge without
+//! the engines or model files they played with.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -16,8 +18,8 @@ use engine::types::Color;
 
 use crate::game::arbiter::{StartError, start_position};
 use crate::game::records::record_paths;
-use council_schema::config::{Config, ConfigError};
 use council_schema::results::{self, GameResult, Reason, Winner};
+use council_schema::run::plan::RunPlan;
 use council_schema::run::schedule::{GameSpec, schedule};
 use council_schema::run::shard::Shard;
 use council_schema::run::summary::{Summary, SummaryWriteError};
@@ -51,11 +53,6 @@ pub enum MergeError {
     },
     #[error("--out {} is one of the shard folders ({}): merge into a new folder", out.display(), dir.display())]
     OutIsAShard { out: PathBuf, dir: PathBuf },
-    #[error("{}: cannot read the run's config as recorded there: {error}", run_json.display())]
-    Config {
-        run_json: PathBuf,
-        error: ConfigError,
-    },
     #[error(transparent)]
     Read(results::read::ReadError),
     #[error("{}: game {id} is not the run's game {id}: {why}", file.display())]
@@ -286,15 +283,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, MergeError> {
         });
     }
     let first = &folders[0];
-    let mut config = Config::parse(Path::new(&first.info.config_file), &first.info.config_text)
-        .map_err(|error| MergeError::Config {
-            run_json: first.dir.join("run.json"),
-            error,
-        })?;
-    config.games = first.info.games;
+    let plan = first.info.plan(&first.dir)?;
     let seed = first.info.seed;
     let shards = first.shard.count;
-    let specs = schedule(&config, seed);
+    let specs = schedule(&plan, seed);
     let by_id: HashMap<u64, &GameSpec> = specs.iter().map(|g| (g.id, g)).collect();
     let start_sfen = |spec: &GameSpec| start_position(&spec.start).map(|s| s.sfen);
 
@@ -340,10 +332,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, MergeError> {
         }
     }
 
-    write_folder(out, first, &config, seed, &games)?;
+    write_folder(out, first, &plan, seed, &games)?;
     let records_missing = copy_records(out, &games)?;
     let games: Vec<GameResult> = games.into_values().map(|(g, _)| g).collect();
-    let summary = Summary::new(&config, &games, seed, 0, Duration::ZERO);
+    let summary = Summary::new(&plan, &games, seed, 0, Duration::ZERO);
     summary.write(out)?;
     let have: std::collections::HashSet<u64> = games.iter().map(|g| g.id).collect();
     let missing = specs
@@ -365,7 +357,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, MergeError> {
 fn write_folder(
     out: &Path,
     first: &ShardFolder,
-    config: &Config,
+    plan: &RunPlan,
     seed: u64,
     games: &BTreeMap<u64, (GameResult, &Path)>,
 ) -> Result<(), MergeError> {
@@ -388,8 +380,9 @@ fn write_folder(
         seed,
         config_file: first.info.config_file.clone(),
         config_text: first.info.config_text.clone(),
-        games: config.games,
+        games: plan.games,
         shard: None,
+        plan: Some(plan.clone()),
     };
     info.write(out)?;
     let mut text = String::new();

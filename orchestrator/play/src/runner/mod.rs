@@ -28,6 +28,7 @@ use council_players::player::Player;
 use council_schema::config::Config;
 use council_schema::results::append::ResultsWriter;
 use council_schema::results::{self, GameResult};
+use council_schema::run::plan::RunPlan;
 use council_schema::run::shard::Shard;
 use council_schema::run::{RunInfo, RunInfoError, schedule, summary};
 
@@ -104,6 +105,8 @@ pub struct RunOptions {
 
 /// What the output folder holds before the run's games are played.
 struct Prepared {
+    /// The run as validated (its games per pairing the run's).
+    plan: RunPlan,
     seed: u64,
     shard: Option<Shard>,
     /// Finished games (a resumed run's).
@@ -160,16 +163,15 @@ impl IdlePlayers {
 }
 
 /// Prepare the output folder: a fresh run writes `run.json`; a resumed one checks it (config,
-/// seed, games per pairing, shard) and reads the finished games. Either way `config.games` ends
-/// up the run's.
+/// seed, games per pairing, shard), records the run's plan if an older build did not, and reads
+/// the finished games. Either way `config.games` ends up the run's.
 fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunError> {
     let out = &opts.out;
     std::fs::create_dir_all(out.join("records")).map_err(io(out))?;
     let results_path = out.join("results.jsonl");
-    let config_text = std::fs::read_to_string(&config.file).map_err(io(&config.file))?;
     if opts.resume {
         let info = RunInfo::read(out).map_err(RunError::NothingToResume)?;
-        if info.config_text != config_text {
+        if info.config_text != config.text {
             return Err(RunError::OtherConfig {
                 out: out.clone(),
                 config_file: info.config_file,
@@ -198,6 +200,15 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
             return Err(differs("--shard", was, s.to_string()));
         }
         config.games = info.games;
+        let plan = RunPlan::of(config);
+        match &info.plan {
+            None => RunInfo {
+                plan: Some(plan.clone()),
+                ..info.clone()
+            }
+            .write(out)?,
+            Some(was) => warn_if_players_differ(out, was, &plan),
+        }
         let (finished, complete_len) = if results_path.exists() {
             // The run's own file: a torn last line is a game cut off by a crash (played
             // again); a game id read twice (two sessions on one folder at once) keeps its
@@ -226,6 +237,7 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
             (Vec::new(), None)
         };
         return Ok(Prepared {
+            plan,
             seed: info.seed,
             shard: info.shard,
             finished,
@@ -243,20 +255,42 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
         config.games = g;
     }
     let seed = opts.seed.unwrap_or(config.seed);
+    let plan = RunPlan::of(config);
     let info = RunInfo {
         seed,
         config_file: config.file.display().to_string(),
-        config_text,
+        config_text: config.text.clone(),
         games: config.games,
         shard: opts.shard,
+        plan: Some(plan.clone()),
     };
     info.write(out)?;
     Ok(Prepared {
+        plan,
         seed,
         shard: opts.shard,
         finished: Vec::new(),
         complete_len: None,
     })
+}
+
+/// A resumed run whose players resolve otherwise than they did (an engine found elsewhere on
+/// `PATH`, a model file changed under the same config text) plays on, and says so.
+fn warn_if_players_differ(out: &Path, was: &RunPlan, now: &RunPlan) {
+    let differ: Vec<&str> = now
+        .players
+        .iter()
+        .filter(|(name, p)| was.players.get(*name) != Some(*p))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if !differ.is_empty() {
+        tracing::warn!(
+            "{}: resuming with players that differ from the run's run.json (their engines or \
+             model files): {}",
+            out.display(),
+            differ.join(", ")
+        );
+    }
 }
 
 /// Play the run `config` describes into `opts.out`.
@@ -271,19 +305,20 @@ pub async fn run(
         });
     }
     let Prepared {
+        plan,
         seed,
         shard,
         mut finished,
         complete_len,
     } = prepare_out(&mut config, opts)?;
     let started = Instant::now();
-    let mut schedule = schedule::schedule(&config, seed);
+    let mut schedule = schedule::schedule(&plan, seed);
     if let Some(shard) = shard {
         schedule.retain(|g| shard.holds(g));
     }
     let done: BTreeSet<u64> = finished.iter().map(|g| g.id).collect();
     // An SPRT that decided on the games already played (a resumed run) starts no new game.
-    let mut sprt = sprt_stop::SprtStop::new(&config);
+    let mut sprt = sprt_stop::SprtStop::new(&plan);
     if let Some(stop) = &mut sprt {
         for g in &finished {
             // The decision (if any) is kept inside `stop`.
@@ -408,7 +443,7 @@ pub async fn run(
     finished.sort_by_key(|g| g.id);
     let wall = started.elapsed();
     let interrupted = finished.len() < total && !sprt_decided(&sprt);
-    let mut summary = summary::Summary::new(&config, &finished, seed, played_now, wall);
+    let mut summary = summary::Summary::new(&plan, &finished, seed, played_now, wall);
     summary.shard = shard;
     summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
     summary.write(&opts.out)?;
@@ -423,4 +458,56 @@ pub async fn run(
         interrupted,
         summary,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "[match]\nplayers = [\"a\", \"b\"]\ngames = 2\nseed = 9\n\
+                        [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
+                        [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n";
+
+    fn options(out: PathBuf, resume: bool) -> RunOptions {
+        RunOptions {
+            out,
+            concurrency: 1,
+            seed: None,
+            resume,
+            games: Some(6),
+            shard: None,
+            progress: false,
+            feed: None,
+        }
+    }
+
+    /// `run.json` holds the text the config was validated from, not the file read again (here
+    /// edited after validation), and the run's plan; resuming a run whose `run.json` an older
+    /// build wrote adds the plan.
+    #[test]
+    fn run_json_records_the_validated_text_and_the_plan() {
+        let dir = std::env::temp_dir().join(format!("council-prepare-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let path = dir.join("c.toml");
+        std::fs::write(&path, TEXT).expect("write the config");
+        let mut config = Config::load(&path).expect("a valid config");
+        std::fs::write(&path, "edited after validation").expect("edit the config");
+        let out = dir.join("out");
+        let prepared = prepare_out(&mut config, &options(out.clone(), false)).expect("prepared");
+        let info = RunInfo::read(&out).expect("run.json");
+        assert_eq!(info.config_text, TEXT);
+        assert_eq!((info.seed, info.games, prepared.plan.games), (9, 6, 6));
+        assert_eq!(info.plan.as_ref(), Some(&prepared.plan));
+
+        RunInfo { plan: None, ..info }
+            .write(&out)
+            .expect("an older build's run.json");
+        let mut config = Config::parse(&path, TEXT).expect("a valid config");
+        let resumed = prepare_out(&mut config, &options(out.clone(), true)).expect("resumed");
+        assert_eq!(resumed.plan, prepared.plan);
+        let info = RunInfo::read(&out).expect("run.json");
+        assert_eq!(info.plan, Some(prepared.plan));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -5,8 +5,8 @@
 //! game starts, games already being played finish and are recorded, and `summary.json` reports
 //! both the decision and the test on every finished game.
 
-use council_schema::config::Config;
 use council_schema::results::GameResult;
+use council_schema::run::plan::RunPlan;
 use council_schema::stats::{HeadToHeadTally, Sprt, SprtReport, SprtStatus, SprtSummary};
 
 /// The SPRT of a running head-to-head.
@@ -20,8 +20,8 @@ pub struct SprtStop {
 }
 
 impl SprtStop {
-    /// `None` unless the config asks for an SPRT (head-to-head only, checked by the config).
-    pub fn new(config: &Config) -> Option<Self> {
+    /// `None` unless the run asks for an SPRT (head-to-head only, checked by the config).
+    pub fn new(config: &RunPlan) -> Option<Self> {
         let sprt = config.sprt?;
         let [first, second] = config.playing.as_slice() else {
             return None;
@@ -76,16 +76,17 @@ impl SprtStop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use council_schema::config::Config;
     use council_schema::results::{Reason, Winner};
     use std::path::Path;
 
-    fn config(sprt: &str) -> Config {
+    fn config(sprt: &str) -> RunPlan {
         let text = format!(
             "[match]\nplayers = [\"a\", \"b\"]\ngames = 100\n{sprt}\n\
              [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
              [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n"
         );
-        Config::parse(Path::new("t.toml"), &text).expect("valid config")
+        RunPlan::of(&Config::parse(Path::new("t.toml"), &text).expect("valid config"))
     }
 
     fn game(id: u64, sente: &str, gote: &str, result: Winner) -> GameResult {

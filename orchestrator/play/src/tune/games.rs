@@ -37,8 +37,8 @@ pub fn iteration_config(config: &Config, tune: &TuneConfig, plus: &[f64], minus:
         for name in &tree {
             let mut p: PlayerConfig = config.player(name).clone();
             p.name = renamed(name);
-            if let PlayerKind::Council { members, .. } = &mut p.kind {
-                for m in members.iter_mut() {
+            if let PlayerKind::Council(c) = &mut p.kind {
+                for m in c.members.iter_mut() {
                     *m = renamed(m);
                 }
             }
@@ -65,13 +65,12 @@ pub async fn check_declared_spins(config: &Config, tune: &TuneConfig) -> Result<
             continue;
         };
         let player = config.player(&p.target.player);
-        if !matches!(player.kind, PlayerKind::Usi(_)) {
+        let PlayerKind::Usi(settings) = &player.kind else {
             continue;
-        }
+        };
         if !asked.contains_key(&player.name) {
-            let specs = council_players::factory::declared_options(player)
-                .await
-                .map_err(TuneError::Preflight)?;
+            let specs =
+                council_players::factory::declared_options(config, &player.name, settings).await?;
             asked.insert(player.name.clone(), specs);
         }
         let declared = asked.get(&player.name).map_or(&[][..], Vec::as_slice);
@@ -106,16 +105,14 @@ pub fn apply(target: &ParamTarget, player: &mut PlayerConfig, value: f64) {
         (ParamKey::MoveTimeoutMs, _) => player.move_timeout_ms = whole.max(1),
         (ParamKey::WinRateT, _) => player.win_rate_t = value,
         (ParamKey::Sigma, _) => player.sigma = value,
-        (ParamKey::NoiseCp, PlayerKind::Internal { noise_cp, .. }) => *noise_cp = small,
-        (ParamKey::HashMb, PlayerKind::Internal { hash_mb, .. }) => *hash_mb = small.max(1),
-        (ParamKey::Temperature, PlayerKind::Intuition { temperature, .. }) => *temperature = value,
-        (ParamKey::MlD, PlayerKind::Council { ml_d, .. }) => *ml_d = value,
-        (ParamKey::ApprovalK, PlayerKind::Council { approval_k, .. }) => {
-            *approval_k = (whole as usize).max(1)
-        }
-        (ParamKey::Weight(at), PlayerKind::Council { weights, .. }) => {
+        (ParamKey::NoiseCp, PlayerKind::Internal(s)) => s.noise_cp = small,
+        (ParamKey::HashMb, PlayerKind::Internal(s)) => s.hash_mb = small.max(1),
+        (ParamKey::Temperature, PlayerKind::Intuition(s)) => s.temperature = value,
+        (ParamKey::MlD, PlayerKind::Council(c)) => c.ml_d = value,
+        (ParamKey::ApprovalK, PlayerKind::Council(c)) => c.approval_k = (whole as usize).max(1),
+        (ParamKey::Weight(at), PlayerKind::Council(c)) => {
             for &i in at {
-                weights[i] = value;
+                c.weights[i] = value;
             }
         }
         (ParamKey::UsiOption(name), PlayerKind::Usi(settings)) => {
@@ -125,9 +122,9 @@ pub fn apply(target: &ParamTarget, player: &mut PlayerConfig, value: f64) {
                 None => settings.options.push((name.clone(), v)),
             }
         }
-        (ParamKey::UsiOption(name), PlayerKind::Internal { options, .. }) => {
+        (ParamKey::UsiOption(name), PlayerKind::Internal(s)) => {
             // Validation kept [min, max] inside the option's range.
-            let _ = options.set(name, value.round() as i64);
+            let _ = s.options.set(name, value.round() as i64);
         }
         // Validation made sure the key belongs to the player's kind.
         _ => {}
@@ -139,8 +136,8 @@ fn subtree(config: &Config, name: &str, out: &mut BTreeSet<String>) {
     if !out.insert(name.to_string()) {
         return;
     }
-    if let PlayerKind::Council { members, .. } = &config.player(name).kind {
-        for m in members {
+    if let Some(c) = config.player(name).kind.council() {
+        for m in &c.members {
             subtree(config, m, out);
         }
     }
@@ -262,12 +259,12 @@ mod tests {
         let config = Config::parse(Path::new("t.toml"), text).expect("valid");
         let tune = config.tune.clone().expect("[tune]");
         let c = iteration_config(&config, &tune, &[3.4, 60.5], &[8.6, 40.0]);
-        let noise = |n: &str| match c.player(n).kind {
-            PlayerKind::Internal { noise_cp, .. } => noise_cp,
+        let noise = |n: &str| match &c.player(n).kind {
+            PlayerKind::Internal(s) => s.noise_cp,
             _ => panic!("{n} is internal"),
         };
         let council = |n: &str| match &c.player(n).kind {
-            PlayerKind::Council { members, ml_d, .. } => (members.clone(), *ml_d),
+            PlayerKind::Council(c) => (c.members.clone(), c.ml_d),
             _ => panic!("{n} is a council"),
         };
         assert_eq!((noise("a+"), noise("a-"), noise("a")), (3, 9, 7));

@@ -1,5 +1,7 @@
 //! `DIR/tune.jsonl`: the tune's own record and its resume point. The first line says what was
-//! tuned (config text, seed, iterations, simulated or played); each further line is one finished
+//! tuned (config text, seed, iterations, simulated or played, each parameter's start and range,
+//! games per iteration: what a reader needs without validating the config again); each further
+//! line is one finished
 //! iteration, written whole, flushed and synced before the next iteration starts. A cut-off last
 //! line (a crash mid-write) is dropped on resume and that iteration runs again.
 
@@ -21,6 +23,21 @@ pub struct Header {
     pub simulate: bool,
     /// The tuned paths, in order.
     pub params: Vec<String>,
+    /// Each parameter's start and range, in the order of `params` (absent in a header written
+    /// by an older build).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranges: Option<Vec<ParamRange>>,
+    /// Games per iteration (absent in a header written by an older build).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games_per_iteration: Option<u64>,
+}
+
+/// A tuned parameter's start and range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ParamRange {
+    pub start: f64,
+    pub min: f64,
+    pub max: f64,
 }
 
 #[derive(Serialize, Deserialize)]

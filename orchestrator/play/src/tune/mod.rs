@@ -54,6 +54,9 @@ pub enum TuneError {
     Results(#[from] council_schema::results::read::ReadError),
     #[error("{0}")]
     Preflight(String),
+    /// A USI engine of the tune does not start.
+    #[error(transparent)]
+    Start(#[from] council_players::factory::PreflightError),
     /// Other shards' games of an iteration did not come.
     #[error(
         "iteration {k}: waited {waited_s} s without a game from shard {shards} ({games} games of this iteration missing): every shard must run at the same time on the same --out folder; start the missing shard (it resumes), or raise --shard-wait"

@@ -26,7 +26,7 @@ use council_players::player::internal::InternalPlayer;
 use council_players::player::intuition::IntuitionPlayer;
 use council_players::player::usi::UsiPlayer;
 use council_players::player::{BoxFuture, MoveRequest, Outcome, Player, PlayerError, Thought};
-use council_schema::config::{Config, PlayerConfig, PlayerKind};
+use council_schema::config::{Config, Leaf, PlayerConfig};
 
 /// An engine kept by the pool, with the config it was last given.
 struct Kept {
@@ -41,12 +41,11 @@ enum Engine {
 }
 
 impl Engine {
-    fn build(pc: &PlayerConfig) -> Self {
-        match &pc.kind {
-            PlayerKind::Internal { .. } => Engine::Internal(InternalPlayer::new(pc)),
-            PlayerKind::Usi(_) => Engine::Usi(Box::new(UsiPlayer::new(pc))),
-            PlayerKind::Intuition { .. } => Engine::Intuition(IntuitionPlayer::new(pc)),
-            PlayerKind::Council { .. } => unreachable!("councils are built per game"),
+    fn build(pc: &PlayerConfig, leaf: Leaf<'_>) -> Self {
+        match leaf {
+            Leaf::Internal(s) => Engine::Internal(InternalPlayer::new(&pc.name, s)),
+            Leaf::Usi(s) => Engine::Usi(Box::new(UsiPlayer::new(&pc.name, s, pc.ponder))),
+            Leaf::Intuition(s) => Engine::Intuition(IntuitionPlayer::new(&pc.name, s)),
         }
     }
 
@@ -61,16 +60,16 @@ impl Engine {
 
 impl Kept {
     /// Take `pc` in place; false when it cannot (build a new engine then).
-    fn reconfigure(&mut self, pc: &PlayerConfig) -> bool {
+    fn reconfigure(&mut self, pc: &PlayerConfig, leaf: Leaf<'_>) -> bool {
         if self.config == *pc {
             return true;
         }
-        let done = match (&mut self.engine, &pc.kind) {
-            (Engine::Internal(p), PlayerKind::Internal { .. }) => {
-                p.reconfigure(pc);
+        let done = match (&mut self.engine, leaf) {
+            (Engine::Internal(p), Leaf::Internal(s)) => {
+                p.reconfigure(&pc.name, s);
                 true
             }
-            (Engine::Usi(p), PlayerKind::Usi(_)) => p.reconfigure(pc),
+            (Engine::Usi(p), Leaf::Usi(s)) => p.reconfigure(&pc.name, s, pc.ponder),
             _ => false,
         };
         if done {
@@ -99,12 +98,12 @@ impl KeptPlayers {
         let mut leaves = Vec::new();
         collect_leaves(config, name, &mut leaves);
         let mut handles = Vec::with_capacity(leaves.len());
-        for pc in leaves {
-            handles.push(self.engine_for(pc).await);
+        for (pc, leaf) in leaves {
+            handles.push(self.engine_for(pc, leaf).await);
         }
         lent.0.extend(handles.iter().cloned());
         let mut next = handles.into_iter();
-        build_tree_over(config, name, &mut |pc| {
+        build_tree_over(config, name, &mut |pc, _| {
             let Some(kept) = next.next() else {
                 unreachable!("one kept engine per leaf, in the factory's order")
             };
@@ -116,7 +115,7 @@ impl KeptPlayers {
         })
     }
 
-    async fn engine_for(&self, pc: &PlayerConfig) -> Arc<Mutex<Kept>> {
+    async fn engine_for(&self, pc: &PlayerConfig, leaf: Leaf<'_>) -> Arc<Mutex<Kept>> {
         let idle = self
             .idle
             .lock()
@@ -124,7 +123,7 @@ impl KeptPlayers {
             .and_then(|mut m| m.get_mut(&pc.name).and_then(Vec::pop));
         if let Some(handle) = idle {
             let mut kept = handle.lock().await;
-            if kept.reconfigure(pc) {
+            if kept.reconfigure(pc, leaf) {
                 drop(kept);
                 return handle;
             }
@@ -133,7 +132,7 @@ impl KeptPlayers {
         self.built.fetch_add(1, Ordering::Relaxed);
         Arc::new(Mutex::new(Kept {
             config: pc.clone(),
-            engine: Engine::build(pc),
+            engine: Engine::build(pc, leaf),
         }))
     }
 
@@ -182,15 +181,15 @@ impl Default for Lent {
 
 /// The leaves under `name`, in the order [`build_tree_over`] asks for them (members in order,
 /// depth first).
-fn collect_leaves<'c>(config: &'c Config, name: &str, out: &mut Vec<&'c PlayerConfig>) {
+fn collect_leaves<'c>(config: &'c Config, name: &str, out: &mut Vec<(&'c PlayerConfig, Leaf<'c>)>) {
     let pc = config.player(name);
-    match &pc.kind {
-        PlayerKind::Council { members, .. } => {
-            for m in members {
+    match pc.kind.leaf() {
+        Ok(leaf) => out.push((pc, leaf)),
+        Err(council) => {
+            for m in &council.members {
                 collect_leaves(config, m, out);
             }
         }
-        _ => out.push(pc),
     }
 }
 

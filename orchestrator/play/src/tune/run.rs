@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
-use super::log::{Header, IterationLine};
+use super::log::{Header, IterationLine, ParamRange};
 use super::plan::{IterationResult, minus_name, plus_name};
 use super::players::KeptPlayers;
 use super::report::{ParamSummary, summarize};
@@ -88,15 +88,24 @@ pub async fn tune(
     let keeps_log = opts.shard.is_none_or(|s| s.index == 0);
     let out = &opts.out;
     std::fs::create_dir_all(out).map_err(|e| TuneError::io(out, e))?;
-    let config_text =
-        std::fs::read_to_string(&config.file).map_err(|e| TuneError::io(&config.file, e))?;
     let header = Header {
         config_file: config.file.display().to_string(),
-        config_text,
+        config_text: config.text.clone(),
         seed: tune.seed,
         iterations: tune.iterations,
         simulate: opts.simulate,
         params: tune.params.iter().map(|p| p.path.clone()).collect(),
+        ranges: Some(
+            tune.params
+                .iter()
+                .map(|p| ParamRange {
+                    start: p.start,
+                    min: p.min,
+                    max: p.max,
+                })
+                .collect(),
+        ),
+        games_per_iteration: Some(plan::games_per_iteration(&tune)),
     };
     let log_path = out.join("tune.jsonl");
     let (mut lines, mut writer) = match log::read(&log_path)? {
@@ -137,9 +146,7 @@ pub async fn tune(
         let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
         games::check_declared_spins(&config, &tune).await?;
         let probe_config = games::iteration_config(&config, &tune, &start, &start);
-        council_players::factory::preflight(&probe_config)
-            .await
-            .map_err(TuneError::Preflight)?;
+        council_players::factory::preflight(&probe_config).await?;
     }
 
     let tables = games::Tables {

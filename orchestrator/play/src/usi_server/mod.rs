@@ -256,7 +256,7 @@ impl Server {
                 one.players.retain(|n, _| *n == p.name);
                 async move { council_players::factory::preflight(&one).await }
             });
-        let failures: Vec<String> = futures::future::join_all(checks)
+        let failures: Vec<_> = futures::future::join_all(checks)
             .await
             .into_iter()
             .filter_map(Result::err)

@@ -9,38 +9,65 @@
 
 use std::collections::BTreeSet;
 
+use std::path::PathBuf;
+
 use council_schema::config::{Config, PlayerKind};
+
+/// Why the config names no player to play as; each lists the choices.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChooseError {
+    #[error("{}: no player `{name}` (players: {players})", file.display())]
+    NoSuchPlayer {
+        file: PathBuf,
+        name: String,
+        players: String,
+    },
+    #[error(
+        "{}: no council in this config; choose a player with --player NAME (players: {players})",
+        file.display()
+    )]
+    NoCouncil { file: PathBuf, players: String },
+    #[error(
+        "{}: {count} councils in this config; choose one with --player NAME (councils: {councils})",
+        file.display()
+    )]
+    ManyCouncils {
+        file: PathBuf,
+        count: usize,
+        councils: String,
+    },
+}
 
 /// The player to play as: `wanted` if given (it must exist), else the config's only council.
 /// The error lists the choices.
-pub fn choose_player(config: &Config, wanted: Option<&str>) -> Result<String, String> {
+pub fn choose_player(config: &Config, wanted: Option<&str>) -> Result<String, ChooseError> {
     let councils: Vec<&str> = config
         .players
         .values()
-        .filter(|p| matches!(p.kind, PlayerKind::Council { .. }))
+        .filter(|p| matches!(p.kind, PlayerKind::Council(_)))
         .map(|p| p.name.as_str())
         .collect();
     let all: Vec<&str> = config.players.keys().map(String::as_str).collect();
+    let file = config.file.clone();
     match wanted {
         Some(name) if config.players.contains_key(name) => Ok(name.to_string()),
-        Some(name) => Err(format!(
-            "{}: no player `{name}` (players: {})",
-            config.file.display(),
-            all.join(", ")
-        )),
+        Some(name) => Err(ChooseError::NoSuchPlayer {
+            file,
+            name: name.to_string(),
+            players: all.join(", "),
+        }),
         None => match councils.as_slice() {
             [one] => Ok((*one).to_string()),
-            [] => Err(format!(
-                "{}: no council in this config; choose a player with --player NAME (players: {})",
-                config.file.display(),
-                all.join(", ")
-            )),
-            many => Err(format!(
-                "{}: {} councils in this config; choose one with --player NAME (councils: {})",
-                config.file.display(),
-                many.len(),
-                many.join(", ")
-            )),
+            [] => Err(ChooseError::NoCouncil {
+                file,
+                players: all.join(", "),
+            }),
+            many => Err(ChooseError::ManyCouncils {
+                file,
+                count: many.len(),
+                councils: many.join(", "),
+            }),
         },
     }
 }
@@ -50,8 +77,8 @@ pub(crate) fn tree(config: &Config, name: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let mut todo = vec![name.to_string()];
     while let Some(n) = todo.pop() {
-        if let PlayerKind::Council { members, .. } = &config.player(&n).kind {
-            todo.extend(members.iter().filter(|m| !names.contains(*m)).cloned());
+        if let Some(c) = config.player(&n).kind.council() {
+            todo.extend(c.members.iter().filter(|m| !names.contains(*m)).cloned());
         }
         names.insert(n);
     }

@@ -378,7 +378,7 @@ impl CouncilPlayer {
                                 h.ballot_member.push(i);
                             }
                         }
-                        Err(e) if !late => vote.error = Some(e),
+                        Err(e) if !late => vote.error = Some(e.to_string()),
                         Err(_) => {}
                     }
                     Some(t)
@@ -480,15 +480,26 @@ fn ranked_moves(req: &MoveRequest, t: &Thought) -> Vec<String> {
         .collect()
 }
 
+/// A member's move that is not a move of the position.
+#[derive(Debug, thiserror::Error)]
+#[error("`{text}` rejected: {error}")]
+struct Rejected {
+    text: String,
+    error: engine::position::MoveError,
+}
+
 /// A member's move must parse as a move of the position (`resign` and `win` are voted on as
 /// they are; the arbiter judges them if they win the vote).
-fn check_move(req: &MoveRequest, decision: &Decision) -> Result<(), String> {
+fn check_move(req: &MoveRequest, decision: &Decision) -> Result<(), Rejected> {
     match decision {
         Decision::Move(text) => req
             .position
             .parse_usi_move(text)
             .map(|_| ())
-            .map_err(|e| format!("`{text}` rejected: {e}")),
+            .map_err(|error| Rejected {
+                text: text.clone(),
+                error,
+            }),
         _ => Ok(()),
     }
 }

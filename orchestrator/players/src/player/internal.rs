@@ -17,7 +17,7 @@ use engine::search::{
 use engine::types::Score;
 
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use council_schema::config::{Candidates, PlayerConfig, PlayerKind};
+use council_schema::config::{Candidates, InternalSettings};
 use engine::intuition::Intuition;
 
 /// How often a [`InternalPlayer::stoppable`] search looks at the shared flag.
@@ -34,49 +34,40 @@ pub struct InternalPlayer {
 }
 
 impl InternalPlayer {
-    /// A player for `config`, which must be of kind `internal`.
-    pub fn new(config: &PlayerConfig) -> Self {
-        let PlayerKind::Internal {
-            noise_cp,
-            hash_mb,
-            candidates,
-            options,
-        } = &config.kind
-        else {
-            unreachable!("InternalPlayer::new is only called for internal players");
-        };
+    /// The player `name` with the internal player's settings `s`.
+    pub fn new(name: &str, s: &InternalSettings) -> Self {
         let settings = EngineSettings {
-            hash_mb: *hash_mb as usize,
-            noise_sd_cp: f64::from(*noise_cp),
-            tuning: options.clone(),
+            hash_mb: s.hash_mb as usize,
+            noise_sd_cp: f64::from(s.noise_cp),
+            tuning: s.options.clone(),
             ..EngineSettings::default()
         };
         Self {
-            name: config.name.clone(),
+            name: name.to_string(),
             settings,
-            candidates: candidates.clone(),
+            candidates: s.candidates.clone(),
             engine: None,
             shared_stop: None,
         }
     }
 
-    /// Take `config` (of kind `internal`) for the next game in place: the engine and its hash
-    /// table are kept, and `new_game` hands it the new settings (a changed `hash_mb` reallocates
-    /// the table there). How `council-tune` re-parameterises a player between games.
-    pub fn reconfigure(&mut self, config: &PlayerConfig) {
+    /// Take new settings for the next game in place: the engine and its hash table are kept,
+    /// and `new_game` hands it the new settings (a changed `hash_mb` reallocates the table
+    /// there). How `council-tune` re-parameterises a player between games.
+    pub fn reconfigure(&mut self, name: &str, s: &InternalSettings) {
         *self = Self {
             engine: self.engine.take(),
             shared_stop: self.shared_stop.take(),
-            ..Self::new(config)
+            ..Self::new(name, s)
         };
     }
 
-    /// A player for `config` whose searches also end, with their best move so far, once
-    /// `stop` is raised. Whoever raises it resets it before the next move.
-    pub(crate) fn stoppable(config: &PlayerConfig, stop: StopFlag) -> Self {
+    /// As [`InternalPlayer::new`], and its searches also end, with their best move so far,
+    /// once `stop` is raised. Whoever raises it resets it before the next move.
+    pub(crate) fn stoppable(name: &str, s: &InternalSettings, stop: StopFlag) -> Self {
         Self {
             shared_stop: Some(stop),
-            ..Self::new(config)
+            ..Self::new(name, s)
         }
     }
 

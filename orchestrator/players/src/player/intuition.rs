@@ -19,7 +19,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use council_schema::config::{PlayerConfig, PlayerKind};
+use council_schema::config::IntuitionSettings;
 
 pub struct IntuitionPlayer {
     name: String,
@@ -30,21 +30,13 @@ pub struct IntuitionPlayer {
 }
 
 impl IntuitionPlayer {
-    /// A player for `config`, which must be of kind `intuition`.
-    pub fn new(config: &PlayerConfig) -> Self {
-        let PlayerKind::Intuition {
-            model,
-            setting,
-            temperature,
-        } = &config.kind
-        else {
-            unreachable!("IntuitionPlayer::new is only called for intuition players");
-        };
+    /// The player `name` with the intuition player's settings `s`.
+    pub fn new(name: &str, s: &IntuitionSettings) -> Self {
         Self {
-            name: config.name.clone(),
-            model: Arc::clone(&model.model),
-            setting: *setting,
-            temperature: *temperature,
+            name: name.to_string(),
+            model: Arc::clone(&s.model.model),
+            setting: s.setting,
+            temperature: s.temperature,
             rng: ChaCha8Rng::seed_from_u64(0),
         }
     }

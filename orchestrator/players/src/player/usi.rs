@@ -40,9 +40,7 @@ use tokio::time::Instant;
 use super::process::{Deadline, EngineProcess, ProcessError};
 use super::time::{STOP_ANSWER_WAIT, STOP_GRACE};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use council_schema::config::{
-    DropNotation, OptionValue, PlayerConfig, PlayerKind, UsiEngineSettings,
-};
+use council_schema::config::{DropNotation, OptionValue, UsiEngineSettings};
 
 /// Plies reported for a mate whose length the engine did not say.
 pub(crate) const UNKNOWN_MATE_PLIES: i32 = 99;
@@ -87,48 +85,38 @@ pub struct AnalysisLine {
 }
 
 impl UsiPlayer {
-    /// A player for `config`, which must be of kind `usi`. The process starts at the first
-    /// `new_game`.
-    pub fn new(config: &PlayerConfig) -> Self {
-        let PlayerKind::Usi(settings) = &config.kind else {
-            unreachable!("UsiPlayer::new is only called for usi players");
-        };
+    /// The player `name` running the engine `settings` describe (`ponder`: it thinks in the
+    /// opponent's time). The process starts at the first `new_game`.
+    pub fn new(name: &str, settings: &UsiEngineSettings, ponder: bool) -> Self {
         Self {
-            name: config.name.clone(),
+            name: name.to_string(),
             settings: settings.clone(),
             searchmoves: Vec::new(),
             multipv: None,
             process: None,
             declared: Vec::new(),
             pending_options: Vec::new(),
-            ponder: config.ponder,
+            ponder,
             owed: None,
             pondering: None,
             last_pv: Vec::new(),
         }
     }
 
-    /// Take `config` (of kind `usi`) for the next game without restarting the engine: option
+    /// Take new settings for the next game without restarting the engine: option
     /// values that changed are sent with `setoption` before the next `usinewgame` (legal between
     /// games), the orchestrator-side keys are set in place. False, and nothing changed, when the
     /// process itself would differ (`command`, `args`, `dir`) or an option would be dropped
     /// (USI cannot unset one): build a new player then. How `council-tune` re-parameterises a
     /// player between games.
-    pub fn reconfigure(&mut self, config: &PlayerConfig) -> bool {
-        let PlayerKind::Usi(new) = &config.kind else {
-            return false;
-        };
+    pub fn reconfigure(&mut self, name: &str, new: &UsiEngineSettings, ponder: bool) -> bool {
         let old = &self.settings;
         let same_process = old.command == new.command && old.args == new.args && old.dir == new.dir;
         let keeps_options = old
             .options
             .iter()
             .all(|(n, _)| new.options.iter().any(|(m, _)| m == n));
-        if !same_process
-            || !keeps_options
-            || config.name != self.name
-            || config.ponder != self.ponder
-        {
+        if !same_process || !keeps_options || name != self.name || ponder != self.ponder {
             return false;
         }
         for (name, value) in &new.options {

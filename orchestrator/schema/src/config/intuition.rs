@@ -14,6 +14,8 @@ use engine::intuition::{Model, Setting};
 pub struct IntuitionModel {
     /// The file, as resolved against the config's folder.
     pub path: PathBuf,
+    /// FNV-1a 64 of the file's bytes as read: which model a run played (`run.json`).
+    pub fnv1a64: u64,
     pub model: Arc<Model>,
 }
 
@@ -26,24 +28,44 @@ pub struct Candidates {
     pub setting: Setting,
 }
 
+/// A model file that cannot be played from, or a setting that is not one.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(super) enum ModelProblem {
+    #[error("cannot read the model file {}: {cause}", path.display())]
+    Read {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("{} is not a usable model file: {error}", path.display())]
+    NotAModel {
+        path: PathBuf,
+        error: engine::intuition::ModelFileError,
+    },
+    #[error(transparent)]
+    Setting(#[from] engine::intuition::UnknownSetting),
+}
+
 /// Reads the model file `file` (relative to `base`, the config's folder). The error says which
 /// file and what is wrong with it.
-pub(super) fn load_model(base: &Path, file: &Path) -> Result<IntuitionModel, String> {
+pub(super) fn load_model(base: &Path, file: &Path) -> Result<IntuitionModel, ModelProblem> {
     let path = base.join(file);
-    let bytes = std::fs::read(&path)
-        .map_err(|e| format!("cannot read the model file {}: {e}", path.display()))?;
-    let model = Model::from_bytes(&bytes)
-        .map_err(|e| format!("{} is not a usable model file: {e}", path.display()))?;
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(cause) => return Err(ModelProblem::Read { path, cause }),
+    };
+    let model = match Model::from_bytes(&bytes) {
+        Ok(model) => model,
+        Err(error) => return Err(ModelProblem::NotAModel { path, error }),
+    };
     Ok(IntuitionModel {
         path,
+        fnv1a64: engine::intuition::fnv1a64(&bytes),
         model: Arc::new(model),
     })
 }
 
 /// A setting's letter (`a`..`f`), or the default (d) when none is given.
-pub(super) fn setting(text: Option<&str>) -> Result<Setting, String> {
-    text.map_or(Ok(Setting::default()), |t| {
-        t.parse()
-            .map_err(|e: engine::intuition::UnknownSetting| e.to_string())
-    })
+pub(super) fn setting(text: Option<&str>) -> Result<Setting, ModelProblem> {
+    Ok(text.map_or(Ok(Setting::default()), str::parse)?)
 }

@@ -9,7 +9,8 @@ use super::{Config, ConfigError, Format, Openings};
 
 impl Config {
     /// Read, parse and validate `path`. Relative paths inside (openings, engine commands that
-    /// contain a `/`, working folders) are taken relative to the config file's folder.
+    /// contain a `/`, working folders) are taken relative to the config file's folder. The file
+    /// is read once: the text kept in [`Config::text`] is the text validated.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             file: path.display().to_string(),
@@ -23,7 +24,9 @@ impl Config {
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
         let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
-        validate(path, &base, raw)
+        let mut config = validate(path, &base, raw)?;
+        config.text = text.to_owned();
+        Ok(config)
     }
 
     /// Read and validate only the `[[player]]` tables of `path` (`council-usi`): `[match]` may be
@@ -43,6 +46,7 @@ impl Config {
         }
         Ok(Config {
             file: path.to_path_buf(),
+            text,
             format: Format::HeadToHead,
             playing: Vec::new(),
             players,

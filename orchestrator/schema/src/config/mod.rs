@@ -7,17 +7,19 @@
 //! that names the file, the key and the problem.
 //!
 //! The stages are separate files because they change for different reasons: `raw` is the file's
-//! schema exactly as written (serde, unknown keys refused); `validate` turns it into the types
+//! schema exactly as written (serde, unknown keys refused), its `[[player]]` table declared in
+//! `player_keys` with the one table of player keys; `validate` turns it into the types
 //! below, one check and one message at a time; `usi_engine` is an external engine's settings and
 //! where its command is found; `load` reads the file and makes TOML errors one line. Only the
 //! validated types leave this module, so the rest of the crate never sees an unchecked value.
 //! `intuition` reads the candidate model files intuition players and candidate-restricted
-//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune_check` -> this
-//! file -> `usi_engine`, `intuition`, `tune` (the `[tune]` section's validated types; `tune_check`
-//! reads and checks it).
+//! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune_check` ->
+//! `player_keys` -> this file -> `usi_engine`, `intuition`, `tune` (the `[tune]` section's
+//! validated types; `tune_check` reads and checks it).
 
 mod intuition;
 mod load;
+mod player_keys;
 mod raw;
 mod tune;
 mod tune_check;
@@ -28,7 +30,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::results::votes::Method;
 pub use intuition::{Candidates, IntuitionModel};
@@ -56,7 +58,7 @@ impl ConfigError {
 }
 
 /// How the playing players are paired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Exactly two players, all games between them.
@@ -68,7 +70,7 @@ pub enum Format {
 }
 
 /// How a council's budget reaches its members.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fairness {
     /// Every member gets the council's whole budget ("three machines against one").
@@ -80,7 +82,7 @@ pub enum Fairness {
 
 /// What a player may spend on one move. All times in milliseconds. A clock (`time_ms`,
 /// `byoyomi_ms`, `increment_ms`) is kept by the arbiter; the others are per move.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     pub nodes: Option<u64>,
@@ -111,48 +113,87 @@ impl Limits {
     }
 }
 
-/// The kinds of player.
+/// The kinds of player, each with its own settings.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlayerKind {
-    /// The built-in engine, searched in this process; with `candidates`, its root searches only
-    /// the model's top K moves.
-    Internal {
-        noise_cp: u32,
-        hash_mb: u32,
-        candidates: Option<Candidates>,
-        /// The engine's tunable options (`options = { Eval_Pawn = 120 }`, the names
-        /// `council-engine` declares over USI), defaults where not set.
-        options: engine::search::options::Tuning,
-    },
-    /// The candidate model alone, no search: the best-scoring legal move under `setting`, or
-    /// with `temperature` > 0 a move drawn with weights `exp((score - best) / temperature)`
-    /// from the game's seed.
-    Intuition {
-        model: IntuitionModel,
-        setting: engine::intuition::Setting,
-        temperature: f64,
-    },
+    /// The built-in engine, searched in this process.
+    Internal(InternalSettings),
+    /// The candidate model alone, no search.
+    Intuition(IntuitionSettings),
     /// An external USI engine run as a child process.
     Usi(UsiEngineSettings),
     /// Several players voting on one move.
-    Council {
-        members: Vec<String>,
-        method: Method,
-        fairness: Fairness,
-        /// The gap `d` between the best move and the others, cp (ml only).
-        ml_d: f64,
-        /// How many moves each member names (approval only; 1 for the other methods).
-        approval_k: usize,
-        /// Each member's vote weight, in the order of `members` (majority and approval; all 1
-        /// unless `weights` gives some).
-        weights: Vec<f64>,
-        /// `equal_resources = true`: the player added to the run beside this council, its
-        /// strongest member alone with N times the budget (models.md section 9).
-        equal_resources: Option<String>,
-        /// Under a clock, the time it keeps back from each move for stopping late members and
-        /// voting, ms (`player::time::allocate`).
-        reserve_ms: u64,
-    },
+    Council(CouncilSettings),
+}
+
+/// A player that is not a council: a leaf of a player tree, with its kind's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Leaf<'a> {
+    Internal(&'a InternalSettings),
+    Intuition(&'a IntuitionSettings),
+    Usi(&'a UsiEngineSettings),
+}
+
+impl PlayerKind {
+    /// The leaf this player is, or its council's settings.
+    pub fn leaf(&self) -> Result<Leaf<'_>, &CouncilSettings> {
+        match self {
+            PlayerKind::Internal(s) => Ok(Leaf::Internal(s)),
+            PlayerKind::Intuition(s) => Ok(Leaf::Intuition(s)),
+            PlayerKind::Usi(s) => Ok(Leaf::Usi(s)),
+            PlayerKind::Council(c) => Err(c),
+        }
+    }
+
+    /// The council's settings, if this player is a council.
+    pub fn council(&self) -> Option<&CouncilSettings> {
+        match self {
+            PlayerKind::Council(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// `kind = "internal"`: the built-in engine; with `candidates`, its root searches only the
+/// model's top K moves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InternalSettings {
+    pub noise_cp: u32,
+    pub hash_mb: u32,
+    pub candidates: Option<Candidates>,
+    /// The engine's tunable options (`options = { Eval_Pawn = 120 }`, the names
+    /// `council-engine` declares over USI), defaults where not set.
+    pub options: engine::search::options::Tuning,
+}
+
+/// `kind = "intuition"`: the best-scoring legal move under `setting`, or with `temperature` > 0
+/// a move drawn with weights `exp((score - best) / temperature)` from the game's seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntuitionSettings {
+    pub model: IntuitionModel,
+    pub setting: engine::intuition::Setting,
+    pub temperature: f64,
+}
+
+/// `kind = "council"`: who votes, how, and with what share of the budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CouncilSettings {
+    pub members: Vec<String>,
+    pub method: Method,
+    pub fairness: Fairness,
+    /// The gap `d` between the best move and the others, cp (ml only).
+    pub ml_d: f64,
+    /// How many moves each member names (approval only; 1 for the other methods).
+    pub approval_k: usize,
+    /// Each member's vote weight, in the order of `members` (majority and approval; all 1
+    /// unless `weights` gives some).
+    pub weights: Vec<f64>,
+    /// `equal_resources = true`: the player added to the run beside this council, its
+    /// strongest member alone with N times the budget (models.md section 9).
+    pub equal_resources: Option<String>,
+    /// Under a clock, the time it keeps back from each move for stopping late members and
+    /// voting, ms (`player::time::allocate`).
+    pub reserve_ms: u64,
 }
 
 /// A council's `reserve_ms` when its table does not set it (docs/guide/clocks.md).
@@ -175,8 +216,10 @@ pub struct PlayerConfig {
     pub ponder: bool,
 }
 
-/// How each game starts.
-#[derive(Debug, Clone, PartialEq)]
+/// How each game starts (in `run.json` as `{"single": TEXT}`, `{"handicap": {"name", "giver"}}`
+/// or `{"file": {"path", "lines"}}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Openings {
     /// One start position for every game (`startpos`, an SFEN, or `startpos moves ...`).
     Single(String),
@@ -186,8 +229,10 @@ pub enum Openings {
     File { path: PathBuf, lines: Vec<String> },
 }
 
-/// Optional resign adjudication (`[match] resign = { ... }`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Optional resign adjudication (`[match] resign = { ... }`; in `run.json` as
+/// `{"scores": {...}}` or `{"model": {...}}`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ResignRule {
     /// Both players' scores beyond `score_cp` against the same side for `moves` consecutive
     /// moves each.
@@ -203,6 +248,9 @@ pub enum ResignRule {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub file: PathBuf,
+    /// The file's text as it was read, once, and validated: what a run records of its config
+    /// (`run.json`, `tune.jsonl`), so a record never holds text that was not validated.
+    pub text: String,
     pub format: Format,
     /// Players that play games (in the order given).
     pub playing: Vec<String>,

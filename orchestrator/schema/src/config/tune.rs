@@ -87,26 +87,6 @@ pub enum ParamKey {
 }
 
 impl ParamKey {
-    pub(super) fn parse(key: &str) -> Option<ParamKey> {
-        Some(match key {
-            "nodes" => ParamKey::Nodes,
-            "depth" => ParamKey::Depth,
-            "movetime_ms" => ParamKey::MovetimeMs,
-            "time_ms" => ParamKey::TimeMs,
-            "byoyomi_ms" => ParamKey::ByoyomiMs,
-            "increment_ms" => ParamKey::IncrementMs,
-            "move_timeout_ms" => ParamKey::MoveTimeoutMs,
-            "win_rate_t" => ParamKey::WinRateT,
-            "sigma" => ParamKey::Sigma,
-            "noise_cp" => ParamKey::NoiseCp,
-            "hash_mb" => ParamKey::HashMb,
-            "temperature" => ParamKey::Temperature,
-            "ml_d" => ParamKey::MlD,
-            "approval_k" => ParamKey::ApprovalK,
-            _ => return None,
-        })
-    }
-
     /// Whether the key holds whole numbers only.
     pub(super) fn integer_only(&self) -> bool {
         !matches!(

@@ -1,15 +1,15 @@
 //! An external USI engine's settings as validated: how to start it and its quirks, and where its
 //! command is found (`PATH`, or the config's folder). Knows nothing of the TOML file: the config's
-//! validation (`validate.rs`) reads the engine keys and hands them here.
+//! validation (`validate/engines.rs`) reads the engine keys and hands them here.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// An option value sent with `setoption`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum OptionValue {
     Bool(bool),
@@ -30,10 +30,12 @@ impl fmt::Display for OptionValue {
 /// How a USI engine writes drops: USI's `P*5e`, or `P@5e` (sjaakii, and the chess-variant
 /// engines it comes from). Only the engine's own lines are translated; everything the arbiter
 /// records is USI.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DropNotation {
     #[default]
+    #[serde(rename = "*")]
     Star,
+    #[serde(rename = "@")]
     At,
 }
 
@@ -62,10 +64,11 @@ impl DropNotation {
 }
 
 /// An external USI engine: how to start it and its quirks, read from a `kind = "usi"` table and
-/// validated once (`validate::usi_engine`); `player::usi::UsiPlayer` keeps it as is.
-/// A new engine quirk is a field here, its key in `RawPlayer`, `validate::usi_keys_set` and
-/// `validate::usi_engine`, and the code in `player::usi` that honours it.
-#[derive(Debug, Clone, PartialEq)]
+/// validated once (`validate::engines`); `player::usi::UsiPlayer` keeps it as is.
+/// A new engine quirk is a field here, its line in `raw.rs`'s `player_keys!`, its reading in
+/// `validate::engines::usi_engine`, and the code in `player::usi` that honours it.
+/// In `run.json` as these keys, `options` an object in the order they are sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UsiEngineSettings {
     /// The executable, resolved (on `PATH`, or relative to the config's folder).
     pub command: PathBuf,
@@ -73,6 +76,7 @@ pub struct UsiEngineSettings {
     /// Working folder, relative to the config's folder.
     pub dir: Option<PathBuf>,
     /// Sent with `setoption` after `usiok`, in name order.
+    #[serde(with = "option_list")]
     pub options: Vec<(String, OptionValue)>,
     /// Deadline for `usiok` and for `readyok`, ms.
     pub startup_timeout_ms: u64,
@@ -97,6 +101,50 @@ pub struct UsiEngineSettings {
     /// replayed in a process that played others before differs) otherwise play a game by what
     /// their process played before it, which depends on how the games were dealt out.
     pub restart: bool,
+}
+
+/// `options` as a JSON object whose keys keep the list's order.
+mod option_list {
+    use std::fmt;
+
+    use serde::de::{MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+
+    use super::OptionValue;
+
+    pub(super) fn serialize<S: Serializer>(
+        list: &[(String, OptionValue)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(list.len()))?;
+        for (name, value) in list {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(String, OptionValue)>, D::Error> {
+        struct InOrder;
+        impl<'de> Visitor<'de> for InOrder {
+            type Value = Vec<(String, OptionValue)>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of USI option values")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut list = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    list.push(entry);
+                }
+                Ok(list)
+            }
+        }
+        d.deserialize_map(InOrder)
+    }
 }
 
 impl UsiEngineSettings {

@@ -19,6 +19,24 @@ use engine::position::Handicap;
 use super::types::{CorpusGame, FileGames, RawGame, Warning};
 use crate::results::Winner;
 
+/// What is wrong with a line that is not a USI position line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LineProblem {
+    #[error("not UTF-8 text ({0})")]
+    NotUtf8(std::str::Utf8Error),
+    #[error("`sfen` needs 4 fields (board, side, hands, ply), found {0}")]
+    SfenFields(usize),
+    #[error("expected `startpos` or `sfen`, found `{0}`")]
+    NoStart(String),
+    #[error("expected `moves`, found `{0}`")]
+    NoMoves(String),
+    #[error("result `{0}`: expected sente, gote or draw")]
+    Result(String),
+    #[error("after the TAB: `{0}` is not `result=<sente|gote|draw>` or `reason=<reason>`")]
+    AfterTab(String),
+}
+
 /// Reads a file of USI position lines; a line that is not one is a warning naming the line.
 pub(super) fn read(path: &Path) -> FileGames {
     let mut out = FileGames::default();
@@ -35,19 +53,22 @@ pub(super) fn read(path: &Path) -> FileGames {
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let place = format!("{}:{}", path.display(), i + 1);
         let parsed = std::str::from_utf8(line)
-            .map_err(|e| format!("not UTF-8 text ({e})"))
+            .map_err(LineProblem::NotUtf8)
             .and_then(|line| parse_line(line, &place));
         match parsed {
             Ok(Some(game)) => out.game(game),
             Ok(None) => {}
-            Err(problem) => out.warn(Warning { place, problem }),
+            Err(problem) => out.warn(Warning {
+                place,
+                problem: problem.to_string(),
+            }),
         }
     }
     out
 }
 
 /// One line: `None` for a blank or comment line.
-fn parse_line(line: &str, place: &str) -> Result<Option<RawGame>, String> {
+fn parse_line(line: &str, place: &str) -> Result<Option<RawGame>, LineProblem> {
     let line = line.trim_end_matches('\r');
     if line.trim().is_empty() || line.trim_start().starts_with('#') {
         return Ok(None);
@@ -65,10 +86,7 @@ fn parse_line(line: &str, place: &str) -> Result<Option<RawGame>, String> {
         Some("sfen") => {
             let fields: Vec<&str> = words.by_ref().take_while(|w| *w != "moves").collect();
             if !(3..=4).contains(&fields.len()) {
-                return Err(format!(
-                    "`sfen` needs 4 fields (board, side, hands, ply), found {}",
-                    fields.len()
-                ));
+                return Err(LineProblem::SfenFields(fields.len()));
             }
             let moves: Vec<String> = words.map(str::to_string).collect();
             return Ok(Some(game(
@@ -78,14 +96,12 @@ fn parse_line(line: &str, place: &str) -> Result<Option<RawGame>, String> {
                 result,
             )?));
         }
-        Some(other) => {
-            return Err(format!("expected `startpos` or `sfen`, found `{other}`"));
-        }
+        Some(other) => return Err(LineProblem::NoStart(other.to_string())),
         None => unreachable!("a non-blank line has a first word"),
     };
     match words.next() {
         None | Some("moves") => {}
-        Some(other) => return Err(format!("expected `moves`, found `{other}`")),
+        Some(other) => return Err(LineProblem::NoMoves(other.to_string())),
     }
     let moves = words.map(str::to_string).collect();
     Ok(Some(game(place, start, moves, result)?))
@@ -96,7 +112,7 @@ fn game(
     start: String,
     moves: Vec<String>,
     result: Option<&str>,
-) -> Result<RawGame, String> {
+) -> Result<RawGame, LineProblem> {
     let (winner, reason) = match result {
         None => (None, None),
         Some(text) => parse_result(text)?,
@@ -111,22 +127,16 @@ fn game(
 }
 
 /// `result=<sente|gote|draw> reason=<reason>`, each optional, in any order.
-fn parse_result(text: &str) -> Result<(Option<Winner>, Option<String>), String> {
+fn parse_result(text: &str) -> Result<(Option<Winner>, Option<String>), LineProblem> {
     let (mut winner, mut reason) = (None, None);
     for word in text.split_whitespace() {
         match word.split_once('=') {
             Some(("result", "sente")) => winner = Some(Winner::Sente),
             Some(("result", "gote")) => winner = Some(Winner::Gote),
             Some(("result", "draw")) => winner = Some(Winner::Draw),
-            Some(("result", other)) => {
-                return Err(format!("result `{other}`: expected sente, gote or draw"));
-            }
+            Some(("result", other)) => return Err(LineProblem::Result(other.to_string())),
             Some(("reason", r)) if !r.is_empty() => reason = Some(r.to_string()),
-            _ => {
-                return Err(format!(
-                    "after the TAB: `{word}` is not `result=<sente|gote|draw>` or `reason=<reason>`"
-                ));
-            }
+            _ => return Err(LineProblem::AfterTab(word.to_string())),
         }
     }
     Ok((winner, reason))

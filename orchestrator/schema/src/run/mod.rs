@@ -1,8 +1,10 @@
 //! The run folder's own facts: `run.json` (what `--resume` continues, and what every reader of
-//! the folder learns of the run), the schedule of games, shards of it, and `summary.json`.
-//! Types and their files only: the runner that writes them lives in the play crate.
+//! the folder learns of the run: its [`plan::RunPlan`]), the schedule of games, shards of it,
+//! and `summary.json`. Types and their files only: the runner that writes them lives in the
+//! play crate.
 
 pub mod by_family;
+pub mod plan;
 pub mod schedule;
 pub mod shard;
 pub mod summary;
@@ -11,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::{Config, ConfigError};
+use plan::RunPlan;
 use shard::Shard;
 
 /// A run folder's `run.json` that cannot be read or written.
@@ -29,18 +33,60 @@ pub enum RunInfoError {
         path: PathBuf,
         cause: std::io::Error,
     },
+    /// A `run.json` without a plan this build reads (written by an older build), whose config
+    /// does not validate on this machine (an engine not on `PATH`, a model file missing).
+    #[error(
+        "{}: written by an older build that did not record the run's players, and its config cannot be validated here: {error} (read the run where it was played, or resume it there once with this build, which records them)",
+        path.display()
+    )]
+    NoPlan { path: PathBuf, error: ConfigError },
 }
 
-/// What the run folder remembers so `--resume` continues the same run.
+/// What the run folder remembers: what `--resume` checks it continues the same run with, and
+/// the run as validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredRunInfo")]
 pub struct RunInfo {
     pub seed: u64,
     pub config_file: String,
+    /// The config's text as validated: `--resume`'s "same config" check, and for reference.
     pub config_text: String,
     pub games: u64,
     /// The shard of the run this folder plays; absent for a whole (or merged) run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The run as validated; absent in a `run.json` written by an older build (or by another
+    /// build whose plan this one does not read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<RunPlan>,
+}
+
+/// `run.json` as read: a `plan` this build does not read (another build's format) is left
+/// out, so the run reads as an older build's does (its config validated again) rather than
+/// not at all.
+#[derive(Deserialize)]
+struct StoredRunInfo {
+    seed: u64,
+    config_file: String,
+    config_text: String,
+    games: u64,
+    #[serde(default)]
+    shard: Option<Shard>,
+    #[serde(default)]
+    plan: Option<serde_json::Value>,
+}
+
+impl From<StoredRunInfo> for RunInfo {
+    fn from(s: StoredRunInfo) -> RunInfo {
+        RunInfo {
+            seed: s.seed,
+            config_file: s.config_file,
+            config_text: s.config_text,
+            games: s.games,
+            shard: s.shard,
+            plan: s.plan.and_then(|p| serde_json::from_value(p).ok()),
+        }
+    }
 }
 
 impl RunInfo {
@@ -57,11 +103,77 @@ impl RunInfo {
         })
     }
 
+    /// The run's plan: as recorded, or for a `run.json` written by an older build, its config
+    /// text validated again here (which needs the engines and model files it names), `DIR`
+    /// being the run folder.
+    pub fn plan(&self, dir: &Path) -> Result<RunPlan, RunInfoError> {
+        if let Some(plan) = &self.plan {
+            return Ok(plan.clone());
+        }
+        let mut config =
+            Config::parse(Path::new(&self.config_file), &self.config_text).map_err(|error| {
+                RunInfoError::NoPlan {
+                    path: dir.join("run.json"),
+                    error,
+                }
+            })?;
+        // `--games` as the run was started.
+        config.games = self.games;
+        Ok(RunPlan::of(&config))
+    }
+
     /// Write `DIR/run.json`.
     pub fn write(&self, dir: &Path) -> Result<(), RunInfoError> {
         let path = dir.join("run.json");
         // Plain data with string keys: serializing cannot fail.
         let json = serde_json::to_string_pretty(self).unwrap_or_default();
         std::fs::write(&path, json).map_err(|cause| RunInfoError::Write { path, cause })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An older build's `run.json` (no plan) and one whose plan this build cannot read both
+    /// read, without a plan; the plan then comes from the config text, validated again.
+    #[test]
+    fn a_run_json_without_a_readable_plan_reads_and_falls_back_to_its_config() {
+        let text = "[match]\nplayers = [\"a\", \"b\"]\ngames = 2\n\
+                    [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
+                    [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n";
+        let old = serde_json::json!({
+            "seed": 3, "config_file": "t.toml", "config_text": text, "games": 6,
+        });
+        let mut other = old.clone();
+        other["plan"] = serde_json::json!({"format": "swiss"});
+        for json in [old, other] {
+            let info: RunInfo = serde_json::from_value(json).expect("a run.json");
+            assert_eq!(info.plan, None);
+            let plan = info.plan(Path::new("run")).expect("validated again");
+            assert_eq!((plan.games, plan.playing.len()), (6, 2), "--games kept");
+            let written = RunInfo {
+                plan: Some(plan.clone()),
+                ..info
+            };
+            let read: RunInfo =
+                serde_json::from_str(&serde_json::to_string(&written).expect("JSON"))
+                    .expect("read back");
+            assert_eq!(read.plan(Path::new("run")).expect("recorded"), plan);
+        }
+        let broken = RunInfo {
+            seed: 1,
+            config_file: "t.toml".into(),
+            config_text: text.replace("nodes = 10", "nodez = 10"),
+            games: 2,
+            shard: None,
+            plan: None,
+        };
+        let e = broken.plan(Path::new("run")).expect_err("unvalidatable");
+        let e = e.to_string();
+        assert!(
+            e.starts_with("run/run.json: written by an older build") && e.contains("nodez"),
+            "{e}"
+        );
     }
 }

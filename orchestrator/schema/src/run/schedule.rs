@@ -1,11 +1,13 @@
-//! The schedule: which games a run plays, as a pure function of the configuration.
+//! The schedule: which games a run plays, as a pure function of the run's plan (its config as
+//! validated, or as `run.json` recorded it).
 //!
 //! Invariants: the same config gives the same list, in the same order, with the same ids and
 //! seeds, so `--resume` can skip the ids already in `results.jsonl` and play exactly the rest.
 //! Games that share a start position with colours swapped share a `pair` number. Rounds are
 //! interleaved across pairings so an interrupted tournament is balanced.
 
-use crate::config::{Config, Format, Openings};
+use super::plan::RunPlan;
+use crate::config::{Format, Openings};
 pub(crate) use crate::seed::game_seed;
 
 /// How a game starts.
@@ -50,7 +52,7 @@ pub(crate) fn pairings(format: Format, players: &[String]) -> Vec<(String, Strin
 }
 
 /// Every game of the run, in schedule order.
-pub fn schedule(config: &Config, seed: u64) -> Vec<GameSpec> {
+pub fn schedule(config: &RunPlan, seed: u64) -> Vec<GameSpec> {
     let pairs = pairings(config.format, &config.playing);
     let mut games = Vec::new();
     let mut id = 0;
@@ -100,9 +102,10 @@ pub fn schedule(config: &Config, seed: u64) -> Vec<GameSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use std::path::Path;
 
-    fn config(extra: &str, players: &str, format: &str) -> Config {
+    fn config(extra: &str, players: &str, format: &str) -> RunPlan {
         let text = format!(
             r#"
 [match]
@@ -125,7 +128,7 @@ kind = "internal"
 nodes = 10
 "#
         );
-        Config::parse(Path::new("t.toml"), &text).expect("valid")
+        RunPlan::of(&Config::parse(Path::new("t.toml"), &text).expect("valid"))
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub enum ShardError {
         "--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm array task) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set"
     )]
     NoScheduler,
+    /// `--shard I/N` that is not a shard.
+    #[error("--shard: {0}")]
+    Flag(Box<ShardError>),
 }
 
 impl Shard {
@@ -78,11 +81,12 @@ impl Shard {
 
     /// The `--shard` flag of `council-match` and `council-tune`: `I/N`, or `auto` for
     /// [`Self::from_env`] over this process's environment.
-    pub fn from_flag(text: &str) -> Result<Self, String> {
+    pub fn from_flag(text: &str) -> Result<Self, ShardError> {
         if text == "auto" {
-            Self::from_env(|k| std::env::var(k).ok()).map_err(|e| e.to_string())
+            Self::from_env(|k| std::env::var(k).ok())
         } else {
-            text.parse::<Shard>().map_err(|e| format!("--shard: {e}"))
+            text.parse::<Shard>()
+                .map_err(|e| ShardError::Flag(Box::new(e)))
         }
     }
 

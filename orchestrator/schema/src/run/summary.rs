@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::by_family::{ByFamily, by_family};
-use crate::config::Config;
+use super::plan::RunPlan;
 use crate::results::GameResult;
 use crate::stats::win_rate_scale::fit_win_rate_t;
 use crate::stats::{EloEstimate, HeadToHead, SprtSummary, Wdl};
@@ -180,7 +180,7 @@ impl Summary {
     }
 
     pub fn new(
-        config: &Config,
+        config: &RunPlan,
         games: &[GameResult],
         seed: u64,
         played_now: usize,
@@ -197,7 +197,7 @@ impl Summary {
             .collect();
         let playing = playing_time(games);
         Summary {
-            config: config.file.display().to_string(),
+            config: config.config_file.clone(),
             seed,
             games: games.len() as u64,
             played_this_session: played_now as u64,

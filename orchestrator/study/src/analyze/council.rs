@@ -27,10 +27,11 @@ use super::analysis::{self, AnalysisError};
 use super::moves::read_games;
 use super::{Output, sorted_json};
 use council_players::council::vote::{Ballot, VoteSettings, decide};
-use council_schema::config::{Config, ConfigError, PlayerKind};
+use council_schema::config::CouncilSettings;
 use council_schema::results::GameResult;
 use council_schema::results::votes::{CouncilVote, Method};
 use council_schema::run::RunInfo;
+use council_schema::run::plan::RunPlan;
 
 /// Why `council` has no report.
 #[derive(Debug, Error)]
@@ -41,14 +42,9 @@ pub enum CouncilError {
     /// The run's games could not be read, or one does not replay.
     #[error(transparent)]
     Games(#[from] super::moves::GamesError),
+    /// The run's `run.json` cannot be read, or (an older build's) its config not validated.
     #[error(transparent)]
     RunInfo(#[from] council_schema::run::RunInfoError),
-    #[error("{}: the run's config as recorded", .path.display())]
-    Config {
-        path: PathBuf,
-        #[source]
-        source: ConfigError,
-    },
     #[error(transparent)]
     Analysis(#[from] AnalysisError),
     #[error(
@@ -164,18 +160,13 @@ pub struct CouncilOptions {
     pub model: ModelSettings,
 }
 
-/// `council RUN`: the run's config as it recorded it, its games, the reference's best moves,
-/// and every council that voted held against the model.
+/// `council RUN`: the run's plan as `run.json` recorded it (no engine or model file is needed),
+/// its games, the reference's best moves, and every council that voted held against the model.
 pub fn run(opts: &CouncilOptions) -> Result<CouncilsReport, CouncilError> {
     if opts.model.candidates < 2 {
         return Err(CouncilError::Candidates);
     }
-    let info = RunInfo::read(&opts.run)?;
-    let config = Config::parse(std::path::Path::new(&info.config_file), &info.config_text)
-        .map_err(|source| CouncilError::Config {
-            path: opts.run.join("run.json"),
-            source,
-        })?;
+    let plan = RunInfo::read(&opts.run)?.plan(&opts.run)?;
     let games = read_games(std::slice::from_ref(&opts.run))?;
     let best = match &opts.analysis {
         Some(f) => Some(
@@ -191,7 +182,7 @@ pub fn run(opts: &CouncilOptions) -> Result<CouncilsReport, CouncilError> {
         ),
         None => None,
     };
-    let councils = analyse(&config, &games, best.as_ref(), opts.model)?;
+    let councils = analyse(&plan, &games, best.as_ref(), opts.model)?;
     if councils.is_empty() {
         return Err(CouncilError::NoCouncil {
             run: opts.run.clone(),
@@ -211,7 +202,7 @@ impl Output for CouncilsReport {
 }
 
 /// The ballots of a recorded decision, as the council voted on them.
-fn ballots(vote: &CouncilVote, config: &Config) -> Vec<Ballot> {
+fn ballots(vote: &CouncilVote, config: &RunPlan) -> Vec<Ballot> {
     vote.members
         .iter()
         .filter_map(|m| {
@@ -258,7 +249,7 @@ impl Tally {
         members: &[String],
         decisions: &[(u64, &CouncilVote)],
         best: Option<&BTreeMap<(u64, u32), String>>,
-        config: &Config,
+        config: &RunPlan,
         settings: VoteSettings,
         approval: bool,
     ) -> Tally {
@@ -352,23 +343,20 @@ impl Tally {
 
 /// Every council of the run.
 pub fn analyse(
-    config: &Config,
+    config: &RunPlan,
     games: &[GameResult],
     best: Option<&BTreeMap<(u64, u32), String>>,
     opts: ModelSettings,
 ) -> Result<Vec<CouncilReport>, CouncilError> {
     let mut out = Vec::new();
     for name in &config.playing {
-        let Some(p) = config.players.get(name) else {
-            continue;
-        };
-        let PlayerKind::Council {
+        let Some(CouncilSettings {
             members,
             method,
             ml_d,
             approval_k,
             ..
-        } = &p.kind
+        }) = config.council(name)
         else {
             continue;
         };

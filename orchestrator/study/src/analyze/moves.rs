@@ -30,7 +30,7 @@ use super::analysis::{
 };
 use council_players::player::usi::UsiPlayer;
 use council_players::player::{Player, PlayerError};
-use council_schema::config::{Config, ConfigError, PlayerConfig, PlayerKind};
+use council_schema::config::{Config, ConfigError, PlayerKind, UsiEngineSettings};
 use council_schema::results::{self, GameResult};
 
 /// Why an analysis stopped or could not start.
@@ -133,7 +133,16 @@ pub enum ReferenceEngine {
     /// The built-in engine, in process.
     Builtin,
     /// A USI engine as a config defines it (its command, options and quirks).
-    Usi(Box<PlayerConfig>),
+    Usi(Box<UsiReference>),
+}
+
+/// A USI reference engine: a `kind = "usi"` player of a config.
+#[derive(Debug, Clone)]
+pub struct UsiReference {
+    pub name: String,
+    pub settings: UsiEngineSettings,
+    /// Its `move_timeout_ms`: how long one analysis may take.
+    pub move_timeout_ms: u64,
 }
 
 impl ReferenceEngine {
@@ -150,7 +159,16 @@ impl ReferenceEngine {
                 file: file.into(),
                 player: player.into(),
             })?;
-        Ok(ReferenceEngine::Usi(Box::new(p.clone())))
+        let PlayerKind::Usi(settings) = &p.kind else {
+            return Err(MovesError::NotUsi {
+                name: p.name.clone(),
+            });
+        };
+        Ok(ReferenceEngine::Usi(Box::new(UsiReference {
+            name: p.name.clone(),
+            settings: settings.clone(),
+            move_timeout_ms: p.move_timeout_ms,
+        })))
     }
 }
 
@@ -531,7 +549,7 @@ struct UsiAnalyst {
 
 impl UsiAnalyst {
     fn new(
-        config: &PlayerConfig,
+        config: &UsiReference,
         limit: ReferenceLimit,
         multipv: usize,
     ) -> Result<Self, ReferenceError> {
@@ -539,7 +557,7 @@ impl UsiAnalyst {
             .enable_all()
             .build()
             .map_err(ReferenceError::Runtime)?;
-        let mut player = UsiPlayer::new(config);
+        let mut player = UsiPlayer::new(&config.name, &config.settings, false);
         runtime
             .block_on(player.new_game(0))
             .map_err(|source| ReferenceError::Start {
@@ -703,13 +721,6 @@ pub fn run(opts: &MovesOptions) -> Result<MovesReport, MovesError> {
     };
     if matches!(opts.reference, ReferenceEngine::Usi(_)) && opts.complexity.is_some() {
         return Err(MovesError::ComplexityWithUsi);
-    }
-    if let ReferenceEngine::Usi(p) = &opts.reference
-        && !matches!(p.kind, PlayerKind::Usi(_))
-    {
-        return Err(MovesError::NotUsi {
-            name: p.name.clone(),
-        });
     }
     let done = already_done(opts, &reference)?;
     for name in &opts.players {

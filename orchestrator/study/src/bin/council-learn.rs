@@ -129,7 +129,7 @@ fn run(command: Command) -> anyhow::Result<()> {
             print!("{}", report.table());
         }
         Command::Similarity(a) => {
-            let plies = Plies::parse(&a.plies, a.step).map_err(anyhow::Error::msg)?;
+            let plies = Plies::parse(&a.plies, a.step)?;
             let report = similarity::run(&SimilarityOptions {
                 corpus: a.corpus,
                 plies,

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use council_schema::config::PlayerKind;
 use council_study::analyze::moves::{ReferenceEngine, ReferenceLimit, root_scores};
 use council_study::learn::openings::{self, DEFAULT_RADIUS, OpeningsOptions};
 
@@ -84,14 +83,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         ),
         Some(spec) => {
             let engine = ReferenceEngine::from_spec(spec)?;
-            if let ReferenceEngine::Usi(p) = &engine
-                && !matches!(p.kind, PlayerKind::Usi(_))
-            {
-                anyhow::bail!(
-                    "--reference {spec}: `{}` is not a USI engine (for the built-in engine leave --reference out)",
-                    p.name
-                );
-            }
             (engine, format!("{spec}, {limit_text}"))
         }
     };

@@ -260,9 +260,9 @@ fn weights(
         return Ok((vec![1.0; Grouping::G56.size()], Grouping::G56, None));
     };
     let file = WeightsFile::load(path)?;
-    let grouping = file.grouping().map_err(|what| WeightsError::Invalid {
+    let grouping = file.grouping().map_err(|e| WeightsError::Invalid {
         path: path.clone(),
-        what,
+        what: e.to_string(),
     })?;
     if options.ply < file.plies.first || options.ply > file.plies.last {
         warnings.push(format!(

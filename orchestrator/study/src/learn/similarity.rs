@@ -43,6 +43,27 @@ pub const RELEVANT: f64 = 1e-9;
 pub const OBJECTIVE: &str =
     "minimise sum of W_i subject to FAR pairs sum W_i (A_i - B_i)^2 >= D + 1, W in [0,1], D >= 0";
 
+/// A `--plies A-B` / `--step S` that names no plies.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PliesError {
+    #[error("--plies `{text}`: expected A-B with whole numbers")]
+    NotNumbers { text: String },
+    #[error("--plies `{text}`: {first} is after {last}")]
+    Backwards {
+        text: String,
+        first: usize,
+        last: usize,
+    },
+    #[error("--step must be at least 1")]
+    NoStep,
+}
+
+/// A weights file's `grouping` that is neither 56 nor 112.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("grouping `{0}`: expected 56 or 112")]
+pub struct UnknownGrouping(pub String);
+
 /// Which plies of each game: `first`, `first + step`, ... up to `last`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plies {
@@ -55,20 +76,24 @@ impl Plies {
     /// Parses `A-B` (or a single ply `A`) with the given step.
     ///
     /// # Errors
-    /// A message naming what is wrong.
-    pub fn parse(text: &str, step: usize) -> Result<Self, String> {
+    /// [`PliesError`], naming what is wrong.
+    pub fn parse(text: &str, step: usize) -> Result<Self, PliesError> {
         let (a, b) = text.split_once('-').unwrap_or((text, text));
         let num = |s: &str| {
             s.trim()
                 .parse::<usize>()
-                .map_err(|_| format!("--plies `{text}`: expected A-B with whole numbers"))
+                .map_err(|_| PliesError::NotNumbers { text: text.into() })
         };
         let (first, last) = (num(a)?, num(b)?);
         if first > last {
-            return Err(format!("--plies `{text}`: {first} is after {last}"));
+            return Err(PliesError::Backwards {
+                text: text.into(),
+                first,
+                last,
+            });
         }
         if step == 0 {
-            return Err("--step must be at least 1".into());
+            return Err(PliesError::NoStep);
         }
         Ok(Self { first, last, step })
     }
@@ -171,11 +196,11 @@ impl WeightsFile {
     ///
     /// # Errors
     /// The grouping text is not 56 or 112.
-    pub fn grouping(&self) -> Result<Grouping, String> {
+    pub fn grouping(&self) -> Result<Grouping, UnknownGrouping> {
         match self.grouping.as_str() {
             "56" => Ok(Grouping::G56),
             "112" => Ok(Grouping::G112),
-            g => Err(format!("grouping `{g}`: expected 56 or 112")),
+            g => Err(UnknownGrouping(g.to_string())),
         }
     }
 
@@ -203,7 +228,7 @@ impl WeightsFile {
                 file.format, file.version
             )));
         }
-        let grouping = file.grouping().map_err(invalid)?;
+        let grouping = file.grouping().map_err(|e| invalid(e.to_string()))?;
         if file.weights.len() != grouping.size() {
             return Err(invalid(format!(
                 "{} weights for grouping {} (expected {})",

@@ -213,8 +213,7 @@ pub fn fit(table: &GameTable, options: &FitOptions) -> Result<Ratings, RatingsEr
 
     // A prior where the games alone give no finite estimates (or where one was asked for).
     let separation = existence::separation(table, &identified);
-    let prior = prior::prior_draws(options.prior_draws, &separation, &mut notes)
-        .map_err(RatingsError::NoFiniteEstimate)?;
+    let prior = prior::prior_draws(options.prior_draws, &separation, &mut notes)?;
     rows.extend(prior::prior_rows(layout, prior));
 
     let optimum = newton::maximise(&rows, layout.dim()).map_err(RatingsError::NotConverged)?;

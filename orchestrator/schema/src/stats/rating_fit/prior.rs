@@ -2,17 +2,20 @@
 //! optional parameter against 0). Used when asked for, or, when not asked for, only when the games
 //! alone give no finite estimates (one draw each, with a note).
 
+use super::RatingsError;
 use super::design::{Layout, Row, push_rating, virtual_draws};
 
 /// Virtual draws per player: `asked` if given, else 0 when `separation` is empty, else 1 with a
-/// note. `Err` (the reasons, joined) when 0 was asked for but no finite estimate exists.
+/// note. An error (with the reasons) when 0 was asked for but no finite estimate exists.
 pub(super) fn prior_draws(
     asked: Option<f64>,
     separation: &[String],
     notes: &mut Vec<String>,
-) -> Result<f64, String> {
+) -> Result<f64, RatingsError> {
     match asked {
-        Some(prior) if prior == 0.0 && !separation.is_empty() => Err(separation.join("; ")),
+        Some(prior) if prior == 0.0 && !separation.is_empty() => {
+            Err(RatingsError::NoFiniteEstimate(separation.join("; ")))
+        }
         Some(prior) => Ok(prior),
         None if separation.is_empty() => Ok(0.0),
         None => {
