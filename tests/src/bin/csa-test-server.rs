@@ -1,7 +1,7 @@
 //! A small CSA protocol 1.2.1 server for the tests of `council-csa` (written from the protocol
 //! document, not a copy of shogi-server): it pairs logged-in clients, sends `Game_Summary`,
 //! relays moves with `,T<sec>` times, keeps both clocks and judges every ending the protocol
-//! names. Legality is the arbiter's (`orchestrator::game::adjudicate::judge_move`, the full
+//! names. Legality is the arbiter's (`council_play::game::adjudicate::judge_move`, the full
 //! legal-move list: pawn-drop mate, nifu and the like are `#ILLEGAL_MOVE`), impasse
 //! declarations the engine crate's 27-point rule, repetition the engine crate's (perpetual
 //! check loses).
@@ -35,7 +35,7 @@ use engine::clock::{Clocks, TimeControl};
 use engine::position::{Position, Repetition};
 use engine::record::{GameRecord, csa_move_to_usi};
 use engine::types::Color;
-use orchestrator::game::adjudicate::judge_move;
+use council_play::game::adjudicate::judge_move;
 
 struct Args {
     port: u16,
