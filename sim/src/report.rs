@@ -202,11 +202,24 @@ fn histogram_text(run: &GameLengthRun, bin_width: usize) -> String {
             _ => bins.push((start, c)),
         }
     }
+    // A game has no negative length, but the model's K is normal: the few walks it makes
+    // shorter than zero are counted in one row, not drawn as bins of negative lengths.
+    let negative: u64 = bins.iter().filter(|b| b.0 < 0).map(|b| b.1).sum();
+    bins.retain(|b| b.0 >= 0);
     let first = bins.iter().position(|b| b.1 > 0).unwrap_or(0);
     let last = bins.iter().rposition(|b| b.1 > 0).unwrap_or(0);
     let bins = &bins[first..=last.max(first)];
     let peak = bins.iter().map(|b| b.1).max().unwrap_or(1).max(1);
     let mut out = format!("\nhistogram of L ({w}-ply bins, share of games):\n");
+    if negative > 0 {
+        let _ = writeln!(
+            out,
+            "  {:>14} {:>8.4}%  (K ~ N(M, S²) is normal: the model gives a few games a length \
+             below 0; counted here, not dropped)",
+            "below 0",
+            100.0 * negative as f64 / run.games as f64
+        );
+    }
     for &(start, c) in bins {
         let share = c as f64 / run.games as f64;
         let bar = "#".repeat(((c as f64 / peak as f64) * 50.0).round() as usize);
@@ -443,6 +456,12 @@ pub fn council_table(
         }
         out.push('\n');
     }
+    out.push_str(
+        "\nbest-move rate: share of the simulated positions in which a member, or the council by \
+         a method, chose the best of the candidates; max likelihood uses the best move's true \
+         value A (oracle) or the estimate real councils use (predicted); agreement: how often two \
+         members chose the same move (docs/models.md section 3).\n",
+    );
     out
 }
 

@@ -10,6 +10,8 @@
 //! - every long flag a page shows for a program is in that program's `--help` (of the
 //!   subcommand, where the page names one);
 //! - no page cites a file outside the repository or an issue number;
+//! - every config (`*.toml`) or shipped file (`configs/...`, `data/...`, `tests/...`) a command
+//!   in a code block reads exists, from the repository root, where the README says to run them;
 //! - every program of the workspace (every binary target of every member's Cargo.toml) has a row
 //!   in README's program table, and is listed in the row of its crate in ARCHITECTURE.md's
 //!   workspace table; neither table names a program no crate builds. The tests' own helpers
@@ -901,6 +903,85 @@ fn unknown_flags(page: &Page, helps: &Helps) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The files a command in a code block reads that do not exist from the repository root: every
+/// `*.toml` word (a program's config) and every word under `configs/`, `data/` or `tests/`, but
+/// not the value of an option that names what the program writes (`--out` and the like) or a
+/// placeholder in capitals or angle brackets.
+fn missing_inputs(page: &Page, root: &Path) -> Vec<String> {
+    const WRITES: [&str; 6] = [
+        "--out",
+        "--svg",
+        "--csv",
+        "--log",
+        "--calibration-out",
+        "-o",
+    ];
+    let mut problems = Vec::new();
+    for block in page
+        .blocks
+        .iter()
+        .filter(|b| !matches!(b.lang.as_str(), "toml" | "json"))
+    {
+        for (n, line) in command_lines(block) {
+            for command in shell_commands(&line) {
+                let words: Vec<&str> = command.split_whitespace().collect();
+                let Some((program, from)) = command_program(&words) else {
+                    continue;
+                };
+                for (i, word) in words.iter().enumerate().skip(from) {
+                    let word = word.trim_matches(|c| c == '"' || c == '\'');
+                    let word = word.split_once('=').map_or(word, |(_, v)| v);
+                    let written = i > 0 && WRITES.contains(&words[i - 1]);
+                    let placeholder = word.contains('<')
+                        || word.contains('*')
+                        || word.contains('$')
+                        || word.chars().any(|c| c.is_ascii_uppercase());
+                    let word = word.split_once(':').map_or(word, |(path, _)| path);
+                    let input = word.ends_with(".toml")
+                        || ["configs/", "data/", "tests/"]
+                            .iter()
+                            .any(|d| word.starts_with(d));
+                    if !input || written || placeholder {
+                        continue;
+                    }
+                    for path in brace_expansion(word) {
+                        if !root.join(&path).exists() {
+                            problems.push(format!(
+                                "{}:{n}: `{program}` reads {path}, which is not in the \
+                                 repository (commands run from its root)",
+                                page.name()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// A shell word's paths: `a{1,2}b` is `a1b` and `a2b` (one group, as the pages write them).
+fn brace_expansion(word: &str) -> Vec<String> {
+    match (word.find('{'), word.find('}')) {
+        (Some(open), Some(close)) if open < close => word[open + 1..close]
+            .split(',')
+            .map(|alt| format!("{}{alt}{}", &word[..open], &word[close + 1..]))
+            .collect(),
+        _ => vec![word.to_string()],
+    }
+}
+
+#[test]
+fn every_file_a_command_reads_is_in_the_repository() {
+    let root = workspace_root();
+    let problems: Vec<String> = markdown_files()
+        .iter()
+        .map(|p| Page::read(p))
+        .flat_map(|page| missing_inputs(&page, &root))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -204,6 +204,38 @@ fn a_tune_killed_with_sigkill_resumes_onto_the_uninterrupted_trajectory() {
     assert_eq!(tune_trajectory(&out), expected);
 }
 
+/// A tune cut after any iteration resumes onto the uninterrupted trajectory bit for bit: θ read
+/// back from `tune.jsonl` is the θ that was written (serde_json's `float_roundtrip`).
+#[test]
+fn a_tune_cut_anywhere_resumes_bit_for_bit() {
+    let dir = scratch("resume-cuts");
+    let path = config(
+        &dir,
+        "one",
+        &ONE_PARAM.replace("iterations = 3000", "iterations = 400"),
+    );
+    let reference = dir.join("reference");
+    succeeded(&run_tune(&path, &reference, &["--simulate"]));
+    let expected = tune_trajectory(&reference);
+    assert_eq!(expected.len(), 400);
+    let text = std::fs::read_to_string(reference.join("tune.jsonl")).expect("tune.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    for cut in [1, 37, 64, 99, 150, 201, 333, 399] {
+        let out = dir.join(format!("cut-{cut}"));
+        std::fs::create_dir_all(&out).expect("a folder");
+        // The header and the first `cut` iterations, as a tune stopped there leaves them.
+        let kept: String = lines[..=cut].iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(out.join("tune.jsonl"), kept).expect("write the cut tune");
+        let stdout = succeeded(&run_tune(&path, &out, &["--simulate"]));
+        assert!(stdout.contains("resumed at iteration"), "{stdout}");
+        assert_eq!(
+            tune_trajectory(&out),
+            expected,
+            "resumed after {cut} iterations"
+        );
+    }
+}
+
 const REAL: &str = r#"
 [tune]
 player = "a"

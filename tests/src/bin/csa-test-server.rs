@@ -31,11 +31,11 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use council_play::game::adjudicate::judge_move;
 use engine::clock::{Clocks, TimeControl};
 use engine::position::{Position, Repetition};
 use engine::record::{GameRecord, csa_move_to_usi};
 use engine::types::Color;
-use council_play::game::adjudicate::judge_move;
 
 struct Args {
     port: u16,

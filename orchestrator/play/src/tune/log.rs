@@ -170,3 +170,43 @@ impl Writer {
             .map_err(|e| TuneError::io(path, e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line(theta: Vec<f64>, r: f64) -> IterationLine {
+        IterationLine {
+            k: 3,
+            plus: theta.clone(),
+            minus: theta.clone(),
+            c_k: theta.clone(),
+            a_k: theta.clone(),
+            delta: vec![1; theta.len()],
+            result: IterationResult::default(),
+            r,
+            theta_next: theta.clone(),
+            theta,
+            wall_ms: 1,
+        }
+    }
+
+    proptest! {
+        /// A resumed tune goes on from θ as read back from `tune.jsonl`: every number must read
+        /// back bit for bit, or the resumed trajectory drifts from the uninterrupted one.
+        #[test]
+        fn every_number_of_a_line_reads_back_bit_for_bit(
+            theta in prop::collection::vec(prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO, 1..6),
+            r in -1e6f64..1e6,
+        ) {
+            let written = line(theta, r);
+            let text = serde_json::to_string(&written).expect("serialize");
+            let read: IterationLine = serde_json::from_str(&text).expect("parse");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&read.theta), bits(&written.theta));
+            prop_assert_eq!(bits(&read.theta_next), bits(&written.theta_next));
+            prop_assert_eq!(read.r.to_bits(), written.r.to_bits());
+        }
+    }
+}

@@ -78,6 +78,34 @@ impl Reference {
         self.name == other.name && self.nodes == other.nodes && self.depth == other.depth
     }
 
+    /// The flags of `council-analyze moves` that search as this reference did: its engine
+    /// (`--reference CONFIG:PLAYER` for a USI engine, whose config this file does not hold),
+    /// MultiPV and budget, and its screen.
+    #[must_use]
+    pub fn moves_flags(&self) -> String {
+        let (engine, multipv) = match self.name.rsplit_once(" multipv ") {
+            Some((engine, m)) => (engine, Some(m)),
+            None => (self.name.as_str(), None),
+        };
+        let mut flags = Vec::new();
+        if engine != "council-engine" {
+            flags.push(format!("--reference CONFIG:{engine}"));
+        }
+        if let Some(m) = multipv {
+            flags.push(format!("--multipv {m}"));
+        }
+        if let Some(n) = self.nodes {
+            flags.push(format!("--nodes {n}"));
+        }
+        if let Some(d) = self.depth {
+            flags.push(format!("--depth {d}"));
+        }
+        if let Some(cp) = self.screen_cp {
+            flags.push(format!("--screen-cp {cp}"));
+        }
+        flags.join(" ")
+    }
+
     /// `council-engine multipv 10 at depth 8, screened at 300 cp, a 6% sample (seed 11)`.
     #[must_use]
     pub fn describe(&self) -> String {
@@ -199,5 +227,38 @@ impl AnalysisWriter {
         line.push(b'\n');
         self.file.write_all(&line)?;
         self.file.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reference_gives_the_moves_flags_that_search_as_it_did() {
+        let builtin = Reference {
+            name: "council-engine multipv 10".into(),
+            nodes: None,
+            depth: Some(8),
+            screen_cp: Some(300),
+            sample: Some(1.0),
+            seed: Some(11),
+        };
+        assert_eq!(
+            builtin.moves_flags(),
+            "--multipv 10 --depth 8 --screen-cp 300"
+        );
+        let usi = Reference {
+            name: "fairy multipv 50".into(),
+            nodes: Some(20_000),
+            depth: None,
+            screen_cp: None,
+            sample: None,
+            seed: None,
+        };
+        assert_eq!(
+            usi.moves_flags(),
+            "--reference CONFIG:fairy --multipv 50 --nodes 20000"
+        );
     }
 }

@@ -246,6 +246,12 @@ impl CalibrateReport {
                 or_dash(r.loo_ir_ae_e, 1)
             );
         }
+        out.push_str(&super::legend(&[
+            "elo: each rung's rating (council-elo of the ladder's games); AE: its average error; \
+             loo IR: its IR from the line fitted without it (leave-one-out: how far a player off \
+             the ladder would be placed); AE_e, loo IR(e): the same on the model's expected error. \
+             Rate players with council-analyze ir ANALYSIS --calibration FILE.",
+        ]));
         out
     }
 }

@@ -215,6 +215,13 @@ pub fn table(games: &[GameComplexity]) -> String {
             g.rms_speed
         );
     }
+    out.push_str(&super::legend(&[
+        "rho: correlation over the game between the root's score and the leaf-level score of its \
+         search (low or negative: a game whose positions the search found hard to judge); \
+         rho_kalman: the same on Kalman-filtered series; rms_speed: how fast the root score \
+         moved, cp per ply, RMS of the filter's velocity (docs/models.md section 8). --svg DIR \
+         draws each game.",
+    ]));
     out
 }
 

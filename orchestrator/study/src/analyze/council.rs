@@ -601,13 +601,42 @@ pub fn table(reports: &[CouncilReport]) -> String {
                 out,
                 "  {:<12} {:>18} {:>18}",
                 m.method,
-                format!("{:.3} ± {:.3}", m.predicted, m.predicted_se),
+                format!("{:.3} ± {}", m.predicted, se(m.predicted_se)),
                 measured
             );
         }
         let _ = writeln!(out, "  ({} simulated positions, seed {})", c.trials, c.seed);
     }
+    out.push_str(&super::legend(&[
+        "best-move rate: how often a member's own choice was the reference's best move, measured \
+         against an analysis of the run (± its standard error) or, without one, fitted from the \
+         votes (fit); s/d: the member's noise s over the gap d between the best move and the \
+         others, inverted from that rate (docs/models.md section 3); model: the rate the model \
+         gives back.",
+        "agreement: how often two members chose the same move; independent: what two members of \
+         those rates would agree by chance; sync: (agreement - independent) / (1 - independent), \
+         0 for independent members, 1 for members that always agree.",
+        "predicted: each method's best-move rate by the model (Monte Carlo, ± its standard \
+         error); measured: the rate of what the method plays on the recorded ballots, against \
+         the reference's best move.",
+    ]));
+    if reports.iter().any(|c| c.analysed == 0) {
+        out.push_str(
+            "measured: `-` without an analysis of the run: council-analyze moves RUN --out \
+             analysis.jsonl, then add --analysis analysis.jsonl.\n",
+        );
+    }
     out
+}
+
+/// A standard error as the table prints it: below 0.0005 it would read `0.000`, which is not
+/// zero.
+fn se(x: f64) -> String {
+    if x < 0.0005 {
+        "<0.001".into()
+    } else {
+        format!("{x:.3}")
+    }
 }
 
 #[cfg(test)]

@@ -124,6 +124,11 @@ impl Output for FamousReport {
             100.0 * self.precision,
             100.0 * self.recall
         );
+        out.push_str(&super::legend(&[
+            "Each game: the probability that it is chosen as famous, from a model fitted without \
+             it (leave-one-out), whether it was, and its rho (root-leaf correlation; a fit of \
+             p on rho, seed 004 section 5.4, docs/models.md section 8).",
+        ]));
         out
     }
 }

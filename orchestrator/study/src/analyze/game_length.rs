@@ -189,7 +189,12 @@ pub fn table(r: &GameLengthReport) -> String {
         r.floodgate.a,
         r.floodgate.m,
         r.floodgate.s
-    )
+    ) + &super::legend(&[
+        "A: the step of the random walk a game's score follows, per move (larger: decided sooner); \
+         M, S: mean and sd of the plies outside the walk (opening, forced replies, moves after the \
+         game was decided). pro, floodgate: seed 000's fits, for comparison (docs/models.md \
+         section 2). --svg FILE draws the lengths beside the fitted walk.",
+    ])
 }
 
 #[cfg(test)]

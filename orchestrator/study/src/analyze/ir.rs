@@ -44,18 +44,26 @@ pub enum IrError {
     )]
     RulesDiffer { calibration: Rules },
     /// A position of the analysis was searched otherwise than the calibration's.
-    #[error(
-        "{}: game {game} ply {ply} was analysed by {analysed}, the calibration {} by {wanted}: analyse with the calibration's reference (engine, MultiPV, nodes or depth)",
-        .file.display(), .calibration.display()
-    )]
-    OtherReference {
-        file: PathBuf,
-        game: u64,
-        ply: u32,
-        analysed: String,
-        calibration: PathBuf,
-        wanted: String,
-    },
+    #[error(transparent)]
+    OtherReference(Box<OtherReference>),
+}
+
+/// An analysis whose reference searched otherwise than the calibration's, with the `moves`
+/// command that analyses as the calibration did.
+#[derive(Debug, Error)]
+#[error(
+    "{}: game {game} ply {ply} was analysed by {analysed}, the calibration {} by {wanted}: analyse with the calibration's reference: council-analyze moves RUN --out FILE {flags}",
+    .file.display(), .calibration.display()
+)]
+pub struct OtherReference {
+    pub file: PathBuf,
+    pub game: u64,
+    pub ply: u32,
+    pub analysed: String,
+    pub calibration: PathBuf,
+    pub wanted: String,
+    /// The `moves` flags that analyse as the calibration's reference did.
+    pub flags: String,
 }
 
 /// The data rules and the scale.
@@ -338,14 +346,15 @@ fn check_reference(
     };
     match positions.iter().find(|p| !p.reference.same_search(wanted)) {
         None => Ok(()),
-        Some(p) => Err(IrError::OtherReference {
+        Some(p) => Err(IrError::OtherReference(Box::new(OtherReference {
             file: file.to_path_buf(),
             game: p.game,
             ply: p.ply,
             analysed: p.reference.describe(),
             calibration: cal_path.to_path_buf(),
             wanted: wanted.describe(),
-        }),
+            flags: format!("{} --skip-plies {}", wanted.moves_flags(), cal.skip_plies),
+        }))),
     }
 }
 
@@ -392,6 +401,19 @@ pub fn table(players: &[PlayerIr]) -> String {
             p.c_percentile,
             p.mm_e,
             p.ae_e
+        );
+    }
+    out.push_str(&super::legend(&[
+        "MM: share of moves that were the reference's best; AE: average error, the played move's \
+         loss against the best in units of u cp (--u); s, c: the move-probability model fitted by \
+         maximum likelihood (smaller s, larger c: a stronger player), s_pct, c_pct by the \
+         percentile method; MM_e, AE_e: what the fitted model expects (docs/models.md section 7).",
+    ]));
+    if players.iter().any(|p| p.ir.is_none()) {
+        out.push_str(
+            "IR: needs a calibration: add --calibration configs/ir-calibration.json (the shipped \
+             one; analyse with its reference, see docs/studies/ir-calibration.md) or one of \
+             `council-analyze calibrate-ir`.\n",
         );
     }
     out

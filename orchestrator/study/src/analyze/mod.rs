@@ -41,6 +41,17 @@ pub trait Output: Serialize {
     }
 }
 
+/// The lines under a readable table: what its columns mean and, where the table lacks something,
+/// what to run to get it. Each text is one line of the legend (it may be long: terminals wrap).
+pub(crate) fn legend(lines: &[&str]) -> String {
+    let mut out = String::from("\n");
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
 /// Pretty JSON with every object's keys in alphabetical order, at every level: the form
 /// `ir`, `complexity`, `resign` and `council` have always printed (scripts compare it).
 pub(crate) fn sorted_json<T: Serialize>(value: &T) -> serde_json::Result<String> {

@@ -125,6 +125,12 @@ impl Output for ResignReport {
                 100.0 * p.f
             );
         }
+        out.push_str(&super::legend(&[
+            "mu, sigma: the resignation model fitted per player (p_r, docs/models.md section 8; \
+             `resign = { model = \"shueso\", mu, sigma, moves }` adjudicates with it); precision, \
+             recall, F: how well it tells resigning positions from those 16 plies earlier, \
+             leave-one-out, at p_r = 0.5.",
+        ]));
         out
     }
 

@@ -180,6 +180,13 @@ impl Output for SimilarityReport {
                 families.join(", ")
             ));
         }
+        text.push_str(&super::legend(&[
+            "weighted: share of positions whose nearest neighbour from another game (by the \
+             learned weights) is of the same strategy family; unweighted: the same with every \
+             weight 1; majority: what always guessing the commonest family scores; relevant: \
+             attributes the learned weights keep (above the learner's threshold), of all; seed: \
+             seed 002's figures for the same stage and grouping (docs/models.md section 11).",
+        ]));
         text
     }
 }
