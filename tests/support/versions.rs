@@ -1,0 +1,58 @@
+//! The check every crate that holds programs runs on them (its `tests/version.rs` includes this
+//! file by `#[path]`): `--version` prints `<name> <version>`, the program's own name (not the
+//! crate's, clap's default) and the workspace's version, and the crate's list of programs is
+//! its Cargo.toml's `[[bin]]` targets, so a new program cannot be left out.
+
+use std::process::Command;
+
+/// The `[[bin]]` names of the Cargo.toml in `manifest_dir`.
+fn manifest_bins(manifest_dir: &str) -> Vec<String> {
+    let manifest =
+        std::fs::read_to_string(format!("{manifest_dir}/Cargo.toml")).expect("read Cargo.toml");
+    let mut bins = Vec::new();
+    let mut in_bin = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_bin = line == "[[bin]]";
+        } else if in_bin && let Some(value) = line.strip_prefix("name") {
+            let name = value
+                .trim_start()
+                .trim_start_matches('=')
+                .trim()
+                .trim_matches('"');
+            bins.push(name.to_string());
+        }
+    }
+    bins
+}
+
+/// Every `[[bin]]` of the crate in `manifest_dir` is one of `programs`.
+pub fn every_program_is_listed(manifest_dir: &str, programs: &[(&str, &str)]) {
+    let listed: Vec<&str> = programs.iter().map(|(name, _)| *name).collect();
+    for bin in manifest_bins(manifest_dir) {
+        assert!(
+            listed.contains(&bin.as_str()),
+            "{bin} is a [[bin]] of Cargo.toml but not in this test's PROGRAMS"
+        );
+    }
+}
+
+/// Each of `programs` (name, path) prints `<name> <version>` for `--version`.
+pub fn each_prints_its_name(programs: &[(&str, &str)], version: &str) {
+    for &(name, path) in programs {
+        let out = Command::new(path)
+            .arg("--version")
+            .output()
+            .unwrap_or_else(|e| panic!("run {name}: {e}"));
+        assert!(
+            out.status.success(),
+            "{name} --version failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("{name} {version}\n"),
+            "{name} --version"
+        );
+    }
+}
