@@ -1,7 +1,11 @@
-//! `council-csa` through the project's CSA test server (`csa-test-server`): two clients play
-//! each other (or a scripted raw client) for every ending the protocol names, and each game
-//! leaves its records, its `results.jsonl` line and a protocol log. Short clocks, small node
-//! limits and `--max-moves` keep the file to seconds a game.
+//! `council-csa` through the project's CSA test server (`csa-test-server`, which behaves as
+//! shogi-server does: a login per game, the connection closed after it, a disconnect lost as a
+//! resignation): two clients play each other (or a scripted raw client) for every ending the
+//! protocol names, and each game leaves its records, its `results.jsonl` line and a protocol
+//! log; the clocks, a stop by SIGTERM, rejected games, reconnection, floodgate's move comments
+//! and a pondering council are held to the server too. Short clocks, small node limits and
+//! `--max-moves` keep the file to seconds a game, except the Fischer clock game (about 20 s)
+//! and the pondering council's four games (a few minutes).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -70,6 +74,29 @@ sigma = 200.0
     text.push_str(&usi("repeater", r#""repeat""#));
     text.push_str(&usi("declarer", r#""win""#));
     text.push_str(&usi("cheat", r#""illegal", "--after", "2""#));
+    text.push_str(&usi("slow", r#""normal", "--delay-ms", "150""#));
+    // A pondering council of three `council-engine` USI processes (the built-in engine does not
+    // ponder in process) and one of them alone, without pondering, as its opponent.
+    let engine = workspace_bin("council-engine");
+    let member = |name: &str, extra: &str| {
+        format!(
+            "[[player]]\nname = \"{name}\"\nkind = \"usi\"\ncommand = \"{}\"\n{extra}\n",
+            engine.display()
+        )
+    };
+    text.push_str(
+        "[[player]]\nname = \"pcouncil\"\nkind = \"council\"\nmembers = [\"p-strong\", \"p-medium\", \"p-weak\"]\nponder = true\n\n",
+    );
+    text.push_str(&member("p-strong", "sigma = 100.0\nponder = true\n"));
+    text.push_str(&member(
+        "p-medium",
+        "options = { NoiseSD = 60 }\nseed_option = \"NoiseSeed\"\nsigma = 150.0\nponder = true\n",
+    ));
+    text.push_str(&member(
+        "p-weak",
+        "options = { NoiseSD = 120 }\nseed_option = \"NoiseSeed\"\nsigma = 200.0\nponder = true\n",
+    ));
+    text.push_str(&member("single", ""));
     let path = dir.join("players.toml");
     std::fs::write(&path, text).expect("write config");
     path
@@ -100,11 +127,21 @@ fn finish(mut child: Child, what: &str) -> (std::process::ExitStatus, String, St
     (status, out, err)
 }
 
-/// A running `csa-test-server --games N`: its port and its stdout lines.
+/// A running `csa-test-server --games N`: its port and its stdout lines. Killed when dropped
+/// before it has ended (a failed test leaves no server behind).
 struct Server {
-    child: Child,
+    child: Option<Child>,
     port: u16,
     lines: mpsc::Receiver<String>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
 }
 
 impl Server {
@@ -132,7 +169,11 @@ impl Server {
             .strip_prefix("port ")
             .and_then(|p| p.parse().ok())
             .unwrap_or_else(|| panic!("not a port line: {first}"));
-        Server { child, port, lines }
+        Server {
+            child: Some(child),
+            port,
+            lines,
+        }
     }
 
     fn address(&self) -> String {
@@ -141,16 +182,28 @@ impl Server {
 
     /// The server's `end <id> <ending> <sente result>` lines, once it has hosted its games.
     fn ends(self) -> Vec<String> {
-        let (status, _, _) = finish(self.child, "csa-test-server");
-        assert!(status.success(), "csa-test-server: {status:?}");
-        self.lines
-            .try_iter()
+        self.output()
+            .into_iter()
             .filter(|l| l.starts_with("end "))
             .collect()
     }
+
+    /// Every line the server printed after the port, once it has hosted its games.
+    fn output(mut self) -> Vec<String> {
+        let child = self.child.take().expect("the server runs");
+        let (status, _, _) = finish(child, "csa-test-server");
+        assert!(status.success(), "csa-test-server: {status:?}");
+        // The reader thread sees the end of stdout once the server has exited.
+        let mut lines = Vec::new();
+        while let Ok(l) = self.lines.recv_timeout(PATIENCE) {
+            lines.push(l);
+        }
+        lines
+    }
 }
 
-/// Start `council-csa CONFIG PLAYER` on the server as `id`, writing to `out`.
+/// Start `council-csa CONFIG PLAYER` on the server as `id`, writing to `out` (the password
+/// `test,pw-secret`, the server's default game, unless `extra` gives another).
 fn client(
     config: &Path,
     player: &str,
@@ -159,20 +212,24 @@ fn client(
     out: &Path,
     extra: &[&str],
 ) -> Child {
+    let password = if extra.contains(&"--password") {
+        &[][..]
+    } else {
+        &["--password", "test,pw-secret"][..]
+    };
     Command::new(workspace_bin("council-csa"))
         .arg(config)
         .arg(player)
-        .args([
-            "--server",
-            &server.address(),
-            "--id",
-            id,
-            "--password",
-            "test,pw-secret",
-        ])
+        .args(["--server", &server.address(), "--id", id])
+        .args(password)
         .arg("--out")
         .arg(out)
-        .args(["--margin-ms", "200", "--keep-alive", "1"])
+        .args(["--keep-alive", "1"])
+        .args(if extra.contains(&"--margin-ms") {
+            &[][..]
+        } else {
+            &["--margin-ms", "200"][..]
+        })
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -552,6 +609,31 @@ fn a_client_reconnects_for_each_of_its_games() {
     let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("log");
     assert_eq!(log.matches("> LOGIN ").count(), 2, "one login per game");
     assert_eq!(log.matches("> LOGOUT").count(), 2, "one logout per game");
+    // The server closes the connection after each game without answering LOGOUT, as
+    // shogi-server does: a normal end, never a failure in the log.
+    assert_eq!(
+        log.matches("# the server closed the connection after the game")
+            .count(),
+        2,
+        "{log}"
+    );
+    assert!(
+        !log.contains("reading failed") && !log.contains("cannot write"),
+        "{log}"
+    );
+    // The records' $EVENT is the server's Game_ID.
+    for (line, csa) in lines.iter().zip(
+        record_files(&outs[0])
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "csa")),
+    ) {
+        let id = line["detail"]
+            .as_str()
+            .and_then(|d| d.split(':').next())
+            .expect("the detail begins with the game id");
+        let text = std::fs::read_to_string(csa).expect("record");
+        assert!(text.contains(&format!("$EVENT:{id}\n")), "{id}: {text}");
+    }
 
     // Another session into the same folders goes on from the games there: id 2, not 0 again.
     let server = Server::start(&["--games", "1", "--total", "60", "--max-moves", "6"]);
@@ -619,7 +701,9 @@ impl Raw {
                 let l = self.line();
                 seen.push(l.clone());
                 if matches!(l.as_str(), "#WIN" | "#LOSE" | "#DRAW" | "#CENSORED" | "") {
-                    self.send("LOGOUT");
+                    // As shogi-server, the test server closes the connection without an
+                    // answer: the LOGOUT may meet a closed socket.
+                    let _ = writeln!(self.stream, "LOGOUT");
                     return seen;
                 }
                 if l.contains(",T") {
@@ -665,4 +749,452 @@ fn perpetual_check_loses_for_the_checking_side() {
     assert_eq!(ending(&r), ("gote", "perpetual_check"));
     assert_eq!(r["plies"], 12);
     assert!(ends[0].ends_with("#OUTE_SENNICHITE #LOSE"), "{ends:?}");
+}
+
+/// The protocol log's `# clocks after move N: sente S ms, gote G ms` notes, as
+/// `(N, S, G)`.
+fn client_clocks(out: &Path) -> Vec<(u64, u64, u64)> {
+    let log = std::fs::read_to_string(out.join("protocol.log")).expect("protocol log");
+    log.lines()
+        .filter_map(|l| {
+            let rest = l.split_once("# clocks after move ")?.1;
+            let (n, rest) = rest.split_once(": sente ")?;
+            let (s, rest) = rest.split_once(" ms, gote ")?;
+            let g = rest.strip_suffix(" ms")?;
+            Some((n.parse().ok()?, s.parse().ok()?, g.parse().ok()?))
+        })
+        .collect()
+}
+
+/// A scripted sente on a raw socket that plays the first legal move of each position and
+/// spends on each move its whole Fischer allowance less 100 ms: the main time left (by the
+/// server's `,T` charges) plus the increment, until `max_moves`. Returns the `,T` charges of
+/// its moves and the last line the server sent.
+fn spend_all_but_100_ms(
+    server: &Server,
+    game: &str,
+    (total, increment): (u64, u64),
+    max_moves: usize,
+) -> (Vec<u64>, String) {
+    use engine::position::Position;
+    let stream = TcpStream::connect(server.address()).expect("connect");
+    stream.set_read_timeout(Some(PATIENCE)).expect("timeout");
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    let mut stream = stream;
+    let mut line = || {
+        let mut l = String::new();
+        reader.read_line(&mut l).expect("read");
+        l.trim_end().to_string()
+    };
+    writeln!(stream, "LOGIN spender {game},x").expect("login");
+    assert_eq!(line(), "LOGIN:spender OK");
+    let id = loop {
+        if let Some(id) = line().strip_prefix("Game_ID:") {
+            break id.to_string();
+        }
+    };
+    while line() != "END Game_Summary" {}
+    writeln!(stream, "AGREE {id}").expect("agree");
+    assert!(line().starts_with("START:"));
+    let mut pos = Position::startpos();
+    let mut remaining = Duration::from_secs(total);
+    let mut charged = Vec::new();
+    let mut plies = 0;
+    loop {
+        if plies >= max_moves {
+            // `#MAX_MOVES`, then `#CENSORED`.
+            loop {
+                let l = line();
+                if l == "#CENSORED" {
+                    return (charged, l);
+                }
+            }
+        }
+        let mv = pos.legal_moves()[0];
+        let word = engine::record::csa_move(&pos, mv).expect("a CSA word");
+        std::thread::sleep(remaining + Duration::from_secs(increment) - Duration::from_millis(100));
+        writeln!(stream, "{word}").expect("move");
+        // Our move's echo, then the opponent's move, or the end.
+        let mut ours = true;
+        loop {
+            let l = line();
+            if l.starts_with('#') && !matches!(l.as_str(), "#MAX_MOVES" | "#TIME_UP" | "#RESIGN") {
+                return (charged, l);
+            }
+            let Some((w, t)) = l.split_once(",T") else {
+                continue;
+            };
+            let usi = engine::record::csa_move_to_usi(&pos, w).expect("a move here");
+            pos.play(pos.parse_usi_move(&usi).expect("legal"));
+            plies += 1;
+            let t: u64 = t.parse().expect("seconds");
+            if ours {
+                charged.push(t);
+                remaining = (remaining + Duration::from_secs(increment))
+                    .saturating_sub(Duration::from_secs(t));
+                ours = false;
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+#[test]
+fn a_fischer_game_keeps_both_clocks_as_the_server_does_when_the_opponent_spends_its_all_but_100_ms()
+{
+    let dir = scratch("fischer");
+    let config = config(&dir);
+    // 3 s + 2 s Fischer, from the game name as shogi-server reads it; the client asks for gote
+    // (`-W`) though it logs in first.
+    let server = Server::start(&["--games", "1", "--max-moves", "10"]);
+    let out = dir.join("gote");
+    let c = client(
+        &config,
+        "engine",
+        &server,
+        "engine",
+        &out,
+        &["--password", "fischer-3-2F-W,pw"],
+    );
+    wait_logged_in(&out);
+    let (charged, last) = spend_all_but_100_ms(&server, "fischer-3-2F", (3, 2), 10);
+    let (status, o, e) = finish(c, "council-csa");
+    assert!(status.success(), "{status:?}\n{o}\n{e}");
+    // Each move of the spender took its main time left plus the increment, less 100 ms: the
+    // server charged it one whole second under that (3 + 2 - 1 = 4 first, then 1 + 2 - 1 = 2)
+    // and never flagged it.
+    assert_eq!(charged, vec![4, 2, 2, 2, 2], "{last}");
+    assert_eq!(last, "#CENSORED");
+    let r = one_result(&out);
+    assert_eq!(ending(&r), ("draw", "max_plies"));
+    assert_eq!(r["gote"], "engine");
+    // After every move, both clocks as the client keeps them are the server's.
+    let ends = server.output();
+    let served: Vec<(u64, u64, u64)> = ends
+        .iter()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.strip_prefix("clock ")?.split(' ').collect();
+            Some((w[1].parse().ok()?, w[2].parse().ok()?, w[3].parse().ok()?))
+        })
+        .collect();
+    assert_eq!(served.len(), 10, "{ends:?}");
+    assert_eq!(client_clocks(&out), served);
+    // The spender's clock stands at 1 s before each of its moves; ours gains 2 s a move.
+    assert_eq!(served[0], (1, 1000, 3000));
+    assert_eq!(served[9].1, 1000);
+}
+
+#[test]
+fn a_sigterm_mid_game_records_the_game_so_far_and_the_opponent_wins_as_by_resignation() {
+    let dir = scratch("sigterm");
+    let config = config(&dir);
+    let server = Server::start(&["--games", "1", "--total", "600", "--max-moves", "400"]);
+    let outs = [dir.join("stopped"), dir.join("survivor")];
+    let a = client(&config, "slow", &server, "slow-1", &outs[0], &[]);
+    wait_logged_in(&outs[0]);
+    let b = client(&config, "slow", &server, "slow-2", &outs[1], &[]);
+    // Wait for a few moves, then stop the first client as a batch scheduler would.
+    let began = Instant::now();
+    loop {
+        let log = std::fs::read_to_string(outs[0].join("protocol.log")).unwrap_or_default();
+        if log.matches(",T").count() >= 8 {
+            break;
+        }
+        assert!(began.elapsed() < PATIENCE, "no moves: {log}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &a.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let (sa, _, ea) = finish(a, "council-csa (stopped)");
+    let (sb, ob, eb) = finish(b, "council-csa (survivor)");
+    assert_eq!(sa.code(), Some(130), "{ea}");
+    assert!(sb.success(), "{ob}\n{eb}");
+    assert!(ea.contains("SIGTERM"), "{ea}");
+    // The stopped client recorded the game so far, without a result, and says who stopped it.
+    let r = one_result(&outs[0]);
+    assert_eq!(ending(&r), ("draw", "aborted"));
+    assert!(r["plies"].as_u64().is_some_and(|n| n >= 4), "{r}");
+    assert!(
+        r["detail"].as_str().is_some_and(|d| d.contains("SIGTERM")),
+        "{}",
+        r["detail"]
+    );
+    assert_eq!(
+        csa_moves(&outs[0]),
+        r["moves"].as_array().map_or(0, Vec::len)
+    );
+    // The server hears a disconnect: the survivor wins as by resignation, as on shogi-server.
+    let s = one_result(&outs[1]);
+    assert_eq!(ending(&s), ("gote", "resign"));
+    let log = std::fs::read_to_string(outs[1].join("protocol.log")).expect("log");
+    assert!(
+        log.contains("< %TORYO\n") || log.contains(" < %TORYO"),
+        "{log}"
+    );
+    assert!(log.contains("< #RESIGN") && log.contains("< #WIN"), "{log}");
+    let ends = server.ends();
+    assert!(ends[0].ends_with("#RESIGN #LOSE"), "{ends:?}");
+}
+
+#[test]
+fn a_rejected_game_does_not_count_three_games_are_three_played() {
+    let dir = scratch("reject");
+    let config = config(&dir);
+    let server = Server::start(&["--games", "4", "--max-moves", "6", "--reject-game", "2"]);
+    let outs = [dir.join("a"), dir.join("b")];
+    let printed = play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &["--games", "3"],
+    );
+    let ends = server.ends();
+    assert_eq!(ends.len(), 4, "{ends:?}");
+    assert!(ends[1].contains("#REJECT"), "{ends:?}");
+    for (out, (stdout, stderr)) in outs.iter().zip(&printed) {
+        let ids: Vec<u64> = results(out)
+            .iter()
+            .filter_map(|r| r["id"].as_u64())
+            .collect();
+        assert_eq!(ids, vec![0, 1, 2], "{}", out.display());
+        assert!(stderr.contains("was rejected"), "{stderr}");
+        assert!(stdout.contains(": 3 games:"), "{stdout}");
+    }
+}
+
+#[test]
+fn a_client_reconnects_with_a_back_off_and_gives_up_after_its_attempts() {
+    let dir = scratch("reconnect");
+    let config = config(&dir);
+    // The server hosts one game and is gone; the client wants two.
+    let server = Server::start(&["--games", "1", "--max-moves", "4"]);
+    let outs = [dir.join("a"), dir.join("b")];
+    let a = client(
+        &config,
+        "engine",
+        &server,
+        "a",
+        &outs[0],
+        &["--games", "2", "--reconnect", "2"],
+    );
+    wait_logged_in(&outs[0]);
+    let b = client(&config, "engine", &server, "b", &outs[1], &[]);
+    let (sb, _, eb) = finish(b, "council-csa (one game)");
+    assert!(sb.success(), "{eb}");
+    let (sa, oa, ea) = finish(a, "council-csa (two games)");
+    assert_eq!(sa.code(), Some(1), "{oa}\n{ea}");
+    assert!(
+        ea.contains("connecting again in 1 s (attempt 1 of 2)")
+            && ea.contains("connecting again in 2 s (attempt 2 of 2)"),
+        "{ea}"
+    );
+    assert!(
+        ea.lines()
+            .last()
+            .is_some_and(|l| l.contains("cannot connect")),
+        "{ea}"
+    );
+    assert_eq!(results(&outs[0]).len(), 1, "the game played is recorded");
+    let _ = server.ends();
+}
+
+#[test]
+fn a_stop_watch_game_name_is_refused_before_connecting() {
+    let dir = scratch("stop-watch");
+    let config = config(&dir);
+    let out = Command::new(workspace_bin("council-csa"))
+        .arg(&config)
+        .arg("engine")
+        .args(["--server", "127.0.0.1:1", "--id", "x"])
+        .args(["--password", "sw-600-060,secret"])
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .expect("run council-csa");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("`sw-600-060` is a stop-watch game") && !err.contains("secret"),
+        "{err}"
+    );
+}
+
+/// Every move line sent in a protocol log, and the results line of its game.
+fn sent_moves(out: &Path) -> Vec<String> {
+    std::fs::read_to_string(out.join("protocol.log"))
+        .expect("log")
+        .lines()
+        .filter_map(|l| l.split_once(" > ").map(|(_, sent)| sent.to_string()))
+        .filter(|l| l.starts_with('+') || l.starts_with('-'))
+        .collect()
+}
+
+#[test]
+fn every_move_carries_floodgates_comment_score_from_sentes_view_and_the_line_after_it() {
+    use engine::position::Position;
+    let PairGame {
+        sente, gote, outs, ..
+    } = pair_game(
+        "pv-comment",
+        &["--games", "1", "--total", "60", "--max-moves", "20"],
+        "council",
+        "engine",
+        &[],
+    );
+    // Both clients sent floodgate's comment on every move: `<move>,'* <int> <moves>`, the score
+    // the player's from sente's view (as floodgate's records and this project's CSA records
+    // write `'**`), the moves legal from the position after the move.
+    for (out, r) in outs.iter().zip([&sente, &gote]) {
+        let sent = sent_moves(out);
+        assert_eq!(sent.len(), 10, "{sent:?}");
+        let moves: Vec<&str> = r["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .filter_map(|m| m.as_str())
+            .collect();
+        let ours = if r["sente"] == "council" { 0 } else { 1 };
+        for (k, line) in sent.iter().enumerate() {
+            let ply = 2 * k + ours;
+            let (word, comment) = line.split_once(",'* ").unwrap_or_else(|| panic!("{line}"));
+            let mut words = comment.split(' ');
+            let value: i32 = words
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("no score: {line}"));
+            let score = r["scores"][ply].clone();
+            let own = score["cp"]
+                .as_i64()
+                .unwrap_or_else(|| panic!("ply {ply}: {score}")) as i32;
+            assert_eq!(value, if ours == 0 { own } else { -own }, "{line}");
+            let mut pos = Position::startpos();
+            for m in &moves[..ply] {
+                pos.play(pos.parse_usi_move(m).expect("legal"));
+            }
+            assert_eq!(
+                engine::record::csa_move_to_usi(&pos, word).as_deref(),
+                Some(moves[ply]),
+                "{line}"
+            );
+            pos.play(pos.parse_usi_move(moves[ply]).expect("legal"));
+            for w in words {
+                let usi = engine::record::csa_move_to_usi(&pos, w)
+                    .unwrap_or_else(|| panic!("`{w}` of `{line}` is not a move here"));
+                pos.play(pos.parse_usi_move(&usi).expect("a legal pv"));
+            }
+        }
+    }
+}
+
+#[test]
+fn pv_comments_can_be_turned_off() {
+    let PairGame { outs, .. } = pair_game(
+        "pv-comment-off",
+        &["--games", "1", "--total", "60", "--max-moves", "6"],
+        "engine",
+        "engine",
+        &["--pv-comment", "off"],
+    );
+    for out in &outs {
+        let sent = sent_moves(out);
+        assert_eq!(sent.len(), 3, "{sent:?}");
+        assert!(sent.iter().all(|l| !l.contains(',')), "{sent:?}");
+    }
+}
+
+#[test]
+fn a_pondering_council_plays_four_games_at_ten_seconds_and_a_one_second_byoyomi_in_time() {
+    let dir = scratch("ponder");
+    let config = config(&dir);
+    let server = Server::start(&[
+        "--games",
+        "4",
+        "--total",
+        "10",
+        "--byoyomi",
+        "1",
+        "--max-moves",
+        "60",
+    ]);
+    let outs = [dir.join("council"), dir.join("single")];
+    let margin = ["--games", "4", "--margin-ms", "300"];
+    let printed = play_pair(
+        &server,
+        &config,
+        ("pcouncil", &outs[0]),
+        ("single", &outs[1]),
+        &margin,
+    );
+    let ends = server.ends();
+    assert_eq!(ends.len(), 4, "{ends:?}");
+    assert!(ends.iter().all(|e| !e.contains("#TIME_UP")), "{ends:?}");
+    let games = results(&outs[0]);
+    assert_eq!(games.len(), 4);
+    let (mut hits, mut misses) = (0, 0);
+    for g in &games {
+        assert_ne!(g["reason"], "timeout", "{g}");
+        let c = &g["costs"][0];
+        assert_eq!(c["player"], "pcouncil");
+        hits += c["ponder_hits"].as_u64().unwrap_or(0);
+        misses += c["ponder_misses"].as_u64().unwrap_or(0);
+    }
+    assert!(hits + misses > 0, "the council pondered");
+    let summary = printed[0].0.lines().last().unwrap_or_default().to_string();
+    assert!(
+        summary.starts_with("pcouncil: 4 games:")
+            && summary.contains(&format!("({hits} of {})", hits + misses)),
+        "{summary}"
+    );
+    eprintln!("{summary}");
+}
+
+#[test]
+fn moves_the_server_gives_with_the_summary_are_not_charged() {
+    let dir = scratch("from-moves");
+    let config = config(&dir);
+    let position = fixture("from-moves.csa");
+    let server = Server::start(&[
+        "--games",
+        "1",
+        "--total",
+        "60",
+        "--max-moves",
+        "8",
+        "--position",
+        &position,
+    ]);
+    let outs = [dir.join("sente"), dir.join("gote")];
+    play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &[],
+    );
+    let served: Vec<(u64, u64, u64)> = server
+        .output()
+        .iter()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.strip_prefix("clock ")?.split(' ').collect();
+            Some((w[1].parse().ok()?, w[2].parse().ok()?, w[3].parse().ok()?))
+        })
+        .collect();
+    // Six moves played after the two given: both clocks start full (the given moves' 30 s and
+    // 20 s are not charged), and each client keeps them as the server does.
+    assert_eq!(served.len(), 6);
+    assert_eq!(served[0].0, 3);
+    for out in &outs {
+        assert_eq!(client_clocks(out), served, "{}", out.display());
+        let r = one_result(out);
+        assert_eq!(r["moves"][0], "7g7f");
+        assert_eq!(r["plies"], 8);
+    }
+    let first = client_clocks(&outs[0])[0];
+    assert!(first.1 > 50_000 && first.2 == 60_000, "{first:?}");
 }

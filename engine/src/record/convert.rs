@@ -189,7 +189,7 @@ pub(super) fn csa_moves(pos: &Position, pv: &[Move]) -> String {
     words.join(" ")
 }
 
-fn score_value(score: Score) -> i32 {
+pub(super) fn score_value(score: Score) -> i32 {
     match score {
         Score::Cp(cp) => cp.clamp(-(MATE_THRESHOLD - 1), MATE_THRESHOLD - 1),
         Score::Mate(n) => {

@@ -151,6 +151,33 @@ pub fn csa_move(pos: &crate::position::Position, mv: crate::types::Move) -> Opti
     Some(convert::csa_moves(pos, &[mv])).filter(|w| !w.is_empty())
 }
 
+/// Floodgate's comment on a move as a client sends it after the move and a comma
+/// (`+7776FU,'* 30 -3334FU +2726FU`): `'* <score> <pv>`, where `after` is the position after
+/// the move, `mover` the side that played it, `score` its score from the mover's view and `pv`
+/// the line expected after it. The score is written as this crate's CSA records write `'**`
+/// lines (sente's view, a mate in n plies as ±(32000 − n)), so a server's record of the comment
+/// reads back as ours; the pv as far as it is legal from `after`.
+#[must_use]
+pub fn floodgate_comment(
+    after: &crate::position::Position,
+    mover: crate::types::Color,
+    score: crate::types::Score,
+    pv: &[crate::types::Move],
+) -> String {
+    let value = convert::score_value(score);
+    let value = if mover == crate::types::Color::Gote {
+        -value
+    } else {
+        value
+    };
+    let moves = convert::csa_moves(after, pv);
+    if moves.is_empty() {
+        format!("'* {value}")
+    } else {
+        format!("'* {value} {moves}")
+    }
+}
+
 /// A record file's text: UTF-8 (a leading byte-order mark dropped), else Shift_JIS (CP932,
 /// as WHATWG's Shift_JIS decoder reads it).
 fn decode(bytes: &[u8], format: Format) -> Result<Cow<'_, str>, RecordError> {

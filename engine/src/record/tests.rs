@@ -937,3 +937,38 @@ fn csa_move_words_convert_to_usi_and_back() {
     pos.play(pos.parse_usi_move("3a2b").expect("legal"));
     assert_eq!(csa_move_to_usi(&pos, "+0055KA").as_deref(), Some("B*5e"));
 }
+
+#[test]
+fn floodgate_comments_give_sentes_view_and_the_line_after_the_move() {
+    let mut pos = Position::startpos();
+    let mv = pos.parse_usi_move("7g7f").expect("move");
+    pos.play(mv);
+    let pv: Vec<Move> = ["3c3d", "2g2f"]
+        .iter()
+        .scan(pos.clone(), |p, m| {
+            let mv = p.parse_usi_move(m).ok()?;
+            p.play(mv);
+            Some(mv)
+        })
+        .collect();
+    assert_eq!(
+        floodgate_comment(&pos, Color::Sente, Score::Cp(30), &pv),
+        "'* 30 -3334FU +2726FU"
+    );
+    // Gote's own +30 is sente's -30; a mate in 3 for gote is -(32000 - 3).
+    let mut after = pos.clone();
+    after.play(pv[0]);
+    assert_eq!(
+        floodgate_comment(&after, Color::Gote, Score::Cp(30), &pv[1..]),
+        "'* -30 +2726FU"
+    );
+    assert_eq!(
+        floodgate_comment(&after, Color::Gote, Score::Mate(3), &[]),
+        "'* -31997"
+    );
+    // A pv that is not legal after the move is cut where it stops being legal.
+    assert_eq!(
+        floodgate_comment(&pos, Color::Sente, Score::Mate(-2), &pv[1..]),
+        "'* -31998"
+    );
+}

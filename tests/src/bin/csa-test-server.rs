@@ -1,34 +1,56 @@
-//! A small CSA protocol 1.2.1 server for the tests of `council-csa` (written from the protocol
-//! document, not a copy of shogi-server): it pairs logged-in clients, sends `Game_Summary`,
-//! relays moves with `,T<sec>` times, keeps both clocks and judges every ending the protocol
-//! names. Legality is the arbiter's (`council_play::game::adjudicate::judge_move`, the full
-//! legal-move list: pawn-drop mate, nifu and the like are `#ILLEGAL_MOVE`), impasse
+//! A small CSA protocol 1.2.1 server for the tests of `council-csa` that behaves as shogi-server
+//! (floodgate's server, which the computer shogi championships' servers run too) does on every
+//! point a client sees, written from the protocol document and shogi-server's observed
+//! behaviour, not a copy of its code: it pairs logged-in clients by game name, sends
+//! `Game_Summary`, relays moves with `,T<sec>` times, keeps both clocks and judges every ending
+//! the protocol names. Legality is the arbiter's (`council_play::game::adjudicate::judge_move`,
+//! the full legal-move list: pawn-drop mate, nifu and the like are `#ILLEGAL_MOVE`), impasse
 //! declarations the engine crate's 27-point rule, repetition the engine crate's (perpetual
 //! check loses).
 //!
 //! `csa-test-server [--port P] [--game NAME] [--total S] [--byoyomi S] [--increment S]
 //! [--least S] [--max-moves N] [--position FILE] [--games N] [--drop-after N]
-//! [--chudan-after N]`, or `csa-test-server --version`
+//! [--chudan-after N] [--reject-game N]`, or `csa-test-server --version`
 //!
 //! - `--port 0` (the default) binds a free port; the first line on stdout is `port <n>`.
-//! - A client logs in as `LOGIN <name> <game>,<password>` (floodgate's form); `<game>` must be
-//!   `--game` (default `test`), any password is accepted. The first two clients are paired,
-//!   the first to log in plays sente (the side to move first, from a standard start).
-//! - Clocks are in seconds (`Time_Unit:1sec`), kept by the workspace's one clock
-//!   (`engine::clock`) under shogi-server's rule: a move is charged its whole seconds, cut down,
-//!   at least `--least`; the increment is credited before the move, and time is up when the
-//!   charge reaches the main time left plus the increment plus the byoyomi. All three 0: no
-//!   clock.
+//! - Logins, as shogi-server reads them: `LOGIN <name> <password>`, where the password is
+//!   `<game name>,<password>` or a bare game name. A game name is `NAME-TOTAL-BYOYOMI`, `F` after
+//!   the byoyomi for a Fischer increment instead (`floodgate-300-10F`), a byoyomi written with a
+//!   leading 0 for shogi-server's stop watch (`sw-600-060`: `Time_Unit:1min`, time charged in
+//!   whole byoyomi periods, no byoyomi after the main time), and `-B` or `-W` after that to ask
+//!   for sente or gote. A password without a game name joins the default game, `--game`
+//!   (default `test`), with the clock of `--total`, `--byoyomi` and `--increment`. Any password
+//!   is accepted; a malformed `LOGIN` line gets `LOGIN:incorrect`.
+//! - Two clients of the same game are paired; the first to log in plays sente unless the sides
+//!   asked for say otherwise.
+//! - Clocks are in seconds (`Time_Unit:1sec`; `Increment:` always sent), kept by the
+//!   workspace's one clock (`engine::clock`) under shogi-server's rule: a move is charged its
+//!   whole seconds, cut down, at least `--least`; the increment is credited before the move, and
+//!   time is up when the charge reaches the main time left plus the increment plus the byoyomi.
+//!   All three 0: no clock. After each move a line `clock <game id> <moves> <sente ms> <gote ms>`
+//!   (main time left) goes to stdout.
+//! - Endings as shogi-server sends them: `%TORYO #RESIGN`, `%KACHI #JISHOGI` or
+//!   `%KACHI #ILLEGAL_MOVE`, `#ILLEGAL_MOVE`, `#TIME_UP`, `#SENNICHITE #DRAW`,
+//!   `#OUTE_SENNICHITE`, `#MAX_MOVES #CENSORED`, then `#WIN`/`#LOSE`/`#DRAW`. A client that
+//!   disconnects loses: its opponent gets `%TORYO #RESIGN #WIN` (at once when the one gone was
+//!   to move, else after the opponent's next move is relayed), never a word of its own.
+//! - After each game (and after a `REJECT`) the connection is closed without answering
+//!   `LOGOUT`, as shogi-server does in CSA mode: at once for the client whose move ended the
+//!   game, at its next line (or after 3 s) for the other. An empty line is answered with an empty
+//!   line (the keep-alive), in a game or not.
 //! - `--position FILE`: a CSA position (`P1`..`P9` or `PI`, `P+`/`P-`, `+`/`-`, moves played)
-//!   to start from, sent as the summary's `Position` section.
+//!   to start from, sent as the summary's `Position` section (its moves are not charged).
 //! - Fault injection: `--drop-after N` closes both connections after N moves of a game;
-//!   `--chudan-after N` sends `#CHUDAN` after N moves.
-//! - `--games N`: stop after hosting N games (default: serve until killed). Each game ends with
-//!   a line `end <game id> <#ENDING> <#WIN|#LOSE|#DRAW|#CENSORED for sente>` on stdout.
+//!   `--chudan-after N` sends `#CHUDAN` after N moves; `--reject-game N` answers the N-th game's
+//!   `AGREE`s with `REJECT:<id> by the Server`.
+//! - `--games N`: stop after hosting N games, rejected ones included (default: serve until
+//!   killed). Each game ends with a line `end <game id> <#ENDING> <#WIN|#LOSE|#DRAW|#CENSORED for
+//!   sente>` on stdout.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use council_play::game::adjudicate::judge_move;
@@ -40,9 +62,8 @@ use engine::types::Color;
 struct Args {
     port: u16,
     game: String,
-    total: u64,
-    byoyomi: u64,
-    increment: u64,
+    /// The default game's clock.
+    time: Time,
     least: u64,
     max_moves: u32,
     /// The `Position` section's lines, the position they give and the moves they played.
@@ -50,6 +71,17 @@ struct Args {
     games: Option<u64>,
     drop_after: Option<usize>,
     chudan_after: Option<usize>,
+    reject_game: Option<u64>,
+}
+
+/// A game's clock, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Time {
+    total: u64,
+    byoyomi: u64,
+    increment: u64,
+    /// shogi-server's stop watch: time charged in whole byoyomi periods.
+    stop_watch: bool,
 }
 
 const STANDARD: &str = "PI\n+\n";
@@ -58,15 +90,19 @@ fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         port: 0,
         game: "test".into(),
-        total: 60,
-        byoyomi: 0,
-        increment: 0,
+        time: Time {
+            total: 60,
+            byoyomi: 0,
+            increment: 0,
+            stop_watch: false,
+        },
         least: 0,
         max_moves: 256,
         position: read_position(STANDARD)?,
         games: None,
         drop_after: None,
         chudan_after: None,
+        reject_game: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -78,14 +114,15 @@ fn parse_args() -> Result<Args, String> {
         match a.as_str() {
             "--port" => args.port = number(value()?)? as u16,
             "--game" => args.game = value()?,
-            "--total" => args.total = number(value()?)?,
-            "--byoyomi" => args.byoyomi = number(value()?)?,
-            "--increment" => args.increment = number(value()?)?,
+            "--total" => args.time.total = number(value()?)?,
+            "--byoyomi" => args.time.byoyomi = number(value()?)?,
+            "--increment" => args.time.increment = number(value()?)?,
             "--least" => args.least = number(value()?)?,
             "--max-moves" => args.max_moves = number(value()?)? as u32,
             "--games" => args.games = Some(number(value()?)?),
             "--drop-after" => args.drop_after = Some(number(value()?)? as usize),
             "--chudan-after" => args.chudan_after = Some(number(value()?)? as usize),
+            "--reject-game" => args.reject_game = Some(number(value()?)?),
             "--position" => {
                 let path = value()?;
                 let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
@@ -109,6 +146,64 @@ fn read_position(text: &str) -> Result<(Vec<String>, Position, usize), String> {
     Ok((lines, record.position().clone(), record.moves().len()))
 }
 
+/// The game a `LOGIN` password asks for: its name, the side asked for, and its clock when the
+/// name gives one.
+#[derive(Clone, Debug)]
+struct GameName {
+    name: String,
+    side: Option<Color>,
+    time: Option<Time>,
+}
+
+/// shogi-server's identifiers: letters, digits, `_`, `@`, `-`, `.`.
+fn identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 32
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '@' | '-' | '.'))
+}
+
+/// `NAME-TOTAL-BYOYOMI[F][-B|-W]`: the name without the side, the side, the clock.
+fn game_name(text: &str) -> Option<GameName> {
+    let (rest, side) = match text.rsplit_once('-') {
+        Some((rest, "B" | "b")) => (rest, Some(Color::Sente)),
+        Some((rest, "W" | "w")) => (rest, Some(Color::Gote)),
+        _ => (text, None),
+    };
+    let (front, last) = rest.rsplit_once('-')?;
+    let (head, total) = front.rsplit_once('-')?;
+    let fischer = last.ends_with('F');
+    let digits = last.trim_end_matches('F');
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !(numeric(total) && numeric(digits) && identifier(head)) {
+        return None;
+    }
+    let (total, n) = (total.parse().ok()?, digits.parse().ok()?);
+    let stop_watch = digits.len() > 1 && digits.starts_with('0');
+    Some(GameName {
+        name: rest.to_string(),
+        side,
+        time: Some(Time {
+            total,
+            byoyomi: if fischer { 0 } else { n },
+            increment: if fischer { n } else { 0 },
+            stop_watch,
+        }),
+    })
+}
+
+/// The game a password asks for: the whole password when it is a game name, else what comes
+/// before a comma, else the default game.
+fn game_of_password(password: &str, default: &str) -> GameName {
+    game_name(password)
+        .or_else(|| game_name(password.split_once(',')?.0))
+        .unwrap_or(GameName {
+            name: default.to_string(),
+            side: None,
+            time: None,
+        })
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("--version") {
         say_stdout(concat!("csa-test-server ", env!("CARGO_PKG_VERSION")));
@@ -130,26 +225,44 @@ fn main() {
     };
     let port = listener.local_addr().map_or(0, |a| a.port());
     say_stdout(&format!("port {port}"));
-    let (logins, waiting) = mpsc::channel::<Client>();
-    let game_name = args.game.clone();
+    let (logins, arrivals) = mpsc::channel::<Client>();
+    let default_game = args.game.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let logins = logins.clone();
-            let game_name = game_name.clone();
+            let default_game = default_game.clone();
             std::thread::spawn(move || {
-                if let Some(c) = login(stream, &game_name) {
+                if let Some(c) = login(stream, &default_game) {
                     let _ = logins.send(c);
                 }
             });
         }
     });
+    let mut waiting: Vec<Client> = Vec::new();
     let mut hosted = 0;
     while args.games.is_none_or(|n| hosted < n) {
-        let Ok(first) = waiting.recv() else { break };
-        let Ok(second) = waiting.recv() else { break };
+        let Ok(arrived) = arrivals.recv() else { break };
+        waiting.retain(|c| !c.gone.load(Ordering::SeqCst));
+        let Some(i) = waiting
+            .iter()
+            .position(|c| c.game.name == arrived.game.name)
+        else {
+            waiting.push(arrived);
+            continue;
+        };
+        let first = waiting.remove(i);
+        // The first to log in plays sente, unless the sides asked for say otherwise.
+        let pair = match (first.game.side, arrived.game.side) {
+            (Some(Color::Gote), _) | (_, Some(Color::Sente)) => [arrived, first],
+            _ => [first, arrived],
+        };
         hosted += 1;
-        let id = format!("{}+{}+{}+{hosted}", args.game, first.name, second.name);
-        let (ending, sente_result) = host(&args, &id, [first, second]);
+        let id = format!(
+            "{}+{}+{}+{hosted}",
+            pair[0].game.name, pair[0].name, pair[1].name
+        );
+        let reject = args.reject_game == Some(hosted);
+        let (ending, sente_result) = host(&args, &id, pair, reject);
         say_stdout(&format!("end {id} {ending} {sente_result}"));
     }
 }
@@ -160,23 +273,34 @@ fn say_stdout(line: &str) {
     let _ = out.flush();
 }
 
-/// A logged-in client: its name, its socket, and its lines as they arrive.
+/// A logged-in client: its name, the game it asked for, its socket, its lines as they arrive
+/// (keep-alives answered and left out), and whether it is gone.
 struct Client {
     name: String,
-    stream: TcpStream,
+    game: GameName,
+    writer: Arc<Mutex<TcpStream>>,
     lines: mpsc::Receiver<Option<String>>,
+    gone: Arc<AtomicBool>,
 }
 
 impl Client {
-    fn send(&mut self, line: &str) {
-        let _ = self.stream.write_all(format!("{line}\n").as_bytes());
+    fn send(&self, line: &str) {
+        if let Ok(mut w) = self.writer.lock() {
+            let _ = w.write_all(format!("{line}\n").as_bytes());
+        }
+    }
+
+    fn close(&self) {
+        if let Ok(w) = self.writer.lock() {
+            let _ = w.shutdown(Shutdown::Both);
+        }
     }
 }
 
-/// Read `LOGIN <name> <game>,<password>`; answer it; hand over the client with a reader thread.
-fn login(stream: TcpStream, game_name: &str) -> Option<Client> {
+/// Read `LOGIN <name> <password>`; answer it; hand over the client with a reader thread.
+fn login(stream: TcpStream, default_game: &str) -> Option<Client> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut stream = stream;
+    let writer = Arc::new(Mutex::new(stream));
     let mut line = String::new();
     loop {
         line.clear();
@@ -186,50 +310,68 @@ fn login(stream: TcpStream, game_name: &str) -> Option<Client> {
         if !line.trim().is_empty() {
             break;
         }
+        // A keep-alive before logging in is answered too.
+        writer.lock().ok()?.write_all(b"\n").ok()?;
     }
     let words: Vec<&str> = line.split_whitespace().collect();
-    let ok =
-        words.len() == 3 && words[0] == "LOGIN" && words[2].split(',').next() == Some(game_name);
-    if !ok {
-        let _ = stream.write_all(b"LOGIN:incorrect\n");
+    if !(words.len() == 3 && words[0] == "LOGIN" && identifier(words[1])) {
+        let _ = writer.lock().ok()?.write_all(b"LOGIN:incorrect\n");
         return None;
     }
     let name = words[1].to_string();
-    let _ = stream.write_all(format!("LOGIN:{name} OK\n").as_bytes());
+    let game = game_of_password(words[2], default_game);
+    writer
+        .lock()
+        .ok()?
+        .write_all(format!("LOGIN:{name} OK\n").as_bytes())
+        .ok()?;
     let (tx, lines) = mpsc::channel();
+    let gone = Arc::new(AtomicBool::new(false));
+    let (echo, left) = (writer.clone(), gone.clone());
     std::thread::spawn(move || {
         for l in reader.lines() {
             let Ok(l) = l else { break };
-            if tx.send(Some(l.trim_end_matches('\r').to_string())).is_err() {
+            let l = l.trim_end_matches('\r').to_string();
+            if l.is_empty() {
+                if let Ok(mut w) = echo.lock() {
+                    let _ = w.write_all(b"\n");
+                }
+                continue;
+            }
+            if tx.send(Some(l)).is_err() {
                 return;
             }
         }
+        left.store(true, Ordering::SeqCst);
         let _ = tx.send(None);
     });
     Some(Client {
         name,
-        stream,
+        game,
+        writer,
         lines,
+        gone,
     })
 }
 
-fn summary(args: &Args, id: &str, names: [&str; 2], you: Color) -> String {
+fn summary(args: &Args, time: Time, id: &str, names: [&str; 2], you: Color) -> String {
     let sign = |c: Color| if c == Color::Sente { "+" } else { "-" };
     let to_move = sign(args.position.1.side_to_move());
+    let unit = if time.stop_watch { "1min" } else { "1sec" };
     let mut s = format!(
         "BEGIN Game_Summary\nProtocol_Version:1.2\nProtocol_Mode:Server\nFormat:Shogi 1.0\n\
          Declaration:Jishogi 1.1\nGame_ID:{id}\nName+:{}\nName-:{}\nYour_Turn:{}\n\
-         Rematch_On_Draw:NO\nTo_Move:{to_move}\nMax_Moves:{}\nBEGIN Time\nTime_Unit:1sec\n\
-         Total_Time:{}\nByoyomi:{}\nLeast_Time_Per_Move:{}\nIncrement:{}\nEND Time\n\
+         Rematch_On_Draw:NO\nTo_Move:{to_move}\nMax_Moves:{}\nBEGIN Time\nTime_Unit:{unit}\n\
+         Total_Time:{}\nByoyomi:{}\nIncrement:{}\nLeast_Time_Per_Move:{}\nEND Time\n\
          BEGIN Position\n",
         names[0],
         names[1],
         sign(you),
         args.max_moves,
-        args.total,
-        args.byoyomi,
+        time.total,
+        time.byoyomi,
+        time.increment,
         args.least,
-        args.increment
     );
     for l in &args.position.0 {
         s.push_str(l);
@@ -240,11 +382,12 @@ fn summary(args: &Args, id: &str, names: [&str; 2], you: Color) -> String {
 }
 
 /// Host one game between `clients` (sente first). Returns the ending word and sente's result.
-fn host(args: &Args, id: &str, mut clients: [Client; 2]) -> (String, String) {
+fn host(args: &Args, id: &str, clients: [Client; 2], reject: bool) -> (String, String) {
     let names = [clients[0].name.clone(), clients[1].name.clone()];
-    for (i, c) in clients.iter_mut().enumerate() {
+    let time = clients[0].game.time.unwrap_or(args.time);
+    for (i, c) in clients.iter().enumerate() {
         let you = if i == 0 { Color::Sente } else { Color::Gote };
-        c.send(&summary(args, id, [&names[0], &names[1]], you));
+        c.send(&summary(args, time, id, [&names[0], &names[1]], you));
     }
     // Both must agree.
     for i in 0..2 {
@@ -252,96 +395,108 @@ fn host(args: &Args, id: &str, mut clients: [Client; 2]) -> (String, String) {
             match clients[i].lines.recv_timeout(Duration::from_secs(30)) {
                 Ok(Some(l)) if l.starts_with("AGREE") => break,
                 Ok(Some(l)) if l.starts_with("REJECT") => {
-                    let by = names[i].clone();
-                    for c in clients.iter_mut() {
-                        c.send(&format!("REJECT:{id} by {by}"));
-                    }
-                    return ("#REJECT".into(), "-".into());
+                    return rejected(&clients, id, &names[i]);
                 }
                 Ok(Some(_)) => {}
-                _ => return ("#NO_AGREE".into(), "-".into()),
+                _ => return rejected(&clients, id, "the Server (timed out)"),
             }
         }
     }
-    for c in clients.iter_mut() {
+    if reject {
+        return rejected(&clients, id, "the Server");
+    }
+    for c in &clients {
         c.send(&format!("START:{id}"));
     }
     let mut game = Referee {
         args,
+        id,
         position: args.position.1.clone(),
         clocks: {
             let control = TimeControl {
-                main: Duration::from_secs(args.total),
-                byoyomi: Duration::from_secs(args.byoyomi),
-                increment: Duration::from_secs(args.increment),
+                main: Duration::from_secs(time.total),
+                byoyomi: Duration::from_secs(time.byoyomi),
+                increment: Duration::from_secs(time.increment),
             };
             (!control.is_unlimited()).then(|| Clocks::start(control))
         },
+        stop_watch: time.stop_watch.then_some(time.byoyomi.max(1)),
         played: 0,
         plies: args.position.2,
     };
-    let end = game.run(&mut clients);
+    let (end, mover) = game.run(&clients);
     match end {
-        End::Result { ending, winner } => {
-            for (i, c) in clients.iter_mut().enumerate() {
-                if let Some(e) = &ending {
-                    c.send(e);
+        End::Result { lines, winner } => {
+            for (i, c) in clients.iter().enumerate() {
+                for l in &lines {
+                    c.send(l);
                 }
                 let result = match winner {
-                    None if ending.as_deref() == Some("#MAX_MOVES") => "#CENSORED",
+                    None if lines.last().map(String::as_str) == Some("#MAX_MOVES") => "#CENSORED",
                     None => "#DRAW",
                     Some(w) if w.index() == i => "#WIN",
                     Some(_) => "#LOSE",
                 };
                 c.send(result);
             }
-            logout(&mut clients);
+            close_after_game(&clients, mover);
             let sente = match winner {
-                None if ending.as_deref() == Some("#MAX_MOVES") => "#CENSORED",
+                None if lines.last().map(String::as_str) == Some("#MAX_MOVES") => "#CENSORED",
                 None => "#DRAW",
                 Some(Color::Sente) => "#WIN",
                 Some(Color::Gote) => "#LOSE",
             };
-            (ending.unwrap_or_default(), sente.into())
+            let ending = lines.last().cloned().unwrap_or_default();
+            (ending, sente.into())
         }
         End::Chudan => {
-            for c in clients.iter_mut() {
+            for c in &clients {
                 c.send("#CHUDAN");
             }
-            logout(&mut clients);
+            close_after_game(&clients, mover);
             ("#CHUDAN".into(), "-".into())
         }
         End::Dropped => {
             for c in &clients {
-                let _ = c.stream.shutdown(Shutdown::Both);
+                c.close();
             }
             ("#DROPPED".into(), "-".into())
         }
     }
 }
 
-/// Answer `LOGOUT` for a little while, then close.
-fn logout(clients: &mut [Client; 2]) {
+/// `REJECT:<id> by <who>` to both, then both connections closed (CSA mode).
+fn rejected(clients: &[Client; 2], id: &str, by: &str) -> (String, String) {
+    for c in clients {
+        c.send(&format!("REJECT:{id} by {by}"));
+    }
+    close_after_game(clients, None);
+    ("#REJECT".into(), "-".into())
+}
+
+/// shogi-server in CSA mode: the connection of the client whose line ended the game closes at
+/// once; the other's at its next line (never answered, `LOGOUT` included), or after 3 s.
+fn close_after_game(clients: &[Client; 2], mover: Option<Color>) {
+    if let Some(m) = mover {
+        clients[m.index()].close();
+    }
     let until = Instant::now() + Duration::from_secs(3);
-    for c in clients.iter_mut() {
-        while let Some(left) = until.checked_duration_since(Instant::now()) {
-            match c.lines.recv_timeout(left) {
-                Ok(Some(l)) if l == "LOGOUT" => {
-                    c.send("LOGOUT:completed");
-                    break;
-                }
-                Ok(Some(_)) => {}
-                _ => break,
-            }
+    for (i, c) in clients.iter().enumerate() {
+        if mover.is_some_and(|m| m.index() == i) {
+            continue;
         }
-        let _ = c.stream.shutdown(Shutdown::Both);
+        if let Some(left) = until.checked_duration_since(Instant::now()) {
+            let _ = c.lines.recv_timeout(left);
+        }
+        c.close();
     }
 }
 
 enum End {
-    /// The `#` ending line (none for a plain result) and the winner (`None`: a draw).
+    /// The lines that say how (`%TORYO`, `#RESIGN`; none for a plain result) and the winner
+    /// (`None`: a draw).
     Result {
-        ending: Option<String>,
+        lines: Vec<String>,
         winner: Option<Color>,
     },
     Chudan,
@@ -350,9 +505,13 @@ enum End {
 
 struct Referee<'a> {
     args: &'a Args,
+    id: &'a str,
     position: Position,
     /// Both sides' clocks (`None`: a game without a clock).
     clocks: Option<Clocks>,
+    /// shogi-server's stop watch: its period, seconds (time is charged in whole periods, and
+    /// up when the charge reaches the main time left).
+    stop_watch: Option<u64>,
     /// Moves played in this game (after the start position's).
     played: usize,
     /// Moves from the start of the game (the start position's included), for `Max_Moves`.
@@ -360,106 +519,159 @@ struct Referee<'a> {
 }
 
 impl Referee<'_> {
-    fn run(&mut self, clients: &mut [Client; 2]) -> End {
+    /// Play until the game ends; how, and the side whose line (or silence) ended it.
+    fn run(&mut self, clients: &[Client; 2]) -> (End, Option<Color>) {
         loop {
             let mover = self.position.side_to_move();
-            let m = mover.index();
-            let began = Instant::now();
-            // Whole seconds are charged, cut down: the flag falls when they reach the allowance.
-            let allowance = self
-                .clocks
-                .map_or(Duration::MAX, |c| c.side(mover).allowance());
-            let line = loop {
-                let Some(left) = allowance.checked_sub(began.elapsed()) else {
-                    break None;
-                };
-                match clients[m].lines.recv_timeout(left) {
-                    Ok(Some(l)) if l.trim().is_empty() => {}
-                    Ok(Some(l)) => break Some(l),
-                    Ok(None) => return End::Dropped,
-                    Err(mpsc::RecvTimeoutError::Timeout) => break None,
-                    Err(mpsc::RecvTimeoutError::Disconnected) => return End::Dropped,
-                }
-            };
-            let loss = |ending: &str| End::Result {
-                ending: Some(ending.into()),
-                winner: Some(mover.opposite()),
-            };
-            let Some(line) = line else {
-                return loss("#TIME_UP");
-            };
-            let secs = (began.elapsed().as_secs()).max(self.args.least);
-            let mut charged = self.clocks;
-            if let Some(c) = &mut charged
-                && c.side_mut(mover)
-                    .charge(Duration::from_secs(secs), Duration::ZERO)
-                    .is_err()
-            {
-                return loss("#TIME_UP");
-            }
-            let word = line.split(',').next().unwrap_or("").trim().to_string();
-            match word.as_str() {
-                "%TORYO" => {
-                    for c in clients.iter_mut() {
-                        c.send(&format!("%TORYO,T{secs}"));
-                    }
-                    return loss("#RESIGN");
-                }
-                "%KACHI" => {
-                    if self.position.impasse_declaration().is_err() {
-                        return loss("#ILLEGAL_MOVE");
-                    }
-                    for c in clients.iter_mut() {
-                        c.send("%KACHI");
-                    }
-                    return End::Result {
-                        ending: Some("#JISHOGI".into()),
-                        winner: Some(mover),
-                    };
-                }
-                _ => {}
-            }
-            let name = clients[m].name.clone();
-            let Some(usi) = csa_move_to_usi(&self.position, &word) else {
-                return loss("#ILLEGAL_MOVE");
-            };
-            let Ok(mv) = judge_move(&self.position, &name, &usi) else {
-                return loss("#ILLEGAL_MOVE");
-            };
-            self.clocks = charged;
-            self.position.play(mv);
-            self.played += 1;
-            self.plies += 1;
-            for c in clients.iter_mut() {
-                c.send(&format!("{word},T{secs}"));
-            }
-            match self.position.repetition() {
-                Repetition::Draw => {
-                    return End::Result {
-                        ending: Some("#SENNICHITE".into()),
-                        winner: None,
-                    };
-                }
-                Repetition::PerpetualCheck { loser } => {
-                    return End::Result {
-                        ending: Some("#OUTE_SENNICHITE".into()),
-                        winner: Some(loser.opposite()),
-                    };
-                }
-                _ => {}
-            }
-            if self.plies >= self.args.max_moves as usize {
-                return End::Result {
-                    ending: Some("#MAX_MOVES".into()),
-                    winner: None,
-                };
-            }
-            if self.args.drop_after == Some(self.played) {
-                return End::Dropped;
-            }
-            if self.args.chudan_after == Some(self.played) {
-                return End::Chudan;
+            let (end, ended) = self.step(clients, mover);
+            if let Some(end) = end {
+                return (end, ended.then_some(mover));
             }
         }
+    }
+
+    /// The mover's allowance: what its next move may take, at most.
+    fn allowance(&self, mover: Color) -> Duration {
+        match (self.clocks, self.stop_watch) {
+            (None, _) => Duration::MAX,
+            (Some(c), Some(_)) => c.side(mover).remaining,
+            (Some(c), None) => c.side(mover).allowance(),
+        }
+    }
+
+    /// Charge `mover` `secs`; `false` when that is time up.
+    fn charge(&mut self, mover: Color, secs: u64) -> bool {
+        let Some(clocks) = &mut self.clocks else {
+            return true;
+        };
+        let side = clocks.side_mut(mover);
+        match self.stop_watch {
+            Some(period) => {
+                let charged = Duration::from_secs(secs / period * period);
+                if side.remaining <= charged {
+                    return false;
+                }
+                side.remaining -= charged;
+                true
+            }
+            None => side
+                .charge(Duration::from_secs(secs), Duration::ZERO)
+                .is_ok(),
+        }
+    }
+
+    /// One move of the side to move; the game's end when it ends, and whether the mover's
+    /// own line (or silence) ended it.
+    fn step(&mut self, clients: &[Client; 2], mover: Color) -> (Option<End>, bool) {
+        let m = mover.index();
+        let began = Instant::now();
+        // Whole seconds are charged, cut down: the flag falls when they reach the allowance.
+        let allowance = self.allowance(mover);
+        // Keep-alives are answered by the reader and never reach here: one wait suffices.
+        let line = match clients[m].lines.recv_timeout(allowance) {
+            Ok(Some(l)) => Some(l),
+            // The mover is gone: its opponent wins as by resignation.
+            Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return (Some(abandoned(mover.opposite())), false);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+        };
+        let loss = |lines: &[&str]| End::Result {
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+            winner: Some(mover.opposite()),
+        };
+        let Some(line) = line else {
+            return (Some(loss(&["#TIME_UP"])), true);
+        };
+        let secs = (began.elapsed().as_secs()).max(self.args.least);
+        let before = self.clocks;
+        if !self.charge(mover, secs) {
+            return (Some(loss(&["#TIME_UP"])), true);
+        }
+        let word = line.split(',').next().unwrap_or("").trim().to_string();
+        match word.as_str() {
+            "%TORYO" => return (Some(loss(&["%TORYO", "#RESIGN"])), true),
+            "%KACHI" => {
+                if self.position.impasse_declaration().is_err() {
+                    return (Some(loss(&["%KACHI", "#ILLEGAL_MOVE"])), true);
+                }
+                let won = End::Result {
+                    lines: vec!["%KACHI".into(), "#JISHOGI".into()],
+                    winner: Some(mover),
+                };
+                return (Some(won), true);
+            }
+            _ => {}
+        }
+        let name = clients[m].name.clone();
+        let Some(usi) = csa_move_to_usi(&self.position, &word) else {
+            self.clocks = before;
+            return (Some(loss(&["#ILLEGAL_MOVE"])), true);
+        };
+        let Ok(mv) = judge_move(&self.position, &name, &usi) else {
+            self.clocks = before;
+            return (Some(loss(&["#ILLEGAL_MOVE"])), true);
+        };
+        self.position.play(mv);
+        self.played += 1;
+        self.plies += 1;
+        for c in clients {
+            c.send(&format!("{word},T{secs}"));
+        }
+        if let Some(c) = self.clocks {
+            say_stdout(&format!(
+                "clock {} {} {} {}",
+                self.id,
+                self.plies,
+                c.side(Color::Sente).remaining.as_millis(),
+                c.side(Color::Gote).remaining.as_millis()
+            ));
+        }
+        // The opponent left while the mover thought: the mover wins as by resignation.
+        if clients[mover.opposite().index()]
+            .gone
+            .load(Ordering::SeqCst)
+        {
+            return (Some(abandoned(mover)), true);
+        }
+        match self.position.repetition() {
+            Repetition::Draw => {
+                let draw = End::Result {
+                    lines: vec!["#SENNICHITE".into()],
+                    winner: None,
+                };
+                return (Some(draw), true);
+            }
+            Repetition::PerpetualCheck { loser } => {
+                let lost = End::Result {
+                    lines: vec!["#OUTE_SENNICHITE".into()],
+                    winner: Some(loser.opposite()),
+                };
+                return (Some(lost), true);
+            }
+            _ => {}
+        }
+        if self.plies >= self.args.max_moves as usize {
+            let draw = End::Result {
+                lines: vec!["#MAX_MOVES".into()],
+                winner: None,
+            };
+            return (Some(draw), true);
+        }
+        if self.args.drop_after == Some(self.played) {
+            return (Some(End::Dropped), true);
+        }
+        if self.args.chudan_after == Some(self.played) {
+            return (Some(End::Chudan), true);
+        }
+        (None, false)
+    }
+}
+
+/// A game its opponent left: `winner` hears `%TORYO #RESIGN #WIN`, as from shogi-server.
+fn abandoned(winner: Color) -> End {
+    End::Result {
+        lines: vec!["%TORYO".into(), "#RESIGN".into()],
+        winner: Some(winner),
     }
 }

@@ -1,15 +1,22 @@
 //! `council-csa CONFIG PLAYER --server HOST:PORT --id NAME --password PASS [--games N]
-//! [--out DIR] [--quiet]`: a player of a council-match config (a council or one engine) on a
-//! CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl` and a protocol log go
-//! to `--out`. See `council_play::csa` and docs/guide/csa.md.
+//! [--out DIR] [--pv-comment on|off] [--quiet]`: a player of a council-match config (a council
+//! or one engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`
+//! and a protocol log go to `--out`; a line per game and a closing summary to stdout. Exit
+//! status: 0 when the games were played, 1 on an error, 2 for bad input, 130 when stopped by
+//! Ctrl-C or SIGTERM (a second one exits at once). See `council_play::csa` and
+//! docs/guide/csa.md.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
-use council_play::csa::game::{CsaGame, CsaOptions, run};
+use clap::{Parser, ValueEnum};
+use council_play::csa::client::{CsaGame, CsaOptions, Event, run};
+use council_play::csa::protocol::GameName;
+use council_play::signals::{Stop, stop_on_signals};
 use council_schema::config::Config;
+use council_schema::results::{Reason, Winner};
+use engine::types::Color;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -28,11 +35,12 @@ struct Cli {
     /// The login name (floodgate: the name shown on its pages).
     #[arg(long)]
     id: String,
-    /// The password (floodgate: `<game name>,<password>`, e.g. `floodgate-300-10F,secret`).
-    /// Masked in the protocol log.
+    /// `<game name>,<password>` as shogi-server reads it: the game name is
+    /// NAME-TOTAL-BYOYOMI, F after the byoyomi for a Fischer increment, -B or -W after that to
+    /// ask for sente or gote (e.g. `floodgate-300-10F,secret`). Masked in the protocol log.
     #[arg(long)]
     password: String,
-    /// Games to play, reconnecting for each.
+    /// Games to play, logging in for each (a rejected game does not count).
     #[arg(long, default_value_t = 1)]
     games: u32,
     /// Output folder (default runs/csa-<unix time>/).
@@ -44,12 +52,27 @@ struct Cli {
     /// Send an empty line after this many seconds without sending anything (0: never).
     #[arg(long, default_value_t = 30)]
     keep_alive: u64,
+    /// Floodgate's comment on each move (`+7776FU,'* 30 -3334FU +2726FU`: the score and the
+    /// expected line). shogi-server keeps it in its record and shows it to spectators, never
+    /// to the opponent.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pv_comment: Switch,
+    /// Attempts in a row to connect again, with a back-off of 1 s doubling to 60 s, after the
+    /// connection drops or is refused (0: give up at once).
+    #[arg(long, default_value_t = 10)]
+    reconnect: u32,
     /// Master seed of the players' randomness (each game's seed derives from it).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// No line per game on stdout.
+    /// Nothing on stdout (no line per game, no closing summary).
     #[arg(long)]
     quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Switch {
+    On,
+    Off,
 }
 
 fn main() -> ExitCode {
@@ -73,6 +96,17 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    if cli.games == 0 {
+        eprintln!("council-csa: --games: 0 games to play; give at least 1");
+        return ExitCode::from(2);
+    }
+    if let Some(game) = GameName::from_password(&cli.password).filter(|g| g.stop_watch) {
+        eprintln!(
+            "council-csa: --password: `{}` is a stop-watch game (its byoyomi begins with 0), which council-csa does not play; use NAME-TOTAL-BYOYOMI or NAME-TOTAL-INCREMENTF",
+            game.name
+        );
+        return ExitCode::from(2);
+    }
     let out = cli.out.clone().unwrap_or_else(|| {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -88,6 +122,8 @@ fn main() -> ExitCode {
         margin: Duration::from_millis(cli.margin_ms),
         keep_alive: Duration::from_secs(cli.keep_alive),
         seed: cli.seed,
+        pv_comment: cli.pv_comment == Switch::On,
+        reconnect: cli.reconnect,
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -100,35 +136,117 @@ fn main() -> ExitCode {
         }
     };
     let quiet = cli.quiet;
-    let mut report = |g: &CsaGame| {
-        if !quiet {
-            println!(
-                "game {} {}: {} vs {}: {} by {} after {} moves ({})",
-                g.result.id,
-                g.game_id,
-                g.result.sente,
-                g.result.gote,
-                g.result.result.name(),
-                g.result.reason.name(),
-                g.result.plies,
-                g.said
-            );
+    let mut games: Vec<CsaGame> = Vec::new();
+    let mut report = |e: Event<'_>| match e {
+        Event::Game(g) => {
+            if !quiet {
+                println!("{}", game_line(g));
+            }
+            games.push(g.clone());
         }
+        Event::Notice(n) => eprintln!("council-csa: {n}"),
     };
+    let stop = Stop::new();
     let result = rt.block_on(async {
-        council_players::factory::preflight(&config)
-            .await
-            .map_err(|e| e.to_string())?;
-        run(&config, &cli.player, &opts, &mut report)
-            .await
-            .map_err(|e| e.to_string())
+        let signals = stop_on_signals(
+            stop.clone(),
+            |by| {
+                eprintln!(
+                    "council-csa: {by}: recording the game in progress, then stopping (again to stop at once)"
+                )
+            },
+            |by| {
+                eprintln!("council-csa: {by} again: stopping at once");
+                std::process::exit(130);
+            },
+        );
+        let result = async {
+            council_players::factory::preflight(&config)
+                .await
+                .map_err(|e| e.to_string())?;
+            run(&config, &cli.player, &opts, &stop, &mut report)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .await;
+        signals.abort();
+        result
     });
     rt.shutdown_timeout(Duration::from_millis(200));
+    if !quiet {
+        println!("{}", summary_line(&cli.player, &games));
+    }
     match result {
+        Ok(run) if run.stopped_by.is_some() => ExitCode::from(130),
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("council-csa: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// One game: `game 0 <Game_ID>: a vs b: sente by resign after 80 moves (#RESIGN #WIN)`, and the
+/// player's ponder hits when it pondered.
+fn game_line(g: &CsaGame) -> String {
+    let r = &g.result;
+    let ponder = r
+        .costs
+        .first()
+        .filter(|c| c.ponder_hits + c.ponder_misses > 0)
+        .map_or(String::new(), |c| {
+            format!(
+                "; ponder hits {}/{}",
+                c.ponder_hits,
+                c.ponder_hits + c.ponder_misses
+            )
+        });
+    format!(
+        "game {} {}: {} vs {}: {} by {} after {} moves ({}){ponder}",
+        r.id,
+        g.game_id,
+        r.sente,
+        r.gote,
+        r.result.name(),
+        r.reason.name(),
+        r.plies,
+        g.said
+    )
+}
+
+/// The session in one line: the player's wins, draws, losses and games without a result, and
+/// its ponder hit rate when it pondered (`n/a` when it played no game).
+fn summary_line(player: &str, games: &[CsaGame]) -> String {
+    let (mut wins, mut draws, mut losses, mut aborted) = (0, 0, 0, 0);
+    let (mut hits, mut misses) = (0u64, 0u64);
+    for g in games {
+        let r = &g.result;
+        let ours = match g.you {
+            Color::Sente => Winner::Sente,
+            Color::Gote => Winner::Gote,
+        };
+        match r.result {
+            _ if r.reason == Reason::Aborted => aborted += 1,
+            Winner::Draw => draws += 1,
+            w if w == ours => wins += 1,
+            _ => losses += 1,
+        }
+        for c in &r.costs {
+            hits += u64::from(c.ponder_hits);
+            misses += u64::from(c.ponder_misses);
+        }
+    }
+    let ponder = if hits + misses > 0 {
+        format!(
+            "; ponder hit rate {:.1}% ({hits} of {})",
+            100.0 * hits as f64 / (hits + misses) as f64,
+            hits + misses
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{player}: {} games: {wins} won, {draws} drawn, {losses} lost, {aborted} without a result{ponder}",
+        games.len()
+    )
 }

@@ -1,314 +1,53 @@
-//! The game loop of `council-csa`: log in, read the `Game_Summary`, agree, then play one game
-//! move by move against the server's clock, and write what happened the way `council-match`
-//! does (records through `game::records::write_records`, one `results.jsonl` line through
-//! `results::append::ResultsWriter`), whatever way the game ends.
+//! One game on a CSA server, from `START` to the server's verdict (or the end of the connection,
+//! or a stop): the position, both clocks as the server keeps them, the player asked for our
+//! moves and pondering in the opponent's time, and the sheet that becomes the game's records and
+//! its `results.jsonl` line (the way `council-match` records a game).
 //!
 //! The server is the arbiter here: a move counts when the server echoes it (`+7776FU,T3`),
-//! the clocks are charged with the server's own `,T` times, and the result is the server's
-//! `#` lines. The client still checks its own side with the arbiter's rules before sending
+//! both clocks are charged with the server's own `,T` times by the one clock's rule (the
+//! increment credited before the move; shogi-server's), and the result is the server's `#`
+//! lines. The client still checks its own side with the arbiter's rules before sending
 //! anything: a move that is not legal is never sent (the client resigns instead), and `%KACHI`
 //! is sent only when the arbiter's own impasse check (`Position::impasse_declaration`, the
 //! 27-point rule) agrees; a player's `win` that fails it resigns (`%TORYO`), as such a
 //! declaration loses in `council-match` too.
 //!
-//! Invariant: every game that began (`START`) leaves its records and one results line, also
-//! when the server stops it or the connection drops (reason `aborted`, scored for neither side).
+//! Invariant: every game that began ends in an [`End`] that [`Game::finish`] turns into a
+//! played game, also when the server stops it, the connection drops or a signal stops the
+//! client (reason `aborted`, scored for neither side).
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use engine::clock::Clocks;
+use engine::clock::{Clocks, SideClock};
 use engine::position::Position;
 use engine::types::{Color, Score};
 use tokio::time::Instant;
 
 use super::protocol::{
-    Ending, GameSummary, Outcome, ServerLine, login_line, move_line, parse_server_line, verdict,
+    Ending, GameSummary, Outcome, ServerLine, move_line, parse_server_line, verdict,
 };
 use super::session::{ProtocolLog, Session, SessionError};
 use crate::game::adjudicate::judge_move;
 use crate::game::arbiter::PlayedGame;
-use crate::game::records::write_records;
+use crate::signals::Stop;
 use council_players::player::budget;
-use council_players::player::{
-    Budget, Decision, MoveRequest, Outcome as PlayerOutcome, Player, Thought,
-};
+use council_players::player::{Budget, Decision, MoveRequest, Player, PlayerError, Thought};
 use council_schema::config::Config;
-use council_schema::results::append::ResultsWriter;
 use council_schema::results::votes::CouncilVote;
 use council_schema::results::{GameResult, PlayerCost, Reason, Winner};
 
-/// How `council-csa` connects and plays.
-#[derive(Debug, Clone)]
-pub struct CsaOptions {
-    /// `HOST:PORT`.
-    pub server: String,
-    pub id: String,
-    pub password: String,
-    pub games: u32,
-    pub out: PathBuf,
-    /// Kept back from every move's time for the network and the server's measurement.
-    pub margin: Duration,
-    /// Silence after which an empty line is sent (zero: never).
-    pub keep_alive: Duration,
-    pub seed: u64,
-}
-
-/// What stops `council-csa` before or between games (a game that began always ends in a
-/// results line instead).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CsaError {
-    #[error(transparent)]
-    Session(#[from] SessionError),
-    #[error("{server}: LOGIN as `{id}` was refused (LOGIN:incorrect)")]
-    LoginRefused { server: String, id: String },
-    #[error("{server}: {problem}")]
-    Protocol { server: String, problem: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Results(#[from] council_schema::results::read::ReadError),
-}
-
-/// One game as it was played and recorded, for the caller's report.
-#[derive(Debug, Clone)]
-pub struct CsaGame {
-    pub game_id: String,
-    pub result: GameResult,
-    /// The server's words for the ending (`#RESIGN #WIN`), or what happened to the connection.
-    pub said: String,
-}
-
-/// Play `opts.games` games as `player` on the server, reconnecting for each; returns each game
-/// as recorded. A game that began is always recorded; an error stops before the next game.
-pub async fn run(
-    config: &Config,
-    player_name: &str,
-    opts: &CsaOptions,
-    report: &mut dyn FnMut(&CsaGame),
-) -> Result<Vec<CsaGame>, CsaError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CsaError::Io { path, source }
-    };
-    let records = opts.out.join("records");
-    std::fs::create_dir_all(&records).map_err(io(&records))?;
-    let results_path = opts.out.join("results.jsonl");
-    let (first, complete_len) = games_so_far(&results_path)?;
-    let mut results =
-        ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
-    let log_path = opts.out.join("protocol.log");
-    let log = ProtocolLog::open(&log_path).map_err(io(&log_path))?;
-    let mut player = council_players::factory::build_player(config, player_name);
-    let mut played = Vec::new();
-    let mut outcome = Ok(());
-    for n in first..first + u64::from(opts.games) {
-        let seed = council_schema::seed::game_seed(opts.seed, n);
-        match play_one(config, player_name, player.as_mut(), opts, &log, n, seed).await {
-            Ok(Some(game)) => {
-                write_records(&records, config, &game.played).map_err(io(&records))?;
-                results
-                    .append(&game.played.result)
-                    .map_err(io(&results_path))?;
-                let g = CsaGame {
-                    game_id: game.game_id,
-                    result: game.played.result,
-                    said: game.said,
-                };
-                report(&g);
-                played.push(g);
-            }
-            Ok(None) => {}
-            Err(e) => {
-                outcome = Err(e);
-                break;
-            }
-        }
-    }
-    player.shutdown().await;
-    outcome.map(|()| played)
-}
-
-/// The number the next game takes in a `--out` folder that may hold earlier sessions' games (one
-/// past the highest id; game ids and seeds go on from there), and where the file's complete
-/// lines end (a line cut off by a crash is dropped).
-fn games_so_far(path: &Path) -> Result<(u64, Option<u64>), CsaError> {
-    use council_schema::results::read::{Malformed, Policy, Repeats, TornTail, read};
-    if !path.exists() {
-        return Ok((0, None));
-    }
-    let policy = Policy {
-        torn_tail: TornTail::Skip,
-        malformed: Malformed::Fail,
-        repeats: Repeats::KeepAll,
-    };
-    let found = read(std::slice::from_ref(&path.to_path_buf()), policy)?;
-    let next = found.games.iter().map(|g| g.id + 1).max().unwrap_or(0);
-    Ok((next, found.files.first().map(|f| f.complete_len)))
-}
-
-/// A game as it ended, before it is written.
-struct Finished {
-    game_id: String,
-    played: PlayedGame,
-    said: String,
-}
-
-/// Log in, wait for a game, agree, play it, log out. `Ok(None)`: the game was rejected.
-async fn play_one(
-    config: &Config,
-    player_name: &str,
-    player: &mut dyn Player,
-    opts: &CsaOptions,
-    log: &ProtocolLog,
-    number: u64,
-    seed: u64,
-) -> Result<Option<Finished>, CsaError> {
-    let mut session = Session::connect(&opts.server, opts.keep_alive, log.clone()).await?;
-    let protocol = |problem: String| CsaError::Protocol {
-        server: opts.server.clone(),
-        problem,
-    };
-    session.send(&login_line(&opts.id, &opts.password))?;
-    let summary = loop {
-        match next(&mut session).await? {
-            ServerLine::LoginOk | ServerLine::Empty | ServerLine::Other(_) => {}
-            ServerLine::LoginIncorrect => {
-                return Err(CsaError::LoginRefused {
-                    server: opts.server.clone(),
-                    id: opts.id.clone(),
-                });
-            }
-            ServerLine::SummaryBegin => break read_summary(&mut session).await?,
-            other => return Err(protocol(format!("unexpected before a game: {other:?}"))),
-        }
-    };
-    let summary = match summary {
-        Ok(s) => s,
-        Err((id, problem)) => {
-            if let Some(id) = id {
-                session.send(&format!("REJECT {id}"))?;
-            }
-            session.close().await;
-            return Err(protocol(format!(
-                "a Game_Summary this client cannot play: {problem}"
-            )));
-        }
-    };
-    if let Err(e) = player.new_game(seed).await {
-        session.send(&format!("REJECT {}", summary.game_id))?;
-        session.close().await;
-        return Err(protocol(format!("the player cannot start a game: {e}")));
-    }
-    session.send(&format!("AGREE {}", summary.game_id))?;
-    loop {
-        match next(&mut session).await? {
-            ServerLine::Start(_) => break,
-            ServerLine::Reject(why) => {
-                eprintln!(
-                    "council-csa: {}: game {} was rejected ({why})",
-                    opts.server, summary.game_id
-                );
-                player.game_over(PlayerOutcome::Draw).await;
-                let _ = session.send("LOGOUT");
-                session.close().await;
-                return Ok(None);
-            }
-            _ => {}
-        }
-    }
-    let mut game = Game::new(config, player_name, &summary, opts.margin, number, seed)
-        .map_err(|e| protocol(format!("the Game_Summary's position: {e}")))?;
-    let end = game.play(player, &mut session).await;
-    player
-        .game_over(match end.outcome {
-            Some(Outcome::Win) => PlayerOutcome::Win,
-            Some(Outcome::Lose) => PlayerOutcome::Lose,
-            _ => PlayerOutcome::Draw,
-        })
-        .await;
-    if end.connected {
-        let _ = session.send("LOGOUT");
-        let _ = tokio::time::timeout(Duration::from_secs(2), async {
-            while let Ok(Some(line)) = session.recv().await {
-                if parse_server_line(&line) == ServerLine::LogoutCompleted {
-                    break;
-                }
-            }
-        })
-        .await;
-    }
-    session.close().await;
-    let finished = game.finish(&end);
-    if finished.result.reason == Reason::Aborted {
-        eprintln!(
-            "council-csa: {}: game {} ended without a result after {} moves ({}); its moves so far are recorded in {}",
-            opts.server,
-            summary.game_id,
-            finished.result.moves.len(),
-            end.said,
-            opts.out.display()
-        );
-    }
-    Ok(Some(Finished {
-        game_id: summary.game_id.clone(),
-        played: finished,
-        said: end.said,
-    }))
-}
-
-/// The next line, classified; the end of the connection is an error outside a game.
-async fn next(session: &mut Session) -> Result<ServerLine, CsaError> {
-    match session.recv().await? {
-        Some(line) => Ok(parse_server_line(&line)),
-        None => Err(SessionError::Closed {
-            server: session.server().to_string(),
-        }
-        .into()),
-    }
-}
-
-/// The lines up to `END Game_Summary`, parsed; a summary that does not parse gives its game id
-/// (when it has one, to reject it) and the problem.
-async fn read_summary(
-    session: &mut Session,
-) -> Result<Result<GameSummary, (Option<String>, String)>, CsaError> {
-    let mut lines = Vec::new();
-    loop {
-        let Some(line) = session.recv().await? else {
-            return Err(SessionError::Closed {
-                server: session.server().to_string(),
-            }
-            .into());
-        };
-        if line == "END Game_Summary" {
-            break;
-        }
-        lines.push(line);
-    }
-    Ok(GameSummary::parse(&lines).map_err(|e| {
-        let id = lines
-            .iter()
-            .find_map(|l| l.strip_prefix("Game_ID:"))
-            .map(str::to_string);
-        (id, e.to_string())
-    }))
-}
-
 /// How a game ended, as the loop saw it.
-struct End {
-    ending: Option<Ending>,
-    outcome: Option<Outcome>,
+pub(crate) struct End {
+    pub(crate) ending: Option<Ending>,
+    pub(crate) outcome: Option<Outcome>,
     /// The `%` word the game ended on (`%TORYO`, `%KACHI`).
     last_special: Option<String>,
-    /// The connection is still up (the client logs out).
-    connected: bool,
-    said: String,
-    /// A note of the client's own (why it resigned, what broke).
+    /// How the connection is left: the server ended the game (log out), or it is gone or must
+    /// be dropped (a stop).
+    pub(crate) logout: bool,
+    /// What happened, in a few words (the server's lines, or what broke).
+    pub(crate) said: String,
+    /// A note of the client's own (why it resigned, what broke, who stopped it).
     note: Option<String>,
 }
 
@@ -331,14 +70,25 @@ struct Course {
     outcome: Option<Outcome>,
     /// A note of the client's own (why it resigned, what broke).
     note: Option<String>,
+    /// Our move was echoed and the player ponders: start pondering before the next line.
+    ponder_now: bool,
+}
+
+/// What the game needs from the session's options.
+pub(crate) struct GameSettings {
+    /// Kept back from every move's time for the network and the server's measurement.
+    pub(crate) margin: Duration,
+    /// Send floodgate's `'* <score> <pv>` comment with each move.
+    pub(crate) pv_comment: bool,
 }
 
 /// One game's state on the client: the position, both clocks, and the growing sheet.
-struct Game<'a> {
+pub(crate) struct Game<'a> {
     config: &'a Config,
     player_name: &'a str,
     summary: &'a GameSummary,
-    margin: Duration,
+    settings: GameSettings,
+    log: ProtocolLog,
     id: u64,
     seed: u64,
     position: Position,
@@ -352,22 +102,31 @@ struct Game<'a> {
     pvs: Vec<Vec<String>>,
     votes: Vec<CouncilVote>,
     cost: PlayerCost,
+    /// The opponent's reply the player ponders on, while it does.
+    pondering: Option<String>,
     began: Instant,
     started_unix_ms: Option<u64>,
 }
 
 impl<'a> Game<'a> {
-    fn new(
+    /// The game `summary` describes, as game `id` of this session's output.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
         config: &'a Config,
         player_name: &'a str,
         summary: &'a GameSummary,
-        margin: Duration,
+        settings: GameSettings,
+        log: ProtocolLog,
         id: u64,
         seed: u64,
     ) -> Result<Self, String> {
         let mut position = Position::from_sfen(&summary.start_sfen).map_err(|e| e.to_string())?;
         // The moves the server gave with the summary are not charged: its clocks start full.
-        let clocks = summary.time.control().map(Clocks::start);
+        let controls = summary.time.map(|t| t.control());
+        let clocks = (controls.iter().any(Option::is_some)).then(|| {
+            let [sente, gote] = controls.map(|c| SideClock::new(c.unwrap_or_default()));
+            Clocks::new(sente, gote)
+        });
         let mut moves = Vec::new();
         for (usi, _units) in &summary.played {
             let mv = position.parse_usi_move(usi).map_err(|e| e.to_string())?;
@@ -378,7 +137,8 @@ impl<'a> Game<'a> {
             config,
             player_name,
             summary,
-            margin,
+            settings,
+            log,
             id,
             seed,
             position,
@@ -393,6 +153,7 @@ impl<'a> Game<'a> {
                 player: player_name.to_string(),
                 ..PlayerCost::default()
             },
+            pondering: None,
             began: Instant::now(),
             started_unix_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -401,16 +162,11 @@ impl<'a> Game<'a> {
         })
     }
 
-    /// The request for our move: the player's per-move limits and the server's clocks less the
-    /// margin, planned as `council-usi` plans a GUI's clock ([`budget::plan`]).
+    /// The request for our move on the board (or, pondering, for our next move after the
+    /// opponent's): the player's per-move limits and the server's clocks with the margin kept
+    /// back from ours, planned as `council-usi` plans a GUI's clock ([`budget::plan`]).
     fn request(&self) -> MoveRequest {
-        let you = self.summary.you;
-        let pc = self.config.player(self.player_name);
-        let mut budget = Budget::per_move(&pc.limits);
-        if let Some(clocks) = self.clocks {
-            budget.clock = Some(clocks.less(you, self.margin));
-        }
-        let p = budget::plan(budget, pc.move_timeout_ms, you);
+        let p = self.plan();
         MoveRequest {
             position: self.position.clone(),
             budget: p.budget,
@@ -419,13 +175,41 @@ impl<'a> Game<'a> {
         }
     }
 
-    /// Play until the server ends the game or the connection drops.
-    async fn play(&mut self, player: &mut dyn Player, session: &mut Session) -> End {
+    /// The plan behind [`Game::request`]: the margin comes off our clock by the one margin rule
+    /// (byoyomi, then main time, then increment: a Fischer game's last seconds too), then the
+    /// plan keeps its own safety; the deadline is the server's allowance less the margin.
+    fn plan(&self) -> budget::Plan {
         let you = self.summary.you;
+        let pc = self.config.player(self.player_name);
+        let mut budget = Budget::per_move(&pc.limits);
+        if let Some(clocks) = self.clocks {
+            budget.clock = Some(clocks.less(you, self.settings.margin));
+        }
+        budget::plan(budget, pc.move_timeout_ms, you)
+    }
+
+    /// Play until the server ends the game, the connection drops or `stop` is asked for.
+    pub(crate) async fn play(
+        &mut self,
+        player: &mut dyn Player,
+        session: &mut Session,
+        stop: &Stop,
+    ) -> End {
+        let you = self.summary.you;
+        let ponders = player.ponders();
         let mut st = Course::default();
         loop {
+            if st.ponder_now {
+                st.ponder_now = false;
+                let req = self.request();
+                tokio::select! {
+                    p = player.ponder(&req, None) => self.pondering = p,
+                    () = stop.requested() => return self.stopped(st, stop),
+                }
+            }
             let our_turn = self.position.side_to_move() == you && st.pending.is_none();
             if our_turn && !st.answered {
+                self.count_ponder();
                 let req = self.request();
                 let asked = Instant::now();
                 let think = player.think(&req);
@@ -436,10 +220,11 @@ impl<'a> Game<'a> {
                     tokio::select! {
                         thought = &mut think => break thought,
                         line = session.recv() => {
-                            if let Some(end) = self.hear(line, &mut st) {
+                            if let Some(end) = self.hear(line, &mut st, ponders) {
                                 return end;
                             }
                         }
+                        () = stop.requested() => return self.stopped(st, stop),
                     }
                 };
                 st.answered = true;
@@ -456,7 +241,11 @@ impl<'a> Game<'a> {
                 }
                 continue;
             }
-            if let Some(end) = self.hear(session.recv().await, &mut st) {
+            let line = tokio::select! {
+                line = session.recv() => line,
+                () = stop.requested() => return self.stopped(st, stop),
+            };
+            if let Some(end) = self.hear(line, &mut st, ponders) {
                 return end;
             }
             // Checkmated: the protocol has no word for it but resignation.
@@ -474,12 +263,26 @@ impl<'a> Game<'a> {
         }
     }
 
-    /// Charge `mover` the time the server said its move took. A move the server accepted
-    /// past the clock as we keep it means our copy is off: it is told and set to no main time.
+    /// When the player pondered in the opponent's time: whether on the move the opponent
+    /// played, counted in the player's costs.
+    fn count_ponder(&mut self) {
+        if let Some(expected) = self.pondering.take() {
+            if self.moves.last() == Some(&expected) {
+                self.cost.ponder_hits += 1;
+            } else {
+                self.cost.ponder_misses += 1;
+            }
+        }
+    }
+
+    /// Charge `mover` the time the server said its move took, by the one clock's rule, and log
+    /// both clocks as they then stand. A move the server accepted past the clock as we keep it
+    /// means our copy is off: it is told and set to no main time.
     fn charge(&mut self, mover: Color, spent: Duration) {
-        let Some(side) = self.clocks.as_mut().map(|c| c.side_mut(mover)) else {
+        let Some(clocks) = self.clocks.as_mut() else {
             return;
         };
+        let side = clocks.side_mut(mover);
         if let Err(late) = side.charge(spent, Duration::ZERO) {
             tracing::warn!(
                 "the server accepted a move of {} ms from {mover:?}, {} ms past its clock as this client keeps it; taking its main time to 0",
@@ -488,11 +291,26 @@ impl<'a> Game<'a> {
             );
             side.remaining = Duration::ZERO;
         }
+        let [sente, gote] = [Color::Sente, Color::Gote].map(|c| clocks.side(c).remaining);
+        self.log.line(
+            '#',
+            &format!(
+                "clocks after move {}: sente {} ms, gote {} ms",
+                self.moves.len() + 1,
+                sente.as_millis(),
+                gote.as_millis()
+            ),
+        );
     }
 
     /// Take in one line from the server (or the end of the connection); the game's end when
     /// it ends here.
-    fn hear(&mut self, line: Result<Option<String>, SessionError>, st: &mut Course) -> Option<End> {
+    fn hear(
+        &mut self,
+        line: Result<Option<String>, SessionError>,
+        st: &mut Course,
+        ponders: bool,
+    ) -> Option<End> {
         let Ok(Some(line)) = line else {
             return Some(self.end(std::mem::take(st), false));
         };
@@ -513,7 +331,7 @@ impl<'a> Game<'a> {
                         return Some(self.end(std::mem::take(st), true));
                     }
                 };
-                let spent = self.summary.time.duration(units.unwrap_or(0));
+                let spent = self.summary.time[mover.index()].duration(units.unwrap_or(0));
                 self.charge(mover, spent);
                 self.position.play(mv);
                 self.moves.push(usi);
@@ -527,6 +345,13 @@ impl<'a> Game<'a> {
                 }
                 if mover == self.summary.you {
                     st.answered = false;
+                    // Not when the game cannot go on (mated, or at `Max_Moves`).
+                    st.ponder_now = ponders
+                        && !self.position.legal_moves().is_empty()
+                        && self
+                            .summary
+                            .max_moves
+                            .is_none_or(|m| self.moves.len() < m as usize);
                 }
                 None
             }
@@ -552,13 +377,13 @@ impl<'a> Game<'a> {
     /// what the player said. A player that crashed or answered nonsense resigns.
     fn answer(
         &mut self,
-        thought: Result<Thought, council_players::player::PlayerError>,
+        thought: Result<Thought, PlayerError>,
         asked: Instant,
         pending: &mut Option<Pending>,
     ) -> (Option<String>, Option<String>) {
         let thought = match thought {
             Ok(t) => t,
-            Err(e @ council_players::player::PlayerError::Timeout { .. }) => {
+            Err(e @ PlayerError::Timeout { .. }) => {
                 return (None, Some(format!("{e}; waited for the server's clock")));
             }
             Err(e) => return (Some("%TORYO".into()), Some(format!("{e}; resigned"))),
@@ -580,13 +405,17 @@ impl<'a> Game<'a> {
                 ),
             },
             Decision::Move(text) => {
+                let comment = thought
+                    .eval
+                    .filter(|_| self.settings.pv_comment)
+                    .map(|score| (score, thought.pv.as_slice()));
                 match judge_move(&self.position, self.player_name, text)
                     .ok()
-                    .and_then(|_| move_line(&self.position, text))
+                    .and_then(|_| move_line(&self.position, text, comment))
                 {
-                    Some(word) => {
+                    Some(line) => {
                         *pending = Some(Pending { thought });
-                        (word, None)
+                        (line, None)
                     }
                     None => (
                         "%TORYO".into(),
@@ -612,9 +441,21 @@ impl<'a> Game<'a> {
         }));
     }
 
-    fn end(&self, st: Course, connected: bool) -> End {
+    /// The game as `stop` left it: this client stopped it, the server will score it as our
+    /// loss (it hears a disconnect), we record it without a result.
+    fn stopped(&self, st: Course, stop: &Stop) -> End {
+        let by = stop.by().unwrap_or("a stop request");
+        let mut end = self.end(st, false);
+        end.said = format!("council-csa was stopped by {by}");
+        end.note = Some(format!(
+            "this client was stopped by {by} and left the game; the server scores a disconnect as a loss"
+        ));
+        end
+    }
+
+    fn end(&self, st: Course, logout: bool) -> End {
         let said = match (st.ending, st.outcome) {
-            (None, None) if !connected => "the connection dropped".to_string(),
+            (None, None) if !logout => "the connection dropped".to_string(),
             (None, None) => "the client stopped the game".to_string(),
             (ending, outcome) => verdict(self.summary.you, ending, outcome, None, false).2,
         };
@@ -622,14 +463,14 @@ impl<'a> Game<'a> {
             ending: st.ending,
             outcome: st.outcome,
             last_special: st.last_special,
-            connected,
+            logout,
             said,
             note: st.note,
         }
     }
 
     /// The played game as `council-match` records it.
-    fn finish(&self, end: &End) -> PlayedGame {
+    pub(crate) fn finish(&self, end: &End) -> PlayedGame {
         let mated = self.position.legal_moves().is_empty();
         let (result, reason, detail) = verdict(
             self.summary.you,
@@ -639,6 +480,9 @@ impl<'a> Game<'a> {
             mated,
         );
         let detail = match &end.note {
+            Some(n) if reason == Reason::Aborted && end.ending.is_none() => {
+                format!("{}: {n}", self.summary.game_id)
+            }
             Some(n) => format!("{}: {detail}; {n}", self.summary.game_id),
             None if reason == Reason::Aborted => {
                 format!("{}: {}", self.summary.game_id, end.said)
@@ -681,5 +525,67 @@ impl<'a> Game<'a> {
             pvs: self.pvs.clone(),
             opening_plies: self.opening_plies,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    /// WCSC's 15 minutes + 5 s Fischer, as shogi-server's summary states it, for gote.
+    const WCSC: &str = "Game_ID:wcsc+1\nName+:a\nName-:council\nYour_Turn:-\nTo_Move:+\nBEGIN Time\nTime_Unit:1sec\nTotal_Time:900\nByoyomi:0\nIncrement:5\nLeast_Time_Per_Move:0\nEND Time\nBEGIN Position\nPI\n+\nEND Position";
+
+    #[test]
+    fn under_fischer_the_margin_and_the_increment_shape_every_move_as_the_server_allows_it() {
+        let dir = std::env::temp_dir().join(format!("csa-game-plan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch");
+        let path = dir.join("players.toml");
+        std::fs::write(
+            &path,
+            "[[player]]\nname = \"council\"\nkind = \"internal\"\n",
+        )
+        .expect("config");
+        let config = Config::load_players(&path).expect("config");
+        let lines: Vec<String> = WCSC.lines().map(str::to_string).collect();
+        let summary = GameSummary::parse(&lines).expect("summary");
+        let log = ProtocolLog::open(&dir.join("protocol.log")).expect("log");
+        let settings = GameSettings {
+            margin: secs(1),
+            pv_comment: true,
+        };
+        let mut game = Game::new(&config, "council", &summary, settings, log, 0, 1).expect("game");
+        let ours = |g: &Game<'_>| {
+            let p = g.plan();
+            let clock = *p.budget.clock.expect("a clock").side(Color::Gote);
+            (p.deadline, clock.remaining, clock.increment)
+        };
+        // The first move may take 900 + 5 s at the server; the client stops at that less its
+        // 1 s margin, and the player is told 898 s + 5 s (the plan's own safety, 1 s, off too).
+        assert_eq!(ours(&game), (secs(904), secs(898), secs(5)));
+        // Forty moves of 25 s each (sente's moves are free): 1000 s used of 900 + 40 x 5.
+        for _ in 0..40 {
+            game.charge(Color::Sente, Duration::ZERO);
+            game.charge(Color::Gote, secs(25));
+        }
+        assert_eq!(
+            game.clocks.map(|c| c.side(Color::Gote).remaining),
+            Some(secs(100))
+        );
+        assert_eq!(ours(&game), (secs(104), secs(98), secs(5)));
+        // With 0.3 s left the margin takes the main time and 0.7 s of the increment: the move
+        // may take 5.3 s at the server, 4.3 s here.
+        game.clocks
+            .as_mut()
+            .expect("clocks")
+            .side_mut(Color::Gote)
+            .remaining = Duration::from_millis(300);
+        let (deadline, remaining, increment) = ours(&game);
+        assert_eq!(deadline, Duration::from_millis(4300));
+        assert_eq!(remaining + increment, Duration::from_millis(4300 - 860));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use engine::clock::TimeControl;
 use engine::position::Position;
 use engine::record::GameRecord;
-use engine::types::Color;
+use engine::types::{Color, Score};
 
 use council_schema::results::{Reason, Winner};
 
@@ -91,7 +91,9 @@ pub struct GameSummary {
     pub to_move: Color,
     /// `Max_Moves` (0 or absent: none).
     pub max_moves: Option<u32>,
-    pub time: TimeRules,
+    /// Each side's `Time` section, sente's first: `BEGIN Time` gives both sides the same,
+    /// `BEGIN Time+` and `BEGIN Time-` (protocol 1.2.1's per-side form) one side each.
+    pub time: [TimeRules; 2],
     /// The start position (before the moves already played) as SFEN.
     pub start_sfen: String,
     /// Moves already played from the start.
@@ -106,10 +108,11 @@ impl GameSummary {
         let mut you = None;
         let mut to_move = None;
         let mut max_moves = None;
-        let mut time = TimeRules::default();
+        let mut time = [TimeRules::default(); 2];
         let mut position: Option<Vec<&str>> = None;
         let mut position_text = None;
-        let mut in_time = false;
+        // The sides the `Time` section being read sets (none: not in one).
+        let mut in_time: &[usize] = &[];
         for (i, raw) in lines.iter().enumerate() {
             let line = raw.trim_end_matches(['\r', '\n']);
             let bad = |problem: &str| SummaryError::Line {
@@ -128,8 +131,10 @@ impl GameSummary {
             }
             match line.trim() {
                 "" => continue,
-                "BEGIN Time" | "BEGIN Time+" | "BEGIN Time-" => in_time = true,
-                "END Time" | "END Time+" | "END Time-" => in_time = false,
+                "BEGIN Time" => in_time = &[0, 1],
+                "BEGIN Time+" => in_time = &[0],
+                "BEGIN Time-" => in_time = &[1],
+                "END Time" | "END Time+" | "END Time-" => in_time = &[],
                 "BEGIN Position" => position = Some(Vec::new()),
                 _ => {
                     let Some((key, value)) = line.split_once(':') else {
@@ -137,24 +142,38 @@ impl GameSummary {
                     };
                     let number = || value.trim().parse::<u64>().map_err(|_| bad("not a number"));
                     let turn = || side(value).ok_or_else(|| bad("not `+` or `-`"));
-                    match (in_time, key) {
-                        (false, "Game_ID") => game_id = Some(value.to_string()),
-                        (false, "Name+") => names[0] = Some(value.to_string()),
-                        (false, "Name-") => names[1] = Some(value.to_string()),
-                        (false, "Your_Turn") => you = Some(turn()?),
-                        (false, "To_Move") => to_move = Some(turn()?),
-                        (false, "Max_Moves") => {
+                    if !in_time.is_empty() {
+                        let value = match key {
+                            "Time_Unit" => Some(time_unit(value).map_err(|p| bad(&p))?),
+                            "Total_Time" | "Byoyomi" | "Increment" | "Least_Time_Per_Move" => {
+                                Some(number()?)
+                            }
+                            _ => None,
+                        };
+                        for &side in in_time {
+                            let t = &mut time[side];
+                            match (key, value) {
+                                ("Time_Unit", Some(v)) => t.unit_ms = v,
+                                ("Total_Time", Some(v)) => t.total = v,
+                                ("Byoyomi", Some(v)) => t.byoyomi = v,
+                                ("Increment", Some(v)) => t.increment = v,
+                                ("Least_Time_Per_Move", Some(v)) => t.least = v,
+                                // Time_Roundup, Delay and keys of later versions.
+                                _ => {}
+                            }
+                        }
+                        continue;
+                    }
+                    match key {
+                        "Game_ID" => game_id = Some(value.to_string()),
+                        "Name+" => names[0] = Some(value.to_string()),
+                        "Name-" => names[1] = Some(value.to_string()),
+                        "Your_Turn" => you = Some(turn()?),
+                        "To_Move" => to_move = Some(turn()?),
+                        "Max_Moves" => {
                             max_moves =
                                 Some(u32::try_from(number()?).map_err(|_| bad("too large"))?)
                         }
-                        (true, "Time_Unit") => {
-                            time.unit_ms = time_unit(value)
-                                .ok_or_else(|| bad("not a time unit (1sec, 1min, 1msec)"))?
-                        }
-                        (true, "Total_Time") => time.total = number()?,
-                        (true, "Byoyomi") => time.byoyomi = number()?,
-                        (true, "Increment") => time.increment = number()?,
-                        (true, "Least_Time_Per_Move") => time.least = number()?,
                         // Protocol_Version, Format, Declaration, Rematch_On_Draw, Time_Roundup
                         // and keys of later versions: nothing the client needs.
                         _ => {}
@@ -203,18 +222,82 @@ fn side(text: &str) -> Option<Color> {
     }
 }
 
-/// `Time_Unit` in milliseconds: `<n>sec`, `<n>min`, `<n>msec`.
-fn time_unit(text: &str) -> Option<u64> {
+/// `Time_Unit` in milliseconds: `<n>sec`, `<n>msec`. `<n>min` is refused: shogi-server sends
+/// `Time_Unit:1min` for its stop-watch clock (a game name whose byoyomi starts with `0`, e.g.
+/// `-600-060`), whose `Total_Time`, `Byoyomi` and `,T` times are still seconds and whose rule
+/// (time charged in whole byoyomi periods, no byoyomi after the main time) is not the one clock's.
+fn time_unit(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let (digits, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit())?);
-    let n: u64 = digits.parse().ok()?;
-    let per = match unit {
-        "msec" => 1,
-        "sec" => 1000,
-        "min" => 60_000,
-        _ => return None,
-    };
-    Some(n * per)
+    let not_a_unit = || "not a time unit (1sec, 1msec)".to_string();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or_else(not_a_unit)?;
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| not_a_unit())?;
+    match unit {
+        "msec" => Ok(n),
+        "sec" => Ok(n * 1000),
+        "min" => Err(
+            "a stop-watch clock (shogi-server's `1min` unit, game names like `-600-060`), which \
+             council-csa does not play"
+                .to_string(),
+        ),
+        _ => Err(not_a_unit()),
+    }
+}
+
+/// A game name as shogi-server reads it from a CSA `LOGIN` password (`<game name>,<password>`,
+/// or a bare game name): `NAME-TOTAL-BYOYOMI`, `F` after the byoyomi for a Fischer increment,
+/// and `-B` or `-W` after that to ask for sente or gote. Only what the client checks before it
+/// logs in is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameName {
+    /// The game name without the side (`floodgate-300-10F`).
+    pub name: String,
+    /// The side asked for (`-B`: sente, `-W`: gote).
+    pub side: Option<Color>,
+    /// shogi-server's stop-watch clock: the byoyomi written with a leading `0` (`-600-060`).
+    pub stop_watch: bool,
+}
+
+impl GameName {
+    /// The game name in a `LOGIN` password; `None` when it names none (shogi-server then plays
+    /// its default game).
+    pub fn from_password(password: &str) -> Option<GameName> {
+        let whole = GameName::parse(password);
+        if whole.is_some() {
+            return whole;
+        }
+        let (name, _) = password.split_once(',')?;
+        GameName::parse(name)
+    }
+
+    fn parse(text: &str) -> Option<GameName> {
+        let (rest, side) = match text.rsplit_once('-') {
+            Some((rest, "B" | "b")) => (rest, Some(Color::Sente)),
+            Some((rest, "W" | "w")) => (rest, Some(Color::Gote)),
+            _ => (text, None),
+        };
+        let (rest, byoyomi) = rest.rsplit_once('-')?;
+        let (head, total) = rest.rsplit_once('-')?;
+        let digits = byoyomi.strip_suffix('F').unwrap_or(byoyomi);
+        let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let identifier = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '@' | '-' | '.'))
+        };
+        if !(all_digits(total) && all_digits(digits) && identifier(head)) {
+            return None;
+        }
+        Some(GameName {
+            name: rest.to_string() + "-" + byoyomi,
+            side,
+            stop_watch: byoyomi.len() > 1
+                && byoyomi.starts_with('0')
+                && byoyomi.as_bytes()[1].is_ascii_digit(),
+        })
+    }
 }
 
 /// How the server said a game ended (the `#` line before `#WIN`/`#LOSE`/`#DRAW`).
@@ -426,10 +509,25 @@ pub fn verdict(
     (winner, reason, detail)
 }
 
-/// The move text a player's USI move is sent as: the CSA word, when the move is legal.
-pub fn move_line(pos: &Position, usi: &str) -> Option<String> {
+/// The move text a player's USI move is sent as: the CSA word, when the move is legal; with
+/// `comment` (the player's score from the mover's view and its expected line, first move the
+/// one played or not) floodgate's comment follows after a comma (`+7776FU,'* 30 -3334FU`, see
+/// [`engine::record::floodgate_comment`]).
+pub fn move_line(pos: &Position, usi: &str, comment: Option<(Score, &[String])>) -> Option<String> {
     let mv = pos.parse_usi_move(usi).ok()?;
-    engine::record::csa_move(pos, mv)
+    let word = engine::record::csa_move(pos, mv)?;
+    let Some((score, pv)) = comment else {
+        return Some(word);
+    };
+    let mut after = pos.clone();
+    after.play(mv);
+    let pv = match pv.first() {
+        Some(first) if first == usi => &pv[1..],
+        _ => pv,
+    };
+    let line = engine::position::Replay::new(after.clone(), pv).play_while_legal();
+    let comment = engine::record::floodgate_comment(&after, pos.side_to_move(), score, &line);
+    Some(format!("{word},{comment}"))
 }
 
 #[cfg(test)]
@@ -482,16 +580,14 @@ END Position";
         assert_eq!(s.names, ["TANUKI".to_string(), "KITSUNE".to_string()]);
         assert_eq!((s.you, s.to_move), (Color::Gote, Color::Sente));
         assert_eq!(s.max_moves, Some(256));
-        assert_eq!(
-            s.time,
-            TimeRules {
-                unit_ms: 1000,
-                total: 600,
-                byoyomi: 10,
-                increment: 0,
-                least: 1
-            }
-        );
+        let both = TimeRules {
+            unit_ms: 1000,
+            total: 600,
+            byoyomi: 10,
+            increment: 0,
+            least: 1,
+        };
+        assert_eq!(s.time, [both, both]);
         assert_eq!(
             s.start_sfen,
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
@@ -515,7 +611,7 @@ END Position";
         );
         assert!(s.played.is_empty());
         assert_eq!(
-            (s.time.unit_ms, s.time.byoyomi, s.time.increment),
+            (s.time[1].unit_ms, s.time[1].byoyomi, s.time[1].increment),
             (1, 500, 100)
         );
         assert_eq!(s.max_moves, None);
@@ -641,6 +737,87 @@ END Position";
         );
         // A dropped connection: no ending, no outcome.
         assert_eq!(v(None, None, None, false), (Winner::Draw, Reason::Aborted));
+    }
+
+    #[test]
+    fn per_side_time_sections_give_each_side_its_own_clock() {
+        let text = SUMMARY.replace(
+            "BEGIN Time\nTime_Unit:1sec\nTotal_Time:600\nByoyomi:10\nLeast_Time_Per_Move:1\nIncrement:0\nEND Time",
+            "BEGIN Time+\nTime_Unit:1sec\nTotal_Time:900\nIncrement:5\nEND Time+\nBEGIN Time-\nTime_Unit:1msec\nTotal_Time:300000\nByoyomi:10000\nEND Time-",
+        );
+        let s = GameSummary::parse(&lines(&text)).expect("summary");
+        assert_eq!(
+            s.time.map(|t| t.control()),
+            [
+                Some(TimeControl {
+                    main: Duration::from_secs(900),
+                    byoyomi: Duration::ZERO,
+                    increment: Duration::from_secs(5),
+                }),
+                Some(TimeControl {
+                    main: Duration::from_secs(300),
+                    byoyomi: Duration::from_secs(10),
+                    increment: Duration::ZERO,
+                }),
+            ]
+        );
+        // Each side's `,T` times are in its own unit.
+        assert_eq!(s.time[1].duration(1500), Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn a_stop_watch_summary_is_refused_with_its_line() {
+        let text = SUMMARY.replace("Time_Unit:1sec", "Time_Unit:1min");
+        let e = GameSummary::parse(&lines(&text)).expect_err("stop watch");
+        let e = e.to_string();
+        assert!(
+            e.contains("Time_Unit:1min") && e.contains("stop-watch") && e.contains("line 14"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn game_names_are_read_from_the_password_as_shogi_server_reads_them() {
+        let name = |p: &str| GameName::from_password(p);
+        assert_eq!(
+            name("floodgate-300-10F,secret"),
+            Some(GameName {
+                name: "floodgate-300-10F".into(),
+                side: None,
+                stop_watch: false,
+            })
+        );
+        assert_eq!(
+            name("wcsc-900-0F-B,pw").map(|g| (g.name, g.side)),
+            Some(("wcsc-900-0F".into(), Some(Color::Sente)))
+        );
+        assert_eq!(
+            name("test-600-10-w").map(|g| (g.name, g.side)),
+            Some(("test-600-10".into(), Some(Color::Gote)))
+        );
+        assert_eq!(name("sw-600-060,pw").map(|g| g.stop_watch), Some(true));
+        // A bare game name is the whole password; no game name: the server's default game.
+        assert_eq!(name("game-60-2").map(|g| g.name), Some("game-60-2".into()));
+        assert_eq!(name("test,pw"), None);
+        assert_eq!(name("secret"), None);
+        assert_eq!(name("bad name-60-2,pw"), None);
+    }
+
+    #[test]
+    fn a_move_line_carries_floodgates_comment_with_the_line_after_the_move() {
+        let pos = Position::startpos();
+        let pv: Vec<String> = ["7g7f", "3c3d", "2g2f"].map(String::from).to_vec();
+        assert_eq!(
+            move_line(&pos, "7g7f", Some((Score::Cp(30), &pv))).as_deref(),
+            Some("+7776FU,'* 30 -3334FU +2726FU")
+        );
+        // A pv without the move played is the line after it; no comment: the move alone.
+        assert_eq!(
+            move_line(&pos, "7g7f", Some((Score::Cp(-5), &pv[1..2]))).as_deref(),
+            Some("+7776FU,'* -5 -3334FU")
+        );
+        assert_eq!(move_line(&pos, "7g7f", None).as_deref(), Some("+7776FU"));
+        assert_eq!(move_line(&pos, "7g7e", None), None);
     }
 
     #[test]

@@ -8,11 +8,17 @@
 //! empty line to keep the connection, no more often than once every 30 seconds; floodgate
 //! closes connections that stay silent for long).
 //!
+//! The end of a game ends the connection: shogi-server (floodgate) closes it in CSA mode after
+//! `#WIN`/`#LOSE`/`#DRAW` without answering `LOGOUT`, other servers answer `LOGOUT:completed`.
+//! [`Session::logout`] takes either as the normal end, so a reset by a server that has already
+//! closed never reads as a failure in the log.
+//!
 //! Invariant: the log has every line sent and received, in order, with a timestamp, and never a
 //! password (`LOGIN` lines are masked by [`super::protocol::masked`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -21,7 +27,7 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::mpsc;
 
-use super::protocol::masked;
+use super::protocol::{ServerLine, masked, parse_server_line};
 
 /// The protocol log: `<unix seconds.millis> <direction> <line>` per line, `>` sent, `<`
 /// received, `#` a note of the client's own (connect, close, keep-alive).
@@ -91,6 +97,8 @@ pub struct Session {
     outbox: mpsc::UnboundedSender<String>,
     writer: tokio::task::JoinHandle<()>,
     log: ProtocolLog,
+    /// The client is logging out: a write the closed connection refuses is expected.
+    leaving: Arc<AtomicBool>,
 }
 
 impl Session {
@@ -113,6 +121,8 @@ impl Session {
         let (read, mut write) = stream.into_split();
         let (outbox, mut inbox) = mpsc::unbounded_channel::<String>();
         let writer_log = log.clone();
+        let leaving = Arc::new(AtomicBool::new(false));
+        let writer_leaving = leaving.clone();
         let writer = tokio::spawn(async move {
             let mut last = tokio::time::Instant::now();
             loop {
@@ -131,7 +141,10 @@ impl Session {
                 };
                 let sent = write.write_all(format!("{line}\n").as_bytes()).await;
                 if sent.is_err() {
-                    writer_log.line('#', "cannot write to the server: the connection is closed");
+                    if !writer_leaving.load(Ordering::Relaxed) {
+                        writer_log
+                            .line('#', "cannot write to the server: the connection is closed");
+                    }
                     break;
                 }
                 writer_log.line(
@@ -152,6 +165,7 @@ impl Session {
             outbox,
             writer,
             log,
+            leaving,
         })
     }
 
@@ -189,6 +203,33 @@ impl Session {
                 })
             }
         }
+    }
+
+    /// After a game (or a `REJECT`): send `LOGOUT` and wait a little for the server to answer
+    /// `LOGOUT:completed` or to close the connection (shogi-server closes it without an
+    /// answer), then close. Either is the normal end and is logged as such.
+    pub async fn logout(mut self) {
+        self.leaving.store(true, Ordering::Relaxed);
+        let _ = self.send("LOGOUT");
+        let how = tokio::time::timeout(Duration::from_secs(2), async {
+            loop {
+                match self.lines.next_line().await {
+                    Ok(Some(line)) => {
+                        let line = line.trim_end_matches('\r').to_string();
+                        self.log.line('<', &line);
+                        if parse_server_line(&line) == ServerLine::LogoutCompleted {
+                            return "logged out";
+                        }
+                    }
+                    // A reset by a server that has closed is its close too.
+                    Ok(None) | Err(_) => return "the server closed the connection after the game",
+                }
+            }
+        })
+        .await
+        .unwrap_or("logged out (the server did not answer LOGOUT)");
+        self.log.line('#', how);
+        self.close().await;
     }
 
     /// Send what is queued, then close the connection.

@@ -64,11 +64,13 @@ pub enum GameRecordError {
     Move { number: usize, problem: String },
 }
 
-/// Build the record of a played game.
-pub(crate) fn game_record(
-    config: &Config,
-    game: &PlayedGame,
-) -> Result<GameRecord, GameRecordError> {
+/// A game's `$EVENT` in a run of `config`: the config, the game's id and its seed.
+fn run_event(config: &Config, g: &GameResult) -> String {
+    format!("{} game {} (seed {})", config.file.display(), g.id, g.seed)
+}
+
+/// Build the record of a played game, its `$EVENT` being `event`.
+fn event_record(event: String, game: &PlayedGame) -> Result<GameRecord, GameRecordError> {
     let g = &game.result;
     let mut replayed = replay(&g.start, &g.moves).map_err(|e| GameRecordError::Start {
         problem: e.to_string(),
@@ -76,12 +78,7 @@ pub(crate) fn game_record(
     let mut record = GameRecord::new(replayed.position());
     record.sente = Some(g.sente.clone());
     record.gote = Some(g.gote.clone());
-    record.event = Some(format!(
-        "{} game {} (seed {})",
-        config.file.display(),
-        g.id,
-        g.seed
-    ));
+    record.event = Some(event);
     while let Some(step) = replayed.step() {
         let mv = step.map_err(|e| GameRecordError::Move {
             number: e.number(),
@@ -122,9 +119,15 @@ pub(crate) fn game_record(
 }
 
 /// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif` (Shift_JIS), or, when a name or the
-/// config's path has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in place of `.kif`.
+/// event (the config's path) has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in place
+/// of `.kif`.
 pub fn write_records(dir: &Path, config: &Config, game: &PlayedGame) -> std::io::Result<()> {
-    let mut record = game_record(config, game).map_err(std::io::Error::other)?;
+    write_event_records(dir, &run_event(config, &game.result), game)
+}
+
+/// As [`write_records`], the records' `$EVENT` being `event` (a CSA server's `Game_ID`).
+pub fn write_event_records(dir: &Path, event: &str, game: &PlayedGame) -> std::io::Result<()> {
+    let mut record = event_record(event.to_string(), game).map_err(std::io::Error::other)?;
     let (csa, kif) = record_paths(dir, &game.result);
     if record.to_csa().is_err() {
         // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the
