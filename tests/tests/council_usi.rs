@@ -582,11 +582,7 @@ fn stop_ends_go_infinite_with_the_councils_own_vote() {
     std::thread::sleep(Duration::from_millis(300));
     gui.send("stop");
     let lines = gui.until(|l| l.starts_with("bestmove"));
-    let words: Vec<&str> = lines
-        .last()
-        .expect("bestmove")
-        .split_whitespace()
-        .collect();
+    let words: Vec<&str> = lines.last().expect("bestmove").split_whitespace().collect();
     let ["bestmove", best, "ponder", reply] = words[..] else {
         panic!("not `bestmove X ponder Y`: {lines:?}");
     };
@@ -904,4 +900,79 @@ fn pondering_games_against_fairy_stockfish_end_in_time() {
         &["--byoyomi", "1000"],
         "Threads=1,USI_Hash=16",
     );
+}
+
+#[test]
+fn stop_votes_with_the_members_that_answer_it_and_leaves_out_one_that_ignores_it() {
+    let _serial = one_at_a_time();
+    let dir = scratch("stop-deaf");
+    let mock = workspace_bin("mock-usi");
+    // `stall` searches until `stop` and answers it; `hang` ignores it.
+    let text = format!(
+        r#"
+[[player]]
+name = "trio"
+kind = "council"
+members = ["inside", "staller", "deaf"]
+
+[[player]]
+name = "inside"
+kind = "internal"
+sigma = 100.0
+
+[[player]]
+name = "staller"
+kind = "usi"
+command = "{mock}"
+args = ["stall"]
+sigma = 150.0
+
+[[player]]
+name = "deaf"
+kind = "usi"
+command = "{mock}"
+args = ["hang"]
+sigma = 200.0
+"#,
+        mock = mock.display()
+    );
+    let config = write(&dir, "trio.toml", &text);
+    let mut gui = Gui::start(&[config.as_os_str()]);
+    gui.handshake();
+    gui.send("usinewgame");
+    gui.send("position startpos");
+    gui.send("go infinite");
+    // The council's line shows before `stop` (not a timing assertion: the test waits for it).
+    gui.until(|l| is_pv_row(l));
+    gui.send("stop");
+    let lines = gui.until(|l| l.starts_with("bestmove"));
+    let best = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("bestmove");
+    assert_legal("startpos", best);
+    let votes = vote_lines(&lines);
+    for member in ["inside", "staller"] {
+        assert!(
+            votes
+                .iter()
+                .any(|l| l.contains(&format!("member {member} votes "))),
+            "{member} answered stop and votes: {lines:#?}"
+        );
+    }
+    assert!(
+        votes.iter().any(|l| l.contains("member deaf has no vote")),
+        "{lines:#?}"
+    );
+    assert!(
+        votes.iter().any(|l| l.contains(&format!(" votes {best} "))),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("quick search") || l.contains("abandoned")),
+        "{lines:#?}"
+    );
+    assert!(gui.quit().success());
 }
