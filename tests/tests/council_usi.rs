@@ -893,12 +893,14 @@ fn pondering_games_against_fairy_stockfish_end_in_time() {
         fairy.display()
     );
     let council = internal_council(1).replace("nodes = 1\n", "");
+    // Fairy-Stockfish keeps 30 ms for itself by default and overshoots a byoyomi on a busy
+    // machine: its own losses on time would end the games before council-usi ponders.
     pondering_games(
         "ponder-fairy",
         &council,
         fairy,
         &["--byoyomi", "1000"],
-        "Threads=1,USI_Hash=16",
+        "Threads=1,USI_Hash=16,Move Overhead=200",
     );
 }
 
