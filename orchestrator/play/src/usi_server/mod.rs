@@ -376,12 +376,9 @@ impl Server {
     }
 
     fn player_mut(&mut self) -> &mut Box<dyn Player> {
-        if self.player.is_none() {
-            self.player = Some(self.build());
-        }
+        let (config, name, live) = (&self.config, &self.name, &self.live);
         self.player
-            .as_mut()
-            .unwrap_or_else(|| unreachable!("built above"))
+            .get_or_insert_with(|| build_player_tree(config, name, Some(live)))
     }
 
     /// Starts thinking on `position` in a task that owns the player; after `go ponder` the task

@@ -124,9 +124,9 @@ pub(crate) fn final_rows(
         if rows.len() == n {
             break;
         }
-        let Ok(_) = position.parse_usi_move(mv) else {
+        if position.parse_usi_move(mv).is_err() {
             continue;
-        };
+        }
         let line = board.iter().find(|l| l.pv.first() == Some(mv));
         let pv = line.map_or_else(|| vec![mv.clone()], |l| legal_pv(position, mv, &l.pv));
         rows.push(Info {
