@@ -1,6 +1,14 @@
 //! `council-usi` driven over stdin/stdout as a shogi GUI drives an engine: the handshake, legal
 //! moves with every member's vote, replay by seed, rejected positions, a council with a USI
 //! process member, config errors, and a whole council playing inside `council-match`.
+//!
+//! Then driven by a client nobody on the project wrote, python cshogi's USI client
+//! (`tests/helpers/gui_client.py`), as a GUI drives it: analysis (`go infinite`, the council's
+//! line shown while it thinks, `stop` answered with the members' vote), MultiPV, and pondering
+//! games against `council-engine` and Fairy-Stockfish at 1 s byoyomi and at 2 s + 1 s, on a clock
+//! kept by shogi's rule in the client: every game ends, every move is legal, and council-usi
+//! never loses on time. The tests of this file run one at a time ([`one_at_a_time`]): a search
+//! beside a game on a clock, on a small machine, would measure the machine.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -8,12 +16,22 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use council_tests::{referee_games, workspace_bin, workspace_root};
+use council_tests::{python, referee_games, workspace_bin, workspace_root};
 use engine::position::Position;
 use serde_json::Value;
 
 /// A hang guard, not a timing assertion: no answer in this long is a failure.
 const PATIENCE: Duration = Duration::from_secs(120);
+
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Held by every test of this file: searches beside a game on a clock, on a small machine,
+/// would measure the machine, not council-usi.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("usi-{name}"));
@@ -187,6 +205,7 @@ fn vote_lines(lines: &[String]) -> Vec<&String> {
 
 #[test]
 fn the_shipped_config_handshakes_and_answers_a_legal_move_with_every_members_vote() {
+    let _serial = one_at_a_time();
     let config = workspace_root().join("configs/council-usi.toml");
     let mut gui = Gui::start(&[config.as_os_str()]);
     let hello = gui.handshake();
@@ -240,6 +259,7 @@ fn the_shipped_config_handshakes_and_answers_a_legal_move_with_every_members_vot
 
 #[test]
 fn the_same_positions_and_seed_give_the_same_moves() {
+    let _serial = one_at_a_time();
     let dir = scratch("replay");
     let config = write(&dir, "council.toml", &internal_council(3000));
     let positions = [
@@ -284,6 +304,7 @@ fn the_same_positions_and_seed_give_the_same_moves() {
 
 #[test]
 fn a_rejected_position_is_explained_and_the_next_go_does_not_move_from_it() {
+    let _serial = one_at_a_time();
     let dir = scratch("rejected");
     let config = write(&dir, "council.toml", &internal_council(500));
     let mut gui = Gui::start(&[config.as_os_str()]);
@@ -327,6 +348,7 @@ fn a_rejected_position_is_explained_and_the_next_go_does_not_move_from_it() {
 
 #[test]
 fn a_council_with_a_council_engine_process_member_plays_and_quits() {
+    let _serial = one_at_a_time();
     let dir = scratch("process-member");
     let text = format!(
         r#"
@@ -372,6 +394,7 @@ seed_option = "NoiseSeed"
 
 #[test]
 fn a_member_that_is_not_a_usi_engine_is_named_and_the_council_still_plays() {
+    let _serial = one_at_a_time();
     let dir = scratch("broken-member");
     let text = format!(
         "{}\n[[player]]\nname = \"broken\"\nkind = \"usi\"\ncommand = \"true\"\nstartup_timeout_ms = 2000\n",
@@ -402,6 +425,7 @@ fn a_member_that_is_not_a_usi_engine_is_named_and_the_council_still_plays() {
 
 #[test]
 fn config_errors_are_one_line_naming_the_file_and_the_choice() {
+    let _serial = one_at_a_time();
     let dir = scratch("errors");
     let run = |args: &[&std::ffi::OsStr]| {
         let out = Command::new(workspace_bin("council-usi"))
@@ -462,6 +486,7 @@ fn config_errors_are_one_line_naming_the_file_and_the_choice() {
 
 #[test]
 fn council_usi_plays_as_a_usi_engine_inside_council_match() {
+    let _serial = one_at_a_time();
     let dir = scratch("in-match");
     let config = dir.join("match.toml");
     // One file for both programs: council-usi reads its players and ignores [match].
@@ -535,6 +560,7 @@ nodes = 1000
 
 #[test]
 fn stop_ends_go_infinite_with_the_councils_own_vote() {
+    let _serial = one_at_a_time();
     let dir = scratch("infinite");
     // No node limit and a ten-minute cap: only `stop` reaching every member's search can bring
     // the answer within the test's patience, and it must be the council's vote (not the
@@ -556,12 +582,399 @@ fn stop_ends_go_infinite_with_the_councils_own_vote() {
     std::thread::sleep(Duration::from_millis(300));
     gui.send("stop");
     let lines = gui.until(|l| l.starts_with("bestmove"));
-    let best = lines
-        .last()
-        .and_then(|l| l.strip_prefix("bestmove "))
-        .expect("bestmove");
+    let words: Vec<&str> = lines.last().expect("bestmove").split_whitespace().collect();
+    let ["bestmove", best, "ponder", reply] = words[..] else {
+        panic!("not `bestmove X ponder Y`: {lines:?}");
+    };
     assert_legal("startpos moves 2g2f", best);
+    // The reply the council expects, legal after its move.
+    assert_legal(&format!("startpos moves 2g2f {best}"), reply);
     assert_eq!(vote_lines(&lines).len(), 3, "{lines:?}");
     assert!(!lines.iter().any(|l| l.contains("abandoned")), "{lines:?}");
+    assert!(gui.quit().success());
+}
+
+/// A council of an in-process engine and a `council-engine` process, playing at the GUI's
+/// clock (no node limit).
+fn mixed_council() -> String {
+    format!(
+        r#"
+[[player]]
+name = "mixed"
+kind = "council"
+members = ["inside", "outside"]
+
+[[player]]
+name = "inside"
+kind = "internal"
+sigma = 100.0
+
+[[player]]
+name = "outside"
+kind = "usi"
+command = "{}"
+seed_option = "NoiseSeed"
+sigma = 150.0
+"#,
+        workspace_bin("council-engine").display()
+    )
+}
+
+/// A bare executable that starts council-usi on `config`, as a GUI registers an engine
+/// (cshogi's client, like GUIs, starts a command without arguments).
+fn gui_engine(dir: &Path, config: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("council-usi-gui");
+    let script = format!(
+        "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
+        workspace_bin("council-usi").display(),
+        config.display()
+    );
+    std::fs::write(&path, script).expect("write the wrapper");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// Runs `tests/helpers/gui_client.py` with `args`; its JSON report.
+fn gui_client(args: &[&std::ffi::OsStr]) -> Value {
+    let script = workspace_root().join("tests/helpers/gui_client.py");
+    let out = Command::new(python())
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run the cshogi client");
+    assert!(
+        out.status.success(),
+        "the cshogi client failed: {}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not the client's JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// The lines of an analysis report, and how long after `go` each came.
+fn analysis_lines(report: &Value) -> Vec<(f64, String)> {
+    report["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| {
+            (
+                l[0].as_f64().expect("ms"),
+                l[1].as_str().expect("text").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// An `info` line with a pv that is the engine's own line (not an `info string`).
+fn is_pv_row(line: &str) -> bool {
+    line.starts_with("info ") && !line.starts_with("info string") && line.contains(" pv ")
+}
+
+fn multipv_of(line: &str) -> Option<u32> {
+    let mut words = line.split_whitespace();
+    words.find(|w| *w == "multipv")?;
+    words.next()?.parse().ok()
+}
+
+fn first_pv_move(line: &str) -> &str {
+    line.split(" pv ")
+        .nth(1)
+        .and_then(|pv| pv.split_whitespace().next())
+        .unwrap_or("")
+}
+
+#[test]
+fn analysis_shows_the_councils_line_while_it_thinks_and_stop_answers_with_its_vote() {
+    let _serial = one_at_a_time();
+    let dir = scratch("analysis");
+    let config = write(&dir, "mixed.toml", &mixed_council());
+    let engine = gui_engine(&dir, &config);
+    let position = "startpos moves 2g2f";
+    // `stop` goes 1 s after `go infinite`.
+    let report = gui_client(&[
+        "analysis".as_ref(),
+        engine.as_os_str(),
+        "--position".as_ref(),
+        position.as_ref(),
+    ]);
+    let lines = analysis_lines(&report);
+    let stop_ms = report["stop_ms"].as_f64().expect("stop was sent");
+    let text: Vec<&str> = lines.iter().map(|(_, l)| l.as_str()).collect();
+    // The council's line within the first second, before `stop`; and each member's line.
+    let before_stop: Vec<&str> = lines
+        .iter()
+        .filter(|(t, _)| *t < stop_ms)
+        .map(|(_, l)| l.as_str())
+        .collect();
+    assert!(
+        before_stop
+            .iter()
+            .any(|l| is_pv_row(l) && l.contains(" score ")),
+        "no `info ... score ... pv` before stop: {text:#?}"
+    );
+    for member in ["inside", "outside"] {
+        assert!(
+            before_stop
+                .iter()
+                .any(|l| l.starts_with(&format!("info string {member}: "))),
+            "no line of {member} before stop: {text:#?}"
+        );
+    }
+    for (_, l) in lines.iter().filter(|(_, l)| is_pv_row(l)) {
+        let pos = Position::from_usi_position(position).expect("test position");
+        let mv = first_pv_move(l);
+        pos.parse_usi_move(mv)
+            .unwrap_or_else(|e| panic!("a row's first move is not legal: {l}: {e}"));
+    }
+    // The answer is the council's vote, with the USI member's answer to `stop` in it.
+    let best = report["bestmove"].as_str().expect("bestmove");
+    assert_legal(position, best);
+    let owned: Vec<String> = text.iter().map(|l| l.to_string()).collect();
+    let votes = vote_lines(&owned);
+    assert!(
+        votes
+            .iter()
+            .any(|l| l.contains("member outside votes ") || l.contains("member inside votes ")),
+        "{text:#?}"
+    );
+    assert!(
+        votes.iter().any(|l| l.contains(&format!(" votes {best} "))),
+        "bestmove {best} is no member's vote: {votes:#?}"
+    );
+    assert!(
+        !text
+            .iter()
+            .any(|l| l.contains("quick search") || l.contains("abandoned")),
+        "{text:#?}"
+    );
+}
+
+#[test]
+fn multipv_rows_rank_the_councils_moves_in_analysis_and_in_its_answer() {
+    let _serial = one_at_a_time();
+    let dir = scratch("multipv");
+    let config = write(
+        &dir,
+        "council.toml",
+        &internal_council(1).replace("nodes = 1\n", ""),
+    );
+    let engine = gui_engine(&dir, &config);
+    let position = "startpos";
+    let report = gui_client(&[
+        "analysis".as_ref(),
+        engine.as_os_str(),
+        "--position".as_ref(),
+        position.as_ref(),
+        "--multipv".as_ref(),
+        "3".as_ref(),
+    ]);
+    let lines = analysis_lines(&report);
+    let text: Vec<&str> = lines.iter().map(|(_, l)| l.as_str()).collect();
+    assert!(
+        text.iter()
+            .any(|l| is_pv_row(l) && multipv_of(l) == Some(3)),
+        "no third row while thinking: {text:#?}"
+    );
+    // The answer's rows: 1, 2, 3, distinct legal moves, the first the move played.
+    let best = report["bestmove"].as_str().expect("bestmove");
+    let at = text
+        .iter()
+        .rposition(|l| l.starts_with("info string council council chose "))
+        .expect("the vote's rule line");
+    let rows: Vec<&str> = text[at + 1..]
+        .iter()
+        .filter(|l| is_pv_row(l))
+        .copied()
+        .collect();
+    assert_eq!(
+        rows.iter().map(|l| multipv_of(l)).collect::<Vec<_>>(),
+        [Some(1), Some(2), Some(3)],
+        "{text:#?}"
+    );
+    let firsts: Vec<&str> = rows.iter().map(|l| first_pv_move(l)).collect();
+    assert_eq!(firsts[0], best, "{rows:#?}");
+    assert!(
+        firsts[1] != firsts[0] && firsts[2] != firsts[0] && firsts[1] != firsts[2],
+        "{rows:#?}"
+    );
+    for mv in &firsts {
+        assert_legal(position, mv);
+    }
+}
+
+/// Plays `games` games of council-usi (on `config`) against `opponent` with `clock` flags of
+/// the client, pondering; checks they end with legal moves and no loss on time by
+/// council-usi, and that pondering happened (hits or misses) with every answer to `stop` after
+/// `go ponder` a move of the pondered position. Returns the report.
+fn pondering_games(name: &str, config: &str, opponent: &Path, clock: &[&str], opts: &str) -> Value {
+    let dir = scratch(name);
+    let config = write(&dir, "council.toml", config);
+    let engine = gui_engine(&dir, &config);
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "games".as_ref(),
+        engine.as_os_str(),
+        opponent.as_os_str(),
+        "--games".as_ref(),
+        "2".as_ref(),
+        "--max-plies".as_ref(),
+        "24".as_ref(),
+        "--ponder".as_ref(),
+        "--options2".as_ref(),
+        opts.as_ref(),
+    ];
+    args.extend(clock.iter().map(|a| std::ffi::OsStr::new(*a)));
+    let report = gui_client(&args);
+    let games = report["games"].as_array().expect("games");
+    assert_eq!(games.len(), 2, "{report}");
+    for g in games {
+        let reason = g["reason"].as_str().expect("reason");
+        assert!(
+            !reason.starts_with("illegal"),
+            "an illegal move or impasse declaration: {g}"
+        );
+        let moves: Vec<&str> = g["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| m.as_str().expect("move"))
+            .collect();
+        Position::from_usi_position(&format!("startpos moves {}", moves.join(" ")))
+            .unwrap_or_else(|e| panic!("an illegal game: {e}: {g}"));
+    }
+    let us = &report["engines"][engine.to_str().expect("utf-8 path")];
+    assert_eq!(us["time_losses"], 0, "council-usi lost on time: {report}");
+    assert_eq!(us["illegal"], 0, "{report}");
+    assert!(
+        us["hits"].as_u64().expect("hits") + us["misses"].as_u64().expect("misses") > 0,
+        "council-usi never pondered: {us}"
+    );
+    assert_eq!(
+        us["bad_stop_answers"].as_array().map(Vec::len),
+        Some(0),
+        "{us}"
+    );
+    report
+}
+
+#[test]
+fn pondering_games_against_council_engine_at_byoyomi_and_at_fischer_end_in_time() {
+    let _serial = one_at_a_time();
+    let engine = workspace_bin("council-engine");
+    pondering_games(
+        "ponder-engine-byoyomi",
+        &mixed_council(),
+        &engine,
+        &["--byoyomi", "1000"],
+        "",
+    );
+    pondering_games(
+        "ponder-engine-fischer",
+        &mixed_council(),
+        &engine,
+        &["--time", "2000", "--inc", "1000"],
+        "",
+    );
+}
+
+#[test]
+fn pondering_games_against_fairy_stockfish_end_in_time() {
+    let _serial = one_at_a_time();
+    let fairy = Path::new("/usr/games/fairy-stockfish");
+    assert!(
+        fairy.exists(),
+        "{} is missing: install it (sudo apt-get install -y fairy-stockfish)",
+        fairy.display()
+    );
+    let council = internal_council(1).replace("nodes = 1\n", "");
+    // Fairy-Stockfish keeps 30 ms for itself by default and overshoots a byoyomi on a busy
+    // machine: its own losses on time would end the games before council-usi ponders.
+    pondering_games(
+        "ponder-fairy",
+        &council,
+        fairy,
+        &["--byoyomi", "1000"],
+        "Threads=1,USI_Hash=16,Move Overhead=200",
+    );
+}
+
+#[test]
+fn stop_votes_with_the_members_that_answer_it_and_leaves_out_one_that_ignores_it() {
+    let _serial = one_at_a_time();
+    let dir = scratch("stop-deaf");
+    let mock = workspace_bin("mock-usi");
+    // `stall` searches until `stop` and answers it; `hang` ignores it.
+    let text = format!(
+        r#"
+[[player]]
+name = "trio"
+kind = "council"
+members = ["inside", "staller", "deaf"]
+
+[[player]]
+name = "inside"
+kind = "internal"
+sigma = 100.0
+
+[[player]]
+name = "staller"
+kind = "usi"
+command = "{mock}"
+args = ["stall"]
+sigma = 150.0
+
+[[player]]
+name = "deaf"
+kind = "usi"
+command = "{mock}"
+args = ["hang"]
+sigma = 200.0
+"#,
+        mock = mock.display()
+    );
+    let config = write(&dir, "trio.toml", &text);
+    let mut gui = Gui::start(&[config.as_os_str()]);
+    gui.handshake();
+    gui.send("usinewgame");
+    gui.send("position startpos");
+    gui.send("go infinite");
+    // The council's line shows before `stop` (not a timing assertion: the test waits for it).
+    gui.until(|l| is_pv_row(l));
+    gui.send("stop");
+    let lines = gui.until(|l| l.starts_with("bestmove"));
+    let best = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("bestmove");
+    assert_legal("startpos", best);
+    let votes = vote_lines(&lines);
+    for member in ["inside", "staller"] {
+        assert!(
+            votes
+                .iter()
+                .any(|l| l.contains(&format!("member {member} votes "))),
+            "{member} answered stop and votes: {lines:#?}"
+        );
+    }
+    assert!(
+        votes.iter().any(|l| l.contains("member deaf has no vote")),
+        "{lines:#?}"
+    );
+    assert!(
+        votes.iter().any(|l| l.contains(&format!(" votes {best} "))),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("quick search") || l.contains("abandoned")),
+        "{lines:#?}"
+    );
     assert!(gui.quit().success());
 }

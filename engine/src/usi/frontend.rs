@@ -255,9 +255,6 @@ impl FrontEnd {
                     self.join();
                 }
                 Action::Answer { answer, .. } => send_answer(&self.out, &answer),
-                Action::AnswerUnsearched { position } => {
-                    send(&self.out, &bestmove_line(&fallback_result(&position)));
-                }
                 Action::Quit => return false,
             }
         }

@@ -17,9 +17,10 @@
 //!   legal in the position is left out with an `info string`, and when none is legal all moves
 //!   are searched (said likewise); elsewhere it is refused with an `info string` and all moves
 //!   are searched.
-//! - After `go infinite` the answer waits for `stop`; after `go ponder` it waits for `ponderhit`
-//!   or `stop`, even when the search ends sooner. `stop` answers at once with a waiting answer,
-//!   or ends the running search, whose answer then goes out.
+//! - `go ponder` searches at once (the loop keeps its clock from `ponderhit` on). After
+//!   `go infinite` the answer waits for `stop`; after `go ponder` it waits for `ponderhit` or
+//!   `stop`, even when the search ends sooner. `stop` answers at once with a waiting answer, or
+//!   ends the running search, whose answer then goes out.
 //! - `usi` is answered by the loop's identity; `isready` always by `readyok`, after the loop's
 //!   own preparation ([`Action::Prepare`]) when no search runs.
 //! - `usinewgame`, `gameover`, `quit` and the end of input end a running search first.
@@ -36,9 +37,6 @@ use crate::position::{Position, Replay};
 /// How one loop applies the shared rules where the two loops differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
-    /// `go ponder` searches at once and `ponderhit` switches that search to its clock (true),
-    /// or nothing is searched until `ponderhit` starts the search (false).
-    pub(crate) search_while_pondering: bool,
     /// A search that `usinewgame`, `gameover` or `quit` ends is still answered with its
     /// `bestmove` (true), or its answer is dropped (false).
     pub(crate) answer_interrupted: bool,
@@ -56,9 +54,8 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// `council-engine`: one search thread that ponders for real.
+    /// `council-engine`: one search thread.
     pub(crate) const COUNCIL_ENGINE: Self = Self {
-        search_while_pondering: true,
         answer_interrupted: true,
         options_while_searching: false,
         malformed_position_clears: false,
@@ -66,9 +63,8 @@ impl Rules {
         searchmoves: true,
     };
 
-    /// `council-usi`: a player tree that only thinks on the clock.
+    /// `council-usi`: a player tree.
     pub const COUNCIL_USI: Self = Self {
-        search_while_pondering: false,
         answer_interrupted: false,
         options_while_searching: true,
         malformed_position_clears: true,
@@ -102,8 +98,6 @@ pub enum Action<A> {
     Abandon,
     /// Send the `bestmove` (and the loop's lines about it) for this search of `position`.
     Answer { position: Position, answer: A },
-    /// `stop` ended a `go ponder` that never searched: answer `position` quickly.
-    AnswerUnsearched { position: Position },
     /// End the loop; a search still running ends with it, unanswered.
     Quit,
 }
@@ -111,12 +105,6 @@ pub enum Action<A> {
 /// The search side of the session.
 enum Search<A> {
     Idle,
-    /// A `go ponder` waiting for `ponderhit` before anything is searched (its `go` without
-    /// `ponder`).
-    PonderWaiting {
-        position: Position,
-        go: Go,
-    },
     Running {
         position: Position,
         infinite: bool,
@@ -153,7 +141,7 @@ impl<A> Session<A> {
         }
     }
 
-    /// True while a search runs, its answer waits, or a `go ponder` waits for `ponderhit`.
+    /// True while a search runs or its answer waits.
     fn busy(&self) -> bool {
         !matches!(self.search, Search::Idle)
     }
@@ -335,14 +323,6 @@ impl<A> Session<A> {
             }
         }
         actions.extend(self.start_game_if_needed());
-        if go.ponder && !self.rules.search_while_pondering {
-            let go = Go {
-                ponder: false,
-                ..go
-            };
-            self.search = Search::PonderWaiting { position, go };
-            return actions;
-        }
         actions.push(self.start(position, go));
         actions
     }
@@ -360,10 +340,6 @@ impl<A> Session<A> {
     fn stop(&mut self) -> Vec<Action<A>> {
         match std::mem::replace(&mut self.search, Search::Idle) {
             Search::Idle => Vec::new(),
-            Search::PonderWaiting { position, .. } => vec![
-                say("stopped while pondering: nothing was searched; a quick search answers".into()),
-                Action::AnswerUnsearched { position },
-            ],
             Search::Running {
                 position,
                 infinite,
@@ -386,7 +362,6 @@ impl<A> Session<A> {
 
     fn ponder_hit(&mut self) -> Vec<Action<A>> {
         match std::mem::replace(&mut self.search, Search::Idle) {
-            Search::PonderWaiting { position, go } => vec![self.start(position, go)],
             Search::Running {
                 position,
                 infinite,
@@ -420,7 +395,7 @@ impl<A> Session<A> {
         }
         match std::mem::replace(&mut self.search, Search::Idle) {
             Search::Running { .. } => vec![Action::Abandon],
-            Search::Idle | Search::PonderWaiting { .. } | Search::Held { .. } => Vec::new(),
+            Search::Idle | Search::Held { .. } => Vec::new(),
         }
     }
 }

@@ -4,12 +4,11 @@
 
 use std::path::PathBuf;
 
-use engine::search::StopFlag;
-
 use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
 use crate::player::internal::InternalPlayer;
 use crate::player::intuition::IntuitionPlayer;
+use crate::player::live::Live;
 use crate::player::usi::UsiPlayer;
 use crate::player::{Player, PlayerError};
 use council_schema::config::{Config, Leaf, PlayerConfig, PlayerKind, UsiEngineSettings};
@@ -19,17 +18,25 @@ pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
     build_player_tree(config, name, None)
 }
 
-/// As [`build_player`]; with `stop`, every in-process search of the tree also ends (with its
-/// best move so far) when that flag is raised: how `council-usi` answers a GUI's `stop`.
-pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -> Box<dyn Player> {
-    build_tree_over(config, name, &mut |pc, leaf| match leaf {
-        Leaf::Internal(s) => match stop {
-            Some(stop) => Box::new(InternalPlayer::stoppable(&pc.name, s, stop.clone())),
-            None => Box::new(InternalPlayer::new(&pc.name, s)),
-        },
-        Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s)),
-        Leaf::Usi(s) => Box::new(UsiPlayer::new(&pc.name, s, pc.ponder)),
-    })
+/// As [`build_player`]; with a GUI's `live` hook every player of the tree shares it (its stop
+/// flag, its progress board, leave to ponder: [`crate::player::live`]): how `council-usi`
+/// builds the player it plays as.
+pub fn build_player_tree(config: &Config, name: &str, live: Option<&Live>) -> Box<dyn Player> {
+    let Some(live) = live else {
+        return build_tree_over(config, name, &mut |pc, leaf| match leaf {
+            Leaf::Internal(s) => Box::new(InternalPlayer::new(&pc.name, s)),
+            Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s)),
+            Leaf::Usi(s) => Box::new(UsiPlayer::new(&pc.name, s, pc.ponder)),
+        });
+    };
+    let mut leaf = |pc: &PlayerConfig, leaf: Leaf<'_>| -> Box<dyn Player> {
+        match leaf {
+            Leaf::Internal(s) => Box::new(InternalPlayer::live(&pc.name, s, live.clone())),
+            Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s)),
+            Leaf::Usi(s) => Box::new(UsiPlayer::new(&pc.name, s, pc.ponder).live(live.clone())),
+        }
+    };
+    build_tree(config, name, &mut leaf, Some(live))
 }
 
 /// The player `name` with its councils built here and every other player (a leaf: internal,
@@ -39,6 +46,16 @@ pub fn build_tree_over(
     config: &Config,
     name: &str,
     leaf: &mut dyn FnMut(&PlayerConfig, Leaf<'_>) -> Box<dyn Player>,
+) -> Box<dyn Player> {
+    build_tree(config, name, leaf, None)
+}
+
+/// [`build_tree_over`], every council with the GUI's `live` hook when given.
+fn build_tree(
+    config: &Config,
+    name: &str,
+    leaf: &mut dyn FnMut(&PlayerConfig, Leaf<'_>) -> Box<dyn Player>,
+    live: Option<&Live>,
 ) -> Box<dyn Player> {
     let pc = config.player(name);
     let c = match pc.kind.leaf() {
@@ -51,7 +68,7 @@ pub fn build_tree_over(
         .zip(&c.weights)
         .map(|(m, &weight)| {
             let mc = config.player(m);
-            let member = build_tree_over(config, m, leaf);
+            let member = build_tree(config, m, leaf, live);
             Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
         })
         .collect();
@@ -66,7 +83,8 @@ pub fn build_tree_over(
             },
             members,
         )
-        .with_time(c.reserve_ms, pc.ponder),
+        .with_time(c.reserve_ms, pc.ponder)
+        .with_live(live.cloned()),
     )
 }
 

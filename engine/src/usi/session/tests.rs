@@ -33,9 +33,6 @@ fn show(actions: Vec<Action<u32>>) -> Vec<String> {
             Action::Answer { position, answer } => {
                 format!("answer {answer} for {}", position.to_sfen())
             }
-            Action::AnswerUnsearched { position } => {
-                format!("answer unsearched {}", position.to_sfen())
-            }
             Action::Quit => "quit".into(),
         })
         .collect()
@@ -126,28 +123,21 @@ fn go_ponder_searches_at_once_and_answers_after_ponderhit_or_stop() {
 }
 
 #[test]
-fn go_ponder_without_pondering_searches_from_ponderhit() {
+fn council_usi_ponders_as_council_engine_does() {
     let mut s = Session::new(USI);
     assert_eq!(
         line(&mut s, "go ponder btime 0 wtime 0 byoyomi 300"),
-        ["new game"]
-    );
-    assert!(s.busy());
-    assert_eq!(
-        line(&mut s, "ponderhit"),
-        [format!("search {} ponder=false infinite=false", start())]
-    );
-    assert_eq!(finished(&mut s, 1), [format!("answer 1 for {}", start())]);
-
-    line(&mut s, "go ponder btime 0 wtime 0 byoyomi 300");
-    assert_eq!(
-        line(&mut s, "stop"),
         [
-            "info string stopped while pondering: nothing was searched; a quick search answers"
-                .to_string(),
-            format!("answer unsearched {}", start()),
+            "new game".to_string(),
+            format!("search {} ponder=true infinite=false", start())
         ]
     );
+    assert_eq!(line(&mut s, "ponderhit"), ["ponderhit"]);
+    assert_eq!(finished(&mut s, 1), [format!("answer 1 for {}", start())]);
+    // stop before ponderhit: the search is told, and its answer is the one answer.
+    line(&mut s, "go ponder btime 0 wtime 0 byoyomi 300");
+    assert_eq!(line(&mut s, "stop"), ["stop"]);
+    assert_eq!(finished(&mut s, 2), [format!("answer 2 for {}", start())]);
     assert!(!s.busy());
 }
 

@@ -1,65 +1,89 @@
 //! `council-usi`: any player of a council-match config, most usefully a whole council, as one
-//! USI engine, so a shogi GUI (ShogiHome, ShogiGUI, Shogidokoro...) can load it like any engine.
+//! USI engine, so a shogi GUI (ShogiHome, ShogiGUI, Shogidokoro...) can load it like any engine:
+//! play against it, ponder, analyse with it, enter it in the GUI's tournaments.
 //!
 //! Why: `council-match` plays councils only against engines it runs itself; users want to play
 //! against a council, analyse with it or enter it in a GUI's tournament. The GUI is then the
 //! arbiter and keeps the clock; this server turns its `go` into the player's [`Budget`]
-//! ([`budget`]), thinks on the tokio runtime while it keeps reading stdin (so `stop`, `isready`
-//! and `quit` are answered), and reports each council decision as `info string` lines.
+//! ([`budget`], less the `MarginMs` option by the one margin rule), thinks on the tokio runtime
+//! while it keeps reading stdin (so `stop`, `ponderhit`, `isready` and `quit` are answered), and
+//! shows what the player thinks ([`show`]).
 //!
 //! The USI session rules (one `bestmove` per `go`, the answer of `go infinite` held for `stop`,
 //! `bestmove resign` after a rejected `position`, commands ignored while a search runs, ...)
 //! are `council-engine`'s too: both loops drive the one pure [`Session`] state machine, here
-//! with [`Rules::COUNCIL_USI`]. This loop owns the rest: the player tree, its budget, council
-//! votes as `info string` lines, the members' pre-flight. Invariants of its own: a `bestmove`
-//! is never a move that is illegal in the current position (checked with `engine::position`;
-//! otherwise the first legal move, with an `info string` that says why), and `resign` only
-//! when the player resigned or there is no legal move; nothing a GUI or a member engine does
-//! makes this process exit other than `quit` or the end of input.
+//! with [`Rules::COUNCIL_USI`]. This loop owns the rest. The player tree is built with a
+//! [`Live`] hook ([`council_players::player::live`]), which is how the GUI reaches inside it:
+//! - **Lines while thinking**: every leaf publishes its `info` lines and every council its tally
+//!   on the hook's progress board; every [`SHOW_EVERY`] the server shows the council's current
+//!   ranking as `info` rows (`MultiPV` of them) and each member's latest line as an
+//!   `info string`, when they changed. Not while pondering before `ponderhit`.
+//! - **`stop`** raises the hook's stop flag: in-process searches end with their best move, USI
+//!   members are sent `stop`, and the council votes with what they answer within the late-member
+//!   grace. Only when no member answered does a short search of the built-in engine answer; a
+//!   think that has not ended [`STOP_WAIT`] after `stop` (a council has its own bounded waits,
+//!   so only a stuck player) is abandoned (its engine processes killed, restarted at the next
+//!   `go`) and the built-in engine answers too.
+//! - **Pondering**: the `bestmove` names the reply the player expects ([`Player::expected_reply`],
+//!   the rule council-match ponders by). `go ponder` on the position after that reply makes
+//!   the player ponder on it ([`Player::ponder`]: USI members with their own `go ponder`,
+//!   in-process ones searching it with their clock stopped); `ponderhit` starts its think on the
+//!   `go`'s clock from that moment (members find their pondering matches and go on with it);
+//!   `stop` thinks with the stop flag already raised, so the pondered search answers at once.
 //!
-//! `stop`: the player trait has no abort. In-process engines share a [`StopFlag`] with this
-//! server and end their searches at once with their best move so far, so a council of them
-//! answers `stop` promptly with its vote. A USI-process member cannot be interrupted (it thinks
-//! to its own budget, which `go infinite` bounds by the player's `move_timeout_ms`): if the
-//! vote is not in [`STOP_GRACE`] after `stop`, the think is abandoned (its engine processes are
-//! killed and restarted at the next `go`) and a short search of the built-in engine answers,
-//! with an `info string` saying so. `go ponder` is not searched: thinking starts at `ponderhit`
-//! with the `go`'s clock, and `stop` before it answers from the short search (the GUI discards
-//! that move).
+//! Invariants of its own: a `bestmove` is never a move that is illegal in the current position
+//! (checked with `engine::position`; otherwise the first legal move, with an `info string` that
+//! says why), and `resign` only when the player resigned or there is no legal move; nothing a
+//! GUI or a member engine does makes this process exit other than `quit` or the end of input.
 
 pub mod budget;
 pub mod players;
+pub(crate) mod show;
 
 use std::collections::VecDeque;
 use std::io::Write;
 use std::time::Duration;
 
-use engine::position::{Position, Replay};
+use engine::position::Position;
 use engine::search::{BestMove, Engine, EngineSettings, Limits, Silent, StopFlag};
 use engine::usi::protocol::{
-    EngineMessage, Go, IdField, Info, InfoScore, OptionKind, OptionSpec, ScoreBound, UsiBestMove,
+    EngineMessage, Go, IdField, Info, OptionKind, OptionSpec, UsiBestMove,
 };
 use engine::usi::session::{Action, Rules, Session};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use council_players::factory::build_player_tree;
+use council_players::player::live::Live;
+use council_players::player::time::STOP_GRACE as MEMBER_STOP_GRACE;
 use council_players::player::{Budget, Decision, MoveRequest, Player, PlayerError, Thought};
 use council_schema::config::{Config, PlayerKind};
-use council_schema::results::votes::CouncilVote;
 
 /// The seed of every game unless the GUI sets the `Seed` option: the same positions and seed
 /// at a node or depth limit give the same moves.
 pub(crate) const DEFAULT_SEED: u64 = 1;
 
+/// The `MarginMs` option's default: what is kept back from the GUI's allowance for this
+/// process's own work and the GUI's (reading `go`, writing `bestmove`, the pipes between).
+/// Raise it on a loaded machine or a GUI that counts the time on a slow link.
+pub const DEFAULT_MARGIN_MS: u64 = 50;
+
+/// The most `MultiPV` rows the council ranks.
+pub const MAX_MULTIPV: usize = 64;
+
+/// How often the lines of a think in progress are shown (when they changed): at most a few
+/// times a second, the rate GUIs redraw at (ShogiHome: every 500 ms).
+pub const SHOW_EVERY: Duration = Duration::from_millis(300);
+
 /// How long `quit` waits for a running search before it abandons it (its engine processes are
 /// killed with it).
 const QUIT_WAIT: Duration = Duration::from_millis(300);
 
-/// How long `stop` waits for the player's answer before it abandons the think.
-pub(crate) const STOP_GRACE: Duration = Duration::from_millis(500);
+/// How long `stop` waits for the player's answer before it abandons the think: past the grace a
+/// member has to answer `stop` at all, after which a council has voted or failed.
+pub(crate) const STOP_WAIT: Duration = MEMBER_STOP_GRACE.saturating_add(Duration::from_millis(500));
 
-/// Depth of the built-in engine's search that answers when a think had to be abandoned.
+/// Depth of the built-in engine's search that answers when no member answered.
 const QUICK_DEPTH: u32 = 4;
 
 type ThinkResult = (Box<dyn Player>, Result<Thought, PlayerError>);
@@ -67,8 +91,15 @@ type ThinkResult = (Box<dyn Player>, Result<Thought, PlayerError>);
 /// How a think ended, for the session to answer or hold.
 enum Reply {
     Thought(Result<Thought, PlayerError>),
-    /// `stop` gave up on a think that did not end within [`STOP_GRACE`].
+    /// `stop` gave up on a think that did not end within [`STOP_WAIT`].
     Abandoned,
+}
+
+/// What woke the loop.
+enum Event {
+    Line(Option<String>),
+    Joined(Result<ThinkResult, tokio::task::JoinError>),
+    Show,
 }
 
 /// The server: the player and its think task; the session rules live in [`Session`].
@@ -77,12 +108,22 @@ struct Server {
     name: String,
     out: Box<dyn Write + Send>,
     session: Session<Reply>,
-    stop: StopFlag,
-    /// `None` while a think task owns it.
+    /// Shared with every player of the tree (built with it).
+    live: Live,
+    /// `None` while a think task owns it, or before it is (re)built.
     player: Option<Box<dyn Player>>,
     /// The running think.
     thinking: Option<JoinHandle<ThinkResult>>,
+    /// The position it thinks on, and since when it thinks on the GUI's clock (`go`, or
+    /// `ponderhit` after `go ponder`).
+    searching: Option<(Position, std::time::Instant)>,
+    /// A `go ponder` waiting for its `ponderhit`: the think task hears it here.
+    ponder_hit: Option<oneshot::Sender<()>>,
+    /// The lines shown last for this think (nothing new is shown twice).
+    shown: Vec<String>,
     seed: u64,
+    multipv: usize,
+    margin: Duration,
     preflight_passed: bool,
 }
 
@@ -94,40 +135,50 @@ pub async fn run(
     mut input: mpsc::UnboundedReceiver<String>,
     out: Box<dyn Write + Send>,
 ) {
-    let stop = StopFlag::new();
-    let player = build_player_tree(&config, &name, Some(&stop));
     let mut front = Server {
         config,
         name,
         out,
         session: Session::new(Rules::COUNCIL_USI),
-        stop,
-        player: Some(player),
+        live: Live::default(),
+        player: None,
         thinking: None,
+        searching: None,
+        ponder_hit: None,
+        shown: Vec::new(),
         seed: DEFAULT_SEED,
+        multipv: 1,
+        margin: Duration::from_millis(DEFAULT_MARGIN_MS),
         preflight_passed: false,
     };
+    let mut show = tokio::time::interval(SHOW_EVERY);
+    show.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
-        let line = match front.thinking.as_mut() {
+        let event = match front.thinking.as_mut() {
             Some(handle) => {
                 tokio::select! {
-                    joined = handle => Err(joined),
-                    line = input.recv() => Ok(line),
+                    joined = handle => Event::Joined(joined),
+                    line = input.recv() => Event::Line(line),
+                    _ = show.tick() => Event::Show,
                 }
             }
-            None => Ok(input.recv().await),
+            None => Event::Line(input.recv().await),
         };
-        let actions = match line {
-            Err(joined) => {
+        let actions = match event {
+            Event::Show => {
+                front.show_progress();
+                continue;
+            }
+            Event::Joined(joined) => {
                 front.thinking = None;
                 let reply = front.reply(joined);
                 front.session.finished(reply)
             }
-            Ok(Some(line)) => {
+            Event::Line(Some(line)) => {
                 tracing::trace!(target: "usi", "<< {line}");
                 front.session.line(&line)
             }
-            Ok(None) => front.session.end_of_input(),
+            Event::Line(None) => front.session.end_of_input(),
         };
         if !front.perform(actions).await {
             break;
@@ -157,7 +208,9 @@ impl Server {
             match action {
                 Action::Send(msg) => self.send(&msg),
                 Action::Identify => self.usi(),
-                Action::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+                Action::SetOption { name, value } => {
+                    self.set_option(&name, value.as_deref()).await;
+                }
                 Action::Prepare => self.preflight().await,
                 Action::NewGame => self.new_game().await,
                 Action::GameOver(outcome) => {
@@ -166,8 +219,15 @@ impl Server {
                     }
                 }
                 Action::Search { position, go } => self.think(position, &go),
-                // Under these rules nothing is searched before `ponderhit`.
-                Action::PonderHit => {}
+                Action::PonderHit => {
+                    if let Some((_, since)) = self.searching.as_mut() {
+                        *since = std::time::Instant::now();
+                    }
+                    if let Some(hit) = self.ponder_hit.take() {
+                        // A think that already ended (it was stopped) does not hear it.
+                        let _ = hit.send(());
+                    }
+                }
                 Action::Stop => {
                     // Its answer (or none) goes before the actions that followed `stop`.
                     for next in self.stop_now().await.into_iter().rev() {
@@ -179,15 +239,13 @@ impl Server {
                     Reply::Thought(result) => self.answer(&position, result),
                     Reply::Abandoned => {
                         self.say(&format!(
-                            "stop: a member of {} cannot be interrupted; it was abandoned (restarted at the next go) and a quick search of the built-in engine answers",
-                            self.name
+                            "stop: {} did not answer within {} ms; it was abandoned (restarted at the next go) and a quick search of the built-in engine answers",
+                            self.name,
+                            STOP_WAIT.as_millis()
                         ));
                         self.send(&EngineMessage::BestMove(quick_move(&position)));
                     }
                 },
-                Action::AnswerUnsearched { position } => {
-                    self.send(&EngineMessage::BestMove(quick_move(&position)));
-                }
                 Action::Quit => return false,
             }
         }
@@ -218,6 +276,8 @@ impl Server {
                     default: Some(false),
                 },
             },
+            spin("MultiPV", 1, 1, MAX_MULTIPV as i64),
+            spin("MarginMs", DEFAULT_MARGIN_MS as i64, 0, 60_000),
             spin("Seed", DEFAULT_SEED as i64, 0, i64::MAX),
         ] {
             self.send(&EngineMessage::Option(spec));
@@ -225,19 +285,54 @@ impl Server {
         self.send(&EngineMessage::UsiOk);
     }
 
-    fn set_option(&mut self, name: &str, value: Option<&str>) {
+    async fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let text = value.map(str::trim).unwrap_or("");
+        let number = text.parse::<u64>().ok();
         match name.to_ascii_lowercase().as_str() {
-            // Accepted for GUIs that always send them; members keep their configured hash.
-            "usi_hash" | "usi_ponder" => {}
-            "seed" => match value.map(str::trim).and_then(|v| v.parse::<u64>().ok()) {
+            // Accepted for GUIs that always send it; members keep their configured hash.
+            "usi_hash" => {}
+            "usi_ponder" => match text {
+                "true" | "false" => {
+                    let on = text == "true";
+                    if on != self.live.usi_ponder {
+                        self.live.usi_ponder = on;
+                        // USI members are told at their start: a new tree, built at next use.
+                        self.rebuild().await;
+                    }
+                }
+                _ => self.say(&format!(
+                    "option USI_Ponder: value `{text}` is not true or false"
+                )),
+            },
+            "multipv" => match number {
+                Some(n) if (1..=MAX_MULTIPV as u64).contains(&n) => self.multipv = n as usize,
+                _ => self.say(&format!(
+                    "option MultiPV: value `{text}` is not an integer from 1 to {MAX_MULTIPV}"
+                )),
+            },
+            "marginms" => match number {
+                Some(ms) if ms <= 60_000 => self.margin = Duration::from_millis(ms),
+                _ => self.say(&format!(
+                    "option MarginMs: value `{text}` is not an integer from 0 to 60000"
+                )),
+            },
+            "seed" => match number {
                 Some(s) => self.seed = s,
                 None => self.say(&format!(
-                    "option Seed: value `{}` is not a non-negative integer",
-                    value.unwrap_or("")
+                    "option Seed: value `{text}` is not a non-negative integer"
                 )),
             },
             _ => self.say(&format!("unknown option `{name}`")),
         }
+    }
+
+    /// The player tree is built anew at its next use (its processes are shut down now; one that
+    /// thinks goes when its think ends).
+    async fn rebuild(&mut self) {
+        if let Some(mut p) = self.player.take() {
+            p.shutdown().await;
+        }
+        self.session.game_lost();
     }
 
     /// Pre-flight of every USI engine of the player (as `council-match` does), until it
@@ -276,36 +371,74 @@ impl Server {
         }
     }
 
-    fn player_mut(&mut self) -> &mut Box<dyn Player> {
-        let (config, name, stop) = (&self.config, &self.name, &self.stop);
-        self.player
-            .get_or_insert_with(|| build_player_tree(config, name, Some(stop)))
+    fn build(&self) -> Box<dyn Player> {
+        build_player_tree(&self.config, &self.name, Some(&self.live))
     }
 
-    /// Starts thinking on `position` in a task that owns the player.
+    fn player_mut(&mut self) -> &mut Box<dyn Player> {
+        let (config, name, live) = (&self.config, &self.name, &self.live);
+        self.player
+            .get_or_insert_with(|| build_player_tree(config, name, Some(live)))
+    }
+
+    /// Starts thinking on `position` in a task that owns the player; after `go ponder` the task
+    /// ponders until `ponderhit` or `stop` first.
     fn think(&mut self, position: Position, go: &Go) {
         let pc = self.config.player(&self.name);
-        let plan = budget::plan(&pc.limits, pc.move_timeout_ms, go, position.side_to_move());
-        let req = MoveRequest {
+        let plan = budget::plan(
+            &pc.limits,
+            pc.move_timeout_ms,
+            go,
+            position.side_to_move(),
+            self.margin,
+        );
+        log_budget(&self.name, &plan.budget);
+        self.live.stop.reset();
+        self.live.progress.clear();
+        self.shown.clear();
+        self.searching = Some((position.clone(), std::time::Instant::now()));
+        let mut player = match self.player.take() {
+            Some(p) => p,
+            None => self.build(),
+        };
+        let multipv = self.multipv;
+        let request = move |position: Position| MoveRequest {
             position,
             budget: plan.budget,
             deadline: tokio::time::Instant::now() + plan.deadline,
-            multipv: 1,
+            multipv,
         };
-        log_budget(&self.name, &plan.budget);
-        self.stop.reset();
-        let mut player = match self.player.take() {
-            Some(p) => p,
-            None => build_player_tree(&self.config, &self.name, Some(&self.stop)),
-        };
+        if !go.ponder {
+            let req = request(position);
+            self.thinking = Some(tokio::spawn(async move {
+                let r = player.think(&req).await;
+                (player, r)
+            }));
+            return;
+        }
+        let (hit, heard) = oneshot::channel();
+        self.ponder_hit = Some(hit);
+        let stop = self.live.stop.clone();
         self.thinking = Some(tokio::spawn(async move {
-            let r = player.think(&req).await;
+            // The GUI's position ends with the reply it expects: ponder on it from the position
+            // before it, as after our own move.
+            let mut before = position.clone();
+            if let Some(reply) = before.undo() {
+                player.ponder(&request(before), Some(&reply.to_usi())).await;
+            }
+            tokio::select! {
+                _ = heard => {}
+                () = stopped(&stop) => {}
+            }
+            // Its clock from now on; after `stop` the stop flag is up, so it answers at once.
+            let r = player.think(&request(position)).await;
             (player, r)
         }));
     }
 
     /// The think task ended: the player comes back, or is lost with the task.
     fn reply(&mut self, joined: Result<ThinkResult, tokio::task::JoinError>) -> Reply {
+        self.ponder_hit = None;
         Reply::Thought(match joined {
             Ok((player, r)) => {
                 self.player = Some(player);
@@ -322,15 +455,55 @@ impl Server {
         })
     }
 
-    /// `stop`: in-process searches end at once; a think still running after [`STOP_GRACE`]
-    /// (a USI member cannot be interrupted) is abandoned and a quick search answers. Returns
-    /// the session's actions for the think's end.
+    /// Shows the lines of the think in progress when they changed: the player's rows, then each
+    /// member's line. Nothing while pondering before `ponderhit`.
+    fn show_progress(&mut self) {
+        if self.ponder_hit.is_some() {
+            return;
+        }
+        let Some((position, _)) = self.searching.clone() else {
+            return;
+        };
+        let several = self.multipv > 1;
+        let progress = self.live.progress.clone();
+        let mut lines: Vec<String> = progress
+            .lines(&self.name, self.multipv)
+            .iter()
+            .filter_map(|l| show::row(&position, l, several))
+            .map(|info| EngineMessage::Info(info).to_string())
+            .collect();
+        for (member, line) in progress.tree(&self.name).into_iter().skip(1) {
+            if let Some(line) = line {
+                let text = show::member_text(&position, &member, &line);
+                lines.push(
+                    EngineMessage::Info(Info {
+                        string: Some(text),
+                        ..Info::default()
+                    })
+                    .to_string(),
+                );
+            }
+        }
+        if lines.is_empty() || lines == self.shown {
+            return;
+        }
+        for line in &lines {
+            let _ = writeln!(self.out, "{line}");
+        }
+        let _ = self.out.flush();
+        self.shown = lines;
+    }
+
+    /// `stop`: the stop flag goes up (in-process searches end, USI members are sent `stop`)
+    /// and the think's answer is awaited; one still running after [`STOP_WAIT`] is abandoned
+    /// and a quick search answers. Returns the session's actions for the think's end.
     async fn stop_now(&mut self) -> Vec<Action<Reply>> {
-        self.stop.stop();
+        self.live.stop.stop();
+        self.ponder_hit = None;
         let Some(mut handle) = self.thinking.take() else {
             return Vec::new();
         };
-        let reply = match tokio::time::timeout(STOP_GRACE, &mut handle).await {
+        let reply = match tokio::time::timeout(STOP_WAIT, &mut handle).await {
             Ok(joined) => self.reply(joined),
             Err(_) => {
                 handle.abort();
@@ -345,8 +518,9 @@ impl Server {
 
     /// Ends the running think without answering it (`usinewgame`, `gameover`).
     async fn abandon(&mut self) {
+        self.ponder_hit = None;
         if let Some(handle) = self.thinking.take() {
-            self.stop.stop();
+            self.live.stop.stop();
             match handle.await {
                 Ok((player, _)) => self.player = Some(player),
                 Err(_) => self.session.game_lost(),
@@ -355,8 +529,9 @@ impl Server {
     }
 
     async fn quit(&mut self) {
+        self.ponder_hit = None;
         if let Some(mut handle) = self.thinking.take() {
-            self.stop.stop();
+            self.live.stop.stop();
             match tokio::time::timeout(QUIT_WAIT, &mut handle).await {
                 Ok(Ok((player, _))) => self.player = Some(player),
                 // Abandoned: its engine processes are killed when it is dropped.
@@ -374,16 +549,15 @@ impl Server {
             Ok(t) => t,
             Err(e) => {
                 self.say(&format!(
-                    "{} failed: {e}; playing the first legal move",
+                    "{} gave no move: {e}; a quick search of the built-in engine answers",
                     self.name
                 ));
-                let best = first_legal(position);
-                self.send(&EngineMessage::BestMove(best));
+                self.send(&EngineMessage::BestMove(quick_move(position)));
                 return;
             }
         };
         for vote in &thought.votes {
-            for line in vote_lines(vote) {
+            for line in show::vote_lines(vote) {
                 self.say(&line);
             }
         }
@@ -401,10 +575,15 @@ impl Server {
                 }
             }
             Decision::Move(text) => match position.parse_usi_move(text) {
-                Ok(mv) => UsiBestMove::Move {
-                    mv: mv.to_usi(),
-                    ponder: None,
-                },
+                Ok(mv) => {
+                    let mut after = position.clone();
+                    after.play(mv);
+                    let ponder = self.player.as_ref().and_then(|p| p.expected_reply(&after));
+                    UsiBestMove::Move {
+                        mv: mv.to_usi(),
+                        ponder,
+                    }
+                }
                 Err(e) => {
                     self.say(&format!(
                         "{} chose `{text}`, which is not legal here ({e}); playing the first legal move",
@@ -414,24 +593,25 @@ impl Server {
                 }
             },
         };
-        let pv = match &best {
-            UsiBestMove::Move { mv, .. } => legal_pv(position, mv, &thought.pv),
-            _ => Vec::new(),
-        };
-        if thought.eval.is_some() || !pv.is_empty() {
-            self.send(&EngineMessage::Info(Info {
-                depth: thought.depth,
-                time: Some(thought.engine_time.as_millis() as u64),
-                nodes: thought.nodes,
-                score: thought.eval.map(|e| InfoScore {
-                    value: e,
-                    bound: ScoreBound::Exact,
-                }),
-                pv,
-                ..Info::default()
-            }));
+        if let UsiBestMove::Move { mv, .. } = &best
+            && (thought.eval.is_some() || !thought.pv.is_empty() || self.multipv > 1)
+        {
+            let board = self.live.progress.lines(&self.name, self.multipv);
+            for row in show::final_rows(position, mv, &thought, self.multipv, &board) {
+                self.send(&EngineMessage::Info(row));
+            }
         }
         self.send(&EngineMessage::BestMove(best));
+        if let Some((_, since)) = self.searching.take() {
+            tracing::debug!(player = %self.name, "answered {} ms after go or ponderhit", since.elapsed().as_millis());
+        }
+    }
+}
+
+/// Resolves once `flag` is raised.
+async fn stopped(flag: &StopFlag) {
+    while !flag.is_stopped() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 
@@ -450,8 +630,8 @@ fn first_legal(position: &Position) -> UsiBestMove {
         })
 }
 
-/// The built-in engine's move after a short search (depth [`QUICK_DEPTH`]): the answer when the
-/// player's think had to be abandoned. Always legal, `resign` only without a legal move.
+/// The built-in engine's move after a short search (depth [`QUICK_DEPTH`]): the answer when no
+/// member answered. Always legal, `resign` only without a legal move.
 fn quick_move(position: &Position) -> UsiBestMove {
     let mut engine = Engine::new(EngineSettings {
         hash_mb: 1,
@@ -473,67 +653,19 @@ fn quick_move(position: &Position) -> UsiBestMove {
     }
 }
 
-/// `pv` when it starts with `best`, cut before its first move that is not legal; else `best`.
-fn legal_pv(position: &Position, best: &str, pv: &[String]) -> Vec<String> {
-    if pv.first().map(String::as_str) != Some(best) {
-        return vec![best.to_string()];
-    }
-    Replay::new(position.clone(), pv)
-        .play_while_legal()
-        .iter()
-        .map(|mv| mv.to_usi())
-        .collect()
-}
-
-/// One council decision as `info string` texts: one per member, then the rule.
-pub(crate) fn vote_lines(v: &CouncilVote) -> Vec<String> {
-    let mut lines: Vec<String> = v
-        .members
-        .iter()
-        .map(|m| match (&m.mv, &m.error) {
-            (Some(mv), _) => {
-                let score = m
-                    .score
-                    .map_or_else(|| "no score".to_string(), |e| e.to_string());
-                let nodes = m.nodes.map(|n| format!(", {n} nodes")).unwrap_or_default();
-                format!(
-                    "council {} member {} votes {mv} ({score}{nodes}, {} ms)",
-                    v.council, m.name, m.time_ms
-                )
-            }
-            (None, error) => format!(
-                "council {} member {} has no vote: {}",
-                v.council,
-                m.name,
-                error.as_deref().unwrap_or("no answer")
-            ),
-        })
-        .collect();
-    let rule = v.rule.name();
-    let overrode = if v.overrode_strongest {
-        format!(", overriding the strongest member {}", v.strongest)
-    } else {
-        String::new()
-    };
-    lines.push(format!(
-        "council {} chose {} by rule {rule} ({}){overrode}",
-        v.council,
-        v.chosen,
-        v.method.name()
-    ));
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_pv_is_cut_at_its_first_illegal_move_and_always_starts_with_the_move() {
-        let pos = Position::startpos();
-        let pv = vec!["7g7f".to_string(), "3c3d".into(), "7g7f".into()];
-        assert_eq!(legal_pv(&pos, "7g7f", &pv), ["7g7f", "3c3d"]);
-        assert_eq!(legal_pv(&pos, "2g2f", &pv), ["2g2f"]);
-        assert!(matches!(first_legal(&pos), UsiBestMove::Move { .. }));
+    fn the_first_legal_move_is_a_move_and_a_mated_side_resigns() {
+        assert!(matches!(
+            first_legal(&Position::startpos()),
+            UsiBestMove::Move { .. }
+        ));
+        let mated = Position::from_usi_position("sfen 4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1")
+            .expect("the test's position");
+        assert_eq!(first_legal(&mated), UsiBestMove::Resign);
+        assert_eq!(quick_move(&mated), UsiBestMove::Resign);
     }
 }

@@ -1,11 +1,7 @@
 //! The player `council-usi` plays as: which one the config means, and which part of the config
-//! it needs. The server builds it with [`council_players::factory::build_player_tree`] and a stop flag, so
-//! that a GUI's `stop` reaches every in-process search: in-process engines are made
-//! [`InternalPlayer::stoppable`](council_players::player::internal::InternalPlayer::stoppable): they
-//! share one [`StopFlag`](engine::search::StopFlag) with the server,
-//! so `stop` ends their searches at once with the best move found so far. The
-//! [`council_players::player::Player`] trait has no abort, so a USI-process member cannot be stopped: it
-//! thinks to its own budget.
+//! it needs. The server builds it with [`council_players::factory::build_player_tree`] and a
+//! GUI's [`Live`](council_players::player::live::Live) hook, through which `stop` reaches every
+//! search of the tree and every line it finds reaches the GUI.
 
 use std::collections::BTreeSet;
 

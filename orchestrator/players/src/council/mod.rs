@@ -14,6 +14,11 @@
 //! crashes, answers with garbage or does not even answer `stop` within its grace sits out the
 //! rest of the game (it restarts at the next). With `ponder = true` the council ponders, after
 //! its move, on the reply most of its members' pvs expect.
+//!
+//! In a GUI's tree (a [`Live`] hook, `council-usi`) it also registers its [`Tally`] on the
+//! progress board at each move, so the GUI is shown its current choice and ranking while its
+//! members think; with MultiPV asked it asks its members for as many lines and answers with its
+//! ranking of moves ([`vote::rank`]); and it ponders when asked, whatever its `ponder` key says.
 
 pub mod vote;
 
@@ -21,13 +26,15 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::player::live::{Board, Line, Live, Tally};
 use crate::player::time::{self, Allocation};
 use crate::player::{
     BoxFuture, Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought,
 };
 use council_schema::config::{Fairness, Limits};
 use council_schema::results::votes::{CouncilVote, MemberVote};
-use vote::{Ballot, Method, VoteSettings};
+use engine::position::Position;
+use vote::{Ballot, Method, VoteSettings, Voter};
 
 /// The most a council keeps back from its own deadline: time to vote with the members that did
 /// answer when another one hangs.
@@ -92,6 +99,8 @@ pub(crate) struct CouncilPlayer {
     ponder: bool,
     /// The move it played last.
     last_move: Option<String>,
+    /// A GUI's hook (see the module's docs).
+    live: Option<Live>,
 }
 
 impl CouncilPlayer {
@@ -111,7 +120,14 @@ impl CouncilPlayer {
             reserve_ms: council_schema::config::DEFAULT_RESERVE_MS,
             ponder: false,
             last_move: None,
+            live: None,
         }
+    }
+
+    /// In a GUI's tree when `live` is given (see the module's docs).
+    pub fn with_live(mut self, live: Option<Live>) -> Self {
+        self.live = live;
+        self
     }
 
     /// With a reserve of `reserve_ms` under a clock, pondering when `ponder`.
@@ -121,11 +137,35 @@ impl CouncilPlayer {
         self
     }
 
-    /// The MultiPV lines the members are asked for: the approval ballot's length, else one.
-    fn lines_wanted(&self) -> usize {
-        match self.method {
+    /// The MultiPV lines the members are asked for: the approval ballot's length, else one;
+    /// in a GUI's tree at least the lines `req` asks for.
+    fn lines_wanted(&self, req: &MoveRequest) -> usize {
+        let ballot = match self.method {
             Method::Approval => self.settings.k,
             _ => 1,
+        };
+        match self.live {
+            Some(_) => ballot.max(req.multipv),
+            None => ballot,
+        }
+    }
+
+    /// What its tally on the progress board needs to know of it, on `position`.
+    fn tally_view(&self, position: &Position) -> CouncilTally {
+        CouncilTally {
+            method: self.method,
+            settings: self.settings,
+            position: position.clone(),
+            seats: self
+                .members
+                .iter()
+                .map(|m| Seat {
+                    name: m.player.name().to_string(),
+                    win_rate_t: m.win_rate_t,
+                    sigma: m.sigma,
+                    weight: m.weight,
+                })
+                .collect(),
         }
     }
 
@@ -148,6 +188,10 @@ impl CouncilPlayer {
     /// One council move: ask every member still in the game, hear their answers, tally.
     async fn decide(&mut self, req: &MoveRequest) -> Result<Thought, PlayerError> {
         let asked = Instant::now();
+        if let Some(live) = &self.live {
+            let tally = std::sync::Arc::new(self.tally_view(&req.position));
+            live.progress.register(&self.name, tally);
+        }
         let (requests, deadline) = self.member_requests(req, asked);
         let answers = futures::future::join_all(self.members.iter_mut().zip(&requests).map(
             |(m, r)| async move {
@@ -237,7 +281,7 @@ impl CouncilPlayer {
             None => member_deadline(req.deadline, asked),
         };
         let shared = (self.fairness == Fairness::Shared).then_some(self.members.len());
-        let multipv = self.lines_wanted();
+        let multipv = self.lines_wanted(req);
         let requests = self
             .members
             .iter()
@@ -261,9 +305,10 @@ impl CouncilPlayer {
         (requests, deadline)
     }
 
-    /// The reply most members expect to the council's last move: the most common second move
-    /// of the pvs that begin with that move (the first such member's on a tie), when legal.
-    fn expected_reply(&self, req: &MoveRequest) -> Option<String> {
+    /// The reply most members expect to the council's last move, legal in `after`: the most
+    /// common second move of the pvs that begin with that move (the first such member's on a
+    /// tie). The one rule: what it ponders on, and what `council-usi` names as `ponder`.
+    fn reply_most_expect(&self, after: &Position) -> Option<String> {
         let played = self.last_move.as_deref()?;
         let mut counts: Vec<(&str, usize)> = Vec::new();
         for m in self.members.iter().filter(|m| m.active) {
@@ -280,7 +325,7 @@ impl CouncilPlayer {
         }
         let best = counts.iter().map(|&(_, n)| n).max()?;
         let (reply, _) = counts.into_iter().find(|&(_, n)| n == best)?;
-        req.position
+        after
             .parse_usi_move(reply)
             .is_ok()
             .then(|| reply.to_string())
@@ -409,6 +454,12 @@ impl CouncilPlayer {
                 detail: "no member gave a legal move".into(),
             }));
         };
+        let lines = match &self.live {
+            Some(_) if req.multipv > 1 => {
+                ranking(self.method, self.settings, &h, &choice.mv, req.multipv)
+            }
+            _ => Vec::new(),
+        };
         let speaker = h.ballot_member[choice.speaker];
         let strongest = self.strongest();
         let strongest_move = h.member_votes[strongest].mv.clone();
@@ -447,8 +498,141 @@ impl CouncilPlayer {
             nodes: Some(nodes),
             engine_time: h.engine_time,
             votes,
-            lines: Vec::new(),
+            lines,
         })
+    }
+}
+
+/// The council's ranking of moves on the ballots it voted with, at most `n`, each with its
+/// speaker's score on the common scale; `chosen` (the vote's move) first.
+fn ranking(
+    method: Method,
+    settings: VoteSettings,
+    h: &Hearing,
+    chosen: &str,
+    n: usize,
+) -> Vec<(String, Option<engine::types::Score>)> {
+    let voters: Vec<Voter> = h
+        .ballots
+        .iter()
+        .zip(&h.ballot_member)
+        .map(|(b, &i)| {
+            let lines = h.thoughts[i].as_ref().map_or(&[][..], |t| &t.lines[..]);
+            let score = |mv: &str| {
+                if mv == b.mv {
+                    b.eval
+                } else {
+                    lines.iter().find(|(m, _)| m == mv).and_then(|(_, e)| *e)
+                }
+            };
+            Voter {
+                moves: b.ranking().map(|m| (m.to_string(), score(m))).collect(),
+                win_rate_t: b.win_rate_t,
+                sigma: b.sigma,
+                weight: b.weight,
+            }
+        })
+        .collect();
+    let mut rows: Vec<(String, Option<engine::types::Score>)> =
+        vote::rank(method, settings, &voters, n)
+            .into_iter()
+            .map(|r| {
+                let t = voters[r.voter].win_rate_t;
+                (r.mv, r.eval.map(|e| vote::on_common_scale(e, t)))
+            })
+            .collect();
+    // The first row is the vote's choice by construction; kept so whatever the ballots.
+    if rows.first().map(|(mv, _)| mv.as_str()) != Some(chosen) {
+        rows.retain(|(mv, _)| mv != chosen);
+        rows.insert(0, (chosen.to_string(), None));
+        rows.truncate(n);
+    }
+    rows
+}
+
+/// A member as the council's tally weighs it.
+struct Seat {
+    name: String,
+    win_rate_t: f64,
+    sigma: f64,
+    weight: f64,
+}
+
+/// The council's current ranking on the progress board: its members' latest lines voted on as
+/// if they were their answers now.
+struct CouncilTally {
+    method: Method,
+    settings: VoteSettings,
+    position: Position,
+    seats: Vec<Seat>,
+}
+
+impl Tally for CouncilTally {
+    /// Each row: the move, its speaker's score on the common scale, pv and depth; the members'
+    /// nodes summed and the longest member's time (a sum of depths would mean nothing).
+    fn rows(&self, board: &Board, n: usize) -> Vec<Line> {
+        let want = match self.method {
+            Method::Approval => n.max(self.settings.k),
+            _ => n,
+        };
+        let lines: Vec<Vec<Line>> = self
+            .seats
+            .iter()
+            .map(|s| board.lines(&s.name, want))
+            .collect();
+        let voters: Vec<Voter> = self
+            .seats
+            .iter()
+            .zip(&lines)
+            .map(|(s, ls)| {
+                let mut moves: Vec<(String, Option<engine::types::Score>)> = Vec::new();
+                for l in ls {
+                    let Some(mv) = l.pv.first() else { continue };
+                    if self.position.parse_usi_move(mv).is_ok()
+                        && !moves.iter().any(|(m, _)| m == mv)
+                    {
+                        moves.push((mv.clone(), l.score));
+                    }
+                }
+                Voter {
+                    moves,
+                    win_rate_t: s.win_rate_t,
+                    sigma: s.sigma,
+                    weight: s.weight,
+                }
+            })
+            .collect();
+        let nodes: u64 = lines
+            .iter()
+            .filter_map(|ls| ls.iter().filter_map(|l| l.nodes).max())
+            .sum();
+        let time = lines
+            .iter()
+            .flatten()
+            .map(|l| l.time)
+            .max()
+            .unwrap_or_default();
+        vote::rank(self.method, self.settings, &voters, n)
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let line = lines[r.voter].iter().find(|l| l.pv.first() == Some(&r.mv));
+                Line {
+                    multipv: i as u32 + 1,
+                    depth: line.and_then(|l| l.depth),
+                    nodes: Some(nodes),
+                    time,
+                    score: r
+                        .eval
+                        .map(|e| vote::on_common_scale(e, self.seats[r.voter].win_rate_t)),
+                    pv: line.map_or_else(|| vec![r.mv.clone()], |l| l.pv.clone()),
+                }
+            })
+            .collect()
+    }
+
+    fn members(&self) -> Vec<String> {
+        self.seats.iter().map(|s| s.name.clone()).collect()
     }
 }
 
@@ -555,12 +739,12 @@ impl Player for CouncilPlayer {
         expected: Option<&'a str>,
     ) -> BoxFuture<'a, Option<String>> {
         Box::pin(async move {
-            if !self.ponder {
+            if !self.ponder && self.live.is_none() {
                 return None;
             }
             let expected = match expected {
                 Some(e) => e.to_string(),
-                None => self.expected_reply(req)?,
+                None => self.reply_most_expect(&req.position)?,
             };
             let mv = req.position.parse_usi_move(&expected).ok()?;
             // The members' requests as for the council's next move, after the expected reply.
@@ -584,6 +768,10 @@ impl Player for CouncilPlayer {
                 .await;
             pondering.iter().any(Option::is_some).then_some(expected)
         })
+    }
+
+    fn expected_reply(&self, after: &Position) -> Option<String> {
+        self.reply_most_expect(after)
     }
 
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {

@@ -212,6 +212,73 @@ pub fn decide(method: Method, settings: VoteSettings, ballots: &[Ballot]) -> Opt
     }
 }
 
+/// A member's moves best first, each with its score when it gave one: its ballot in every
+/// round of a [`rank`]ing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Voter {
+    pub moves: Vec<(String, Option<Score>)>,
+    pub win_rate_t: f64,
+    pub sigma: f64,
+    pub weight: f64,
+}
+
+/// One row of a council's ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub mv: String,
+    /// The voter that speaks for the move (its score is the row's).
+    pub voter: usize,
+    /// That voter's score for the move, on its own scale.
+    pub eval: Option<Score>,
+    pub rule: Rule,
+}
+
+/// The council's ranking of moves by its method's own support, at most `n` rows: the first row
+/// is [`decide`]'s choice on the voters' ballots, and each next row is the method's choice once
+/// the moves already ranked are struck out, every voter then voting for its best move left
+/// (with that move's score). With one move a member, the ranking ends when the members' moves
+/// are used up; members that give MultiPV lines rank further.
+pub fn rank(method: Method, settings: VoteSettings, voters: &[Voter], n: usize) -> Vec<Ranked> {
+    let mut rows: Vec<Ranked> = Vec::new();
+    while rows.len() < n {
+        let ranked = |mv: &str| rows.iter().any(|r| r.mv == mv);
+        let mut ballots = Vec::new();
+        let mut behind = Vec::new();
+        for (i, v) in voters.iter().enumerate() {
+            let left: Vec<&(String, Option<Score>)> =
+                v.moves.iter().filter(|(mv, _)| !ranked(mv)).collect();
+            let Some((mv, eval)) = left.first() else {
+                continue;
+            };
+            ballots.push(Ballot {
+                mv: mv.clone(),
+                eval: *eval,
+                win_rate_t: v.win_rate_t,
+                sigma: v.sigma,
+                weight: v.weight,
+                ranked: left.iter().map(|(m, _)| m.clone()).collect(),
+            });
+            behind.push(i);
+        }
+        let Some(choice) = decide(method, settings, &ballots) else {
+            break;
+        };
+        let voter = behind[choice.speaker];
+        let eval = voters[voter]
+            .moves
+            .iter()
+            .find(|(mv, _)| *mv == choice.mv)
+            .and_then(|(_, e)| *e);
+        rows.push(Ranked {
+            mv: choice.mv,
+            voter,
+            eval,
+            rule: choice.rule,
+        });
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -530,5 +597,53 @@ mod tests {
             let rule = match m.rule { Rule::Plurality => Rule::Approval, r => r };
             prop_assert_eq!(a.rule, rule);
         }
+    }
+
+    #[test]
+    fn a_ranking_starts_with_the_choice_and_strikes_out_each_ranked_move() {
+        let voter = |moves: &[(&str, i32)], sigma: f64| Voter {
+            moves: moves
+                .iter()
+                .map(|(m, cp)| (m.to_string(), Some(Score::Cp(*cp))))
+                .collect(),
+            win_rate_t: 600.0,
+            sigma,
+            weight: 1.0,
+        };
+        let voters = [
+            voter(&[("7g7f", 30), ("2g2f", 20)], 100.0),
+            voter(&[("2g2f", 40), ("7g7f", 10)], 150.0),
+            voter(&[("2g2f", 35), ("5g5f", -5)], 200.0),
+        ];
+        let ballots: Vec<Ballot> = voters
+            .iter()
+            .map(|v| Ballot {
+                mv: v.moves[0].0.clone(),
+                eval: v.moves[0].1,
+                win_rate_t: v.win_rate_t,
+                sigma: v.sigma,
+                weight: v.weight,
+                ranked: v.moves.iter().map(|(m, _)| m.clone()).collect(),
+            })
+            .collect();
+        for method in [Method::Majority, Method::Optimistic, Method::Pessimistic] {
+            let rows = rank(method, ML, &voters, 5);
+            let first = decide(method, ML, &ballots).expect("ballots");
+            assert_eq!(rows[0].mv, first.mv, "{method:?}");
+            let mut moves: Vec<&str> = rows.iter().map(|r| r.mv.as_str()).collect();
+            let n = moves.len();
+            moves.sort_unstable();
+            moves.dedup();
+            assert_eq!(moves.len(), n, "no move twice: {rows:?}");
+        }
+        // Majority: 2g2f (two votes), then 7g7f (every voter's best move left: 7g7f, 7g7f,
+        // 5g5f), then 5g5f; its speaker's own score.
+        let rows = rank(Method::Majority, ML, &voters, 5);
+        let moves: Vec<&str> = rows.iter().map(|r| r.mv.as_str()).collect();
+        assert_eq!(moves, ["2g2f", "7g7f", "5g5f"]);
+        assert_eq!((rows[1].voter, rows[1].eval), (0, Some(Score::Cp(30))));
+        assert_eq!((rows[2].voter, rows[2].eval), (2, Some(Score::Cp(-5))));
+        assert_eq!(rank(Method::Majority, ML, &voters, 1).len(), 1);
+        assert!(rank(Method::Majority, ML, &[], 3).is_empty());
     }
 }

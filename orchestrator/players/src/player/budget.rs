@@ -1,7 +1,9 @@
 //! What one move may cost ([`Budget`]: per-move limits and both sides' clocks as the move's `go`
 //! states them), and the [`plan`] of a move whose clock someone else keeps (a GUI's `go` for
 //! council-usi, a CSA server's clock for council-csa): the keeper's allowance is the deadline,
-//! and the player is handed the clock less a safety margin.
+//! and the player is handed the clock less a safety margin. The margin rule is one: a fifth of
+//! the allowance, at most the keeper's margin ([`safety`]); council-csa keeps up to a second,
+//! council-usi its `MarginMs` option.
 
 use std::time::Duration;
 
@@ -19,6 +21,9 @@ pub struct Budget {
     pub depth: Option<u32>,
     pub movetime_ms: Option<u64>,
     pub clock: Option<Clocks>,
+    /// Think until stopped (a GUI's `go infinite`): no time limit of its own; whoever asked
+    /// ends it.
+    pub infinite: bool,
 }
 
 impl Budget {
@@ -30,6 +35,7 @@ impl Budget {
             nodes: limits.nodes,
             depth: limits.depth,
             movetime_ms: limits.movetime_ms,
+            infinite: false,
             clock: (limits.byoyomi_ms.is_some() || limits.increment_ms.is_some()).then(|| {
                 Clocks::start(TimeControl {
                     main: Duration::ZERO,
@@ -49,6 +55,7 @@ impl Budget {
             depth: self.depth,
             movetime_ms: self.movetime_ms.map(div),
             clock: self.clock.map(|c| c.shared(n as u32)),
+            infinite: self.infinite,
         }
     }
 
@@ -64,8 +71,12 @@ impl Budget {
 
     /// The longest this budget lets `mover` think, when it is a time budget at all: the
     /// `movetime_ms`, or the clock's allowance (main time left, this move's increment and the
-    /// byoyomi, [`engine::clock::SideClock::allowance`]), whichever is shorter.
+    /// byoyomi, [`engine::clock::SideClock::allowance`]), whichever is shorter. `None` for an
+    /// infinite budget.
     pub fn time_allowance(&self, mover: Color) -> Option<Duration> {
+        if self.infinite {
+            return None;
+        }
         let clock = self.clock.map(|c| c.side(mover).allowance());
         match (self.movetime_ms.map(Duration::from_millis), clock) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -86,8 +97,12 @@ impl Budget {
 }
 
 /// The most kept back from a clock someone else keeps, for the player's own work
-/// ([`safety`]).
+/// ([`safety`]): council-csa's margin.
 pub const MAX_SAFETY: Duration = Duration::from_millis(1000);
+
+/// How long an infinite think may last at most (a GUI's `go infinite` that is never stopped):
+/// a day, so every wait still has a deadline.
+pub const INFINITE_THINK: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// What a player whose clock someone else keeps gets for one move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,24 +112,43 @@ pub struct Plan {
     pub deadline: Duration,
 }
 
-/// The margin kept back from an allowance: a fifth of it, at most [`MAX_SAFETY`].
-pub fn safety(allowance: Duration) -> Duration {
-    (allowance / 5).min(MAX_SAFETY)
+/// The margin kept back from an allowance: a fifth of it, at most `margin` (the keeper's:
+/// [`MAX_SAFETY`] for a CSA server, `MarginMs` for a GUI). The one margin rule.
+pub fn safety(allowance: Duration, margin: Duration) -> Duration {
+    (allowance / 5).min(margin)
+}
+
+/// [`plan_with_margin`] with a CSA server's margin, [`MAX_SAFETY`].
+pub fn plan(budget: Budget, move_timeout_ms: u64, mover: Color) -> Plan {
+    plan_with_margin(budget, move_timeout_ms, mover, MAX_SAFETY)
 }
 
 /// The plan for `mover` of a move with `budget` (per-move limits, and the clocks a GUI or a
-/// server keeps): the deadline is the budget's allowance, and the player is handed the budget
-/// less a [`safety`] margin, so members that use their whole budget (USI engines told
-/// `byoyomi N` use nearly all of it) answer before the council's deadline and the council
-/// before the keeper's flag falls. A budget with no limit at all thinks for `move_timeout_ms`.
-pub fn plan(budget: Budget, move_timeout_ms: u64, mover: Color) -> Plan {
+/// server keeps), keeping back at most `margin`: the deadline is the budget's allowance, and
+/// the player is handed the budget less its [`safety`] margin, so members that use their whole
+/// budget (USI engines told `byoyomi N` use nearly all of it) answer before the council's
+/// deadline and the council before the keeper's flag falls. A budget with no limit at all
+/// thinks for `move_timeout_ms`; an infinite one until it is stopped (at most
+/// [`INFINITE_THINK`]).
+pub fn plan_with_margin(
+    budget: Budget,
+    move_timeout_ms: u64,
+    mover: Color,
+    margin: Duration,
+) -> Plan {
     let mut budget = budget;
+    if budget.infinite {
+        return Plan {
+            budget,
+            deadline: INFINITE_THINK,
+        };
+    }
     if budget == Budget::default() {
         budget.movetime_ms = Some(move_timeout_ms.max(1));
     }
     match budget.time_allowance(mover) {
         Some(allowance) => Plan {
-            budget: budget.less(mover, safety(allowance)),
+            budget: budget.less(mover, safety(allowance, margin)),
             deadline: allowance,
         },
         None => Plan {
@@ -154,6 +188,7 @@ mod tests {
             depth: Some(5),
             movetime_ms: Some(600),
             clock: Some(Clocks::new(side(9000, 900, 0), side(3000, 900, 30))),
+            infinite: false,
         };
         let s = b.shared(3);
         assert_eq!(s.nodes, Some(1000));
@@ -291,5 +326,40 @@ mod tests {
             (p.budget, p.deadline),
             (nodes, Duration::from_millis(60_000))
         );
+    }
+
+    #[test]
+    fn a_guis_margin_is_kept_up_to_a_fifth_of_the_allowance_and_infinite_has_no_limit() {
+        let byoyomi = |ms| Budget {
+            clock: clock(0, 0, ms, 0).clock,
+            ..Budget::default()
+        };
+        let ms = Duration::from_millis;
+        // 50 ms of a 1 s byoyomi; a fifth of a short one.
+        let p = plan_with_margin(byoyomi(1000), 60_000, Color::Sente, ms(50));
+        let c = p.budget.clock.expect("clock");
+        assert_eq!(
+            (c.side(Color::Sente).byoyomi, p.deadline),
+            (ms(950), ms(1000))
+        );
+        let p = plan_with_margin(byoyomi(100), 60_000, Color::Gote, ms(50));
+        let c = p.budget.clock.expect("clock");
+        assert_eq!(c.side(Color::Gote).byoyomi, ms(80));
+        // Fischer: the margin comes out of the main time, the increment stays.
+        let p = plan_with_margin(clock(2000, 2000, 0, 1000), 60_000, Color::Sente, ms(50));
+        let c = *p.budget.clock.expect("clock").side(Color::Sente);
+        assert_eq!(
+            (c.remaining, c.increment, p.deadline),
+            (ms(1950), ms(1000), ms(3000))
+        );
+        // Infinite: no time of its own, the longest deadline, and it stays infinite when shared.
+        let inf = Budget {
+            infinite: true,
+            ..Budget::default()
+        };
+        assert_eq!(inf.time_allowance(Color::Sente), None);
+        let p = plan_with_margin(inf, 10_000, Color::Sente, ms(50));
+        assert_eq!((p.budget, p.deadline), (inf, INFINITE_THINK));
+        assert!(inf.shared(3).infinite);
     }
 }

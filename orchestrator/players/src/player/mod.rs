@@ -11,6 +11,7 @@
 pub mod budget;
 pub mod internal;
 pub mod intuition;
+pub mod live;
 pub mod process;
 pub mod time;
 pub mod usi;
@@ -87,7 +88,8 @@ pub struct Thought {
     /// Council decisions behind this move (this council's and its member councils').
     pub votes: Vec<CouncilVote>,
     /// With `multipv` > 1 asked: each MultiPV line's first move (USI) and its score when the
-    /// player has one, best first. Players that cannot give lines (councils) leave it empty.
+    /// player has one, best first. A council gives its ranking of moves in a GUI's tree
+    /// (`council-usi`) and leaves it empty elsewhere.
     pub lines: Vec<(String, Option<Score>)>,
 }
 
@@ -139,6 +141,14 @@ pub trait Player: Send {
     ) -> BoxFuture<'a, Option<String>> {
         let _ = (req, expected);
         Box::pin(async { None })
+    }
+
+    /// The opponent's reply this player expects after its last move, legal in `after` (the
+    /// position after that move): what it ponders on when asked to choose, and what
+    /// `council-usi` names in `bestmove X ponder Y`. `None` when it expects none.
+    fn expected_reply(&self, after: &Position) -> Option<String> {
+        let _ = after;
+        None
     }
 
     /// After a [`Player::think`] that timed out with its engine stopped but not yet answering:

@@ -26,6 +26,13 @@
 //! the next move is a `ponderhit` when the opponent played the expected reply, else `stop`,
 //! the pondered `bestmove` dropped, and a fresh `go`; a pondered answer is never taken for
 //! another position.
+//!
+//! In a GUI's tree ([`UsiPlayer::live`], `council-usi`) it also ponders when asked (whatever
+//! its `ponder` key says; `USI_Ponder` is set when the GUI enabled pondering), thinks with
+//! `go infinite` when its budget is infinite, publishes every scored `info` line on the
+//! progress board as it reads it, and treats the GUI's stop flag as a deadline: it sends `stop`
+//! and its `bestmove` within [`STOP_ANSWER_WAIT`] is its answer (not late: the GUI asked for
+//! it now); one that does not come is owed as at a deadline.
 
 use std::time::Duration;
 
@@ -37,6 +44,7 @@ use engine::usi::protocol::{
 };
 use tokio::time::Instant;
 
+use super::live::{Line, Live};
 use super::process::{Deadline, EngineProcess, ProcessError};
 use super::time::{STOP_ANSWER_WAIT, STOP_GRACE};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
@@ -69,7 +77,12 @@ pub struct UsiPlayer {
     pondering: Option<Pondering>,
     /// The pv of its last answer (its second move is the reply it expects).
     last_pv: Vec<String>,
+    /// A GUI's hook (see the module's docs).
+    live: Option<Live>,
 }
+
+/// How often a read looks at the GUI's stop flag.
+const GUI_STOP_POLL: Duration = Duration::from_millis(5);
 
 /// A `go ponder` under way: the `position` command it searches and its MultiPV.
 struct Pondering {
@@ -100,7 +113,19 @@ impl UsiPlayer {
             owed: None,
             pondering: None,
             last_pv: Vec::new(),
+            live: None,
         }
+    }
+
+    /// This player in a GUI's tree (see the module's docs).
+    pub(crate) fn live(mut self, live: Live) -> Self {
+        self.live = Some(live);
+        self
+    }
+
+    /// It thinks in the opponent's time when asked: `ponder = true`, or in a GUI's tree.
+    fn may_ponder(&self) -> bool {
+        self.ponder || self.live.is_some()
     }
 
     /// Take new settings for the next game without restarting the engine: option
@@ -246,7 +271,8 @@ impl UsiPlayer {
         }
         .await;
         r.map_err(|e| self.error(e, "waiting for usiok"))?;
-        let usi_ponder = self.ponder && declared.iter().any(|o| o.name == "USI_Ponder");
+        let announce = self.ponder || self.live.as_ref().is_some_and(|l| l.usi_ponder);
+        let usi_ponder = announce && declared.iter().any(|o| o.name == "USI_Ponder");
         self.declared = declared;
         self.pending_options.clear();
         if usi_ponder {
@@ -400,6 +426,13 @@ impl UsiPlayer {
         let name = self.name.clone();
         let drop_notation = self.settings.drop_notation;
         let from_engine = |mv: &str| from_engine(drop_notation, mv);
+        let mate_cp = self.settings.mate_cp;
+        let progress = self.live.as_ref().map(|l| l.progress.clone());
+        let gui_stop = self
+            .live
+            .as_ref()
+            .filter(|_| stop_at_deadline)
+            .map(|l| l.stop.clone());
         let Some(p) = self.process.as_mut() else {
             return Err(PlayerError::Crash {
                 player: name,
@@ -409,7 +442,35 @@ impl UsiPlayer {
         let mut infos: Vec<Info> = Vec::new();
         let mut wait = deadline;
         loop {
-            let line = match p.read_line(wait).await {
+            let gui_stopping = gui_stop.as_ref().filter(|_| owed.is_none());
+            let stopped = async {
+                match gui_stopping {
+                    Some(flag) => {
+                        while !flag.is_stopped() {
+                            tokio::time::sleep(GUI_STOP_POLL).await;
+                        }
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            // Looked at before each line too, so an engine that floods its output is stopped.
+            let read = match gui_stopping {
+                Some(flag) if flag.is_stopped() => None,
+                _ => tokio::select! {
+                    read = p.read_line(wait) => Some(read),
+                    () = stopped => None,
+                },
+            };
+            let Some(read) = read else {
+                // The GUI's stop: as at a deadline, but the answer it gives now is on time.
+                p.send(&GuiCommand::Stop.to_string())
+                    .await
+                    .map_err(|e| process_error(&name, e, "stop"))?;
+                *owed = Some(Instant::now() + STOP_GRACE);
+                wait = Deadline::after(STOP_ANSWER_WAIT);
+                continue;
+            };
+            let line = match read {
                 Ok(line) => line,
                 Err(ProcessError::Timeout(_)) if stop_at_deadline && owed.is_none() => {
                     // The deadline: stop the search and give it a moment to answer.
@@ -434,8 +495,23 @@ impl UsiPlayer {
             }
             match parse_engine_message(&line) {
                 Ok(EngineMessage::Info(mut info)) => {
-                    if info.score.is_some() {
+                    if let Some(score) = info.score {
                         info.pv = info.pv.iter().map(|m| from_engine(m)).collect();
+                        if let Some(progress) = &progress {
+                            progress.publish(
+                                &name,
+                                Line {
+                                    multipv: info.multipv.unwrap_or(1),
+                                    depth: info.depth,
+                                    nodes: info.nodes,
+                                    time: info
+                                        .time
+                                        .map_or_else(|| began.elapsed(), Duration::from_millis),
+                                    score: Some(normalize_score(score.value, mate_cp)),
+                                    pv: info.pv.clone(),
+                                },
+                            );
+                        }
                         infos.push(info);
                         if infos.len() > keep {
                             infos.remove(0);
@@ -471,6 +547,7 @@ impl UsiPlayer {
         let b = &req.budget;
         let mut go = Go {
             movetime: b.movetime_ms,
+            infinite: b.infinite,
             searchmoves: self
                 .searchmoves
                 .iter()
@@ -567,7 +644,7 @@ impl UsiPlayer {
         req: &MoveRequest,
         expected: Option<&str>,
     ) -> Option<String> {
-        if !self.ponder || self.process.is_none() {
+        if !self.may_ponder() || self.process.is_none() {
             return None;
         }
         if self.stop_pondering().await.is_err() || self.settle(Instant::now()).await.is_err() {
@@ -575,7 +652,7 @@ impl UsiPlayer {
         }
         let expected = match expected {
             Some(e) => e.to_string(),
-            None => self.last_pv.get(1)?.clone(),
+            None => self.expected_reply(&req.position)?,
         };
         let mv = req.position.parse_usi_move(&expected).ok()?;
         let mut next = req.clone();
@@ -809,6 +886,12 @@ impl Player for UsiPlayer {
         expected: Option<&'a str>,
     ) -> BoxFuture<'a, Option<String>> {
         Box::pin(self.start_pondering(req, expected))
+    }
+
+    /// The second move of its last pv, when legal.
+    fn expected_reply(&self, after: &Position) -> Option<String> {
+        let reply = self.last_pv.get(1)?;
+        after.parse_usi_move(reply).is_ok().then(|| reply.clone())
     }
 
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {

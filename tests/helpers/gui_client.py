@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""A shogi GUI's side of USI, played by cshogi (PyPI), for the tests of council-usi.
+
+The engine is driven by cshogi's own USI client (`cshogi.usi.Engine`), which starts a bare
+executable as GUIs do; the rules of the game (legal moves, mate, repetition, impasse) are
+cshogi's, not ours, and the clock is shogi's rule kept here: a move that takes `t` is late when
+`t >= M + I + B` (main time left, increment, byoyomi), else the main time becomes
+`max(0, M + I - t)`. Times are measured from sending `go` (or `ponderhit`) to reading `bestmove`,
+as a GUI measures them.
+
+Usage:
+  gui_client.py analysis ENGINE --position "startpos moves 2g2f" [--multipv N] [--stop-after S]
+      `go infinite`, `stop` after S seconds (default 1.0), then the answer. Prints JSON:
+      {"lines": [[ms after go, line], ...], "stop_ms": ms, "bestmove": move}.
+  gui_client.py games ENGINE1 ENGINE2 [--games N] [--byoyomi MS | --time MS --inc MS]
+      [--ponder] [--max-plies P] [--options1 K=V,...] [--options2 K=V,...]
+      N games, colours swapped each game, both engines kept from game to game (a GUI's
+      連続対局). Prints JSON: every game (moves, result, reason, per-move times and ponder
+      outcomes) and per-engine figures (median and max time, time losses, ponder hits).
+Exits non-zero (loudly) if cshogi is missing: the Rust test reports that as a failure.
+"""
+import argparse
+import json
+import queue
+import statistics
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+try:
+    import cshogi
+    from cshogi.usi import Engine
+except ImportError as exc:
+    sys.stderr.write(f"gui_client.py: cannot import cshogi ({exc}); run `bash tests/run.sh` to set up .venv/\n")
+    sys.exit(3)
+
+
+def options(text):
+    out = {}
+    for kv in filter(None, (text or "").split(",")):
+        k, _, v = kv.partition("=")
+        out[k] = v
+    return out
+
+
+def analysis(args):
+    engine = Engine(args.engine)
+    engine.setoption("MultiPV", args.multipv)
+    engine.isready()
+    engine.usinewgame()
+    proc = engine.proc
+    lines = queue.Queue()
+
+    def read():
+        for raw in proc.stdout:
+            lines.put((time.perf_counter(), raw.decode("utf-8", "replace").strip()))
+        lines.put((time.perf_counter(), None))
+
+    threading.Thread(target=read, daemon=True).start()
+
+    def write(cmd):
+        proc.stdin.write(cmd.encode("ascii") + b"\n")
+        proc.stdin.flush()
+
+    write("position " + args.position)
+    began = time.perf_counter()
+    write("go infinite")
+    seen = []
+    stop_at = began + args.stop_after
+    best = None
+    stopped = None
+    while best is None:
+        wait = max(0.0, stop_at - time.perf_counter()) if stopped is None else 120.0
+        try:
+            at, line = lines.get(timeout=wait)
+        except queue.Empty:
+            stopped = time.perf_counter()
+            write("stop")
+            continue
+        if line is None:
+            raise SystemExit("the engine closed its output before bestmove")
+        seen.append([round((at - began) * 1000, 1), line])
+        if line.startswith("bestmove"):
+            best = line.split()[1]
+    write("quit")
+    proc.wait(timeout=30)
+    print(json.dumps({
+        "lines": seen,
+        "stop_ms": round((stopped - began) * 1000, 1) if stopped else None,
+        "bestmove": best,
+    }))
+
+
+class Side:
+    """One engine of a match, with its search in the opponent's time."""
+
+    def __init__(self, path, opts, ponder):
+        self.engine = Engine(path, connect=False)
+        self.path = path
+        self.opts = opts
+        self.ponder = ponder
+        self.bestmove_at = None
+        self.pending = None  # (future, expected reply, the moves it ponders after)
+        self.record = {"moves": 0, "times_ms": [], "fractions": [], "hits": 0, "misses": 0,
+                       "stop_ms": [], "time_losses": 0, "illegal": 0, "bad_stop_answers": []}
+
+    def listen(self, line):
+        if line.startswith("bestmove"):
+            self.bestmove_at = time.perf_counter()
+
+    def prepare(self):
+        if self.engine.proc is None:
+            self.engine.connect()
+            self.name = self.engine.name
+            if self.ponder:
+                self.engine.setoption("USI_Ponder", "true")
+            for k, v in self.opts.items():
+                self.engine.setoption(k, v)
+        self.engine.isready()
+        self.engine.usinewgame()
+
+    def settle(self):
+        """Ends any search in the opponent's time: `stop`, and its answer (a GUI drops it) must
+        come and be a move of the position pondered. Its time from `stop` is recorded."""
+        if not self.pending:
+            return
+        future, expected, before = self.pending
+        self.pending = None
+        sent = time.perf_counter()
+        self.engine.stop()
+        best, _ = future.result(timeout=60)
+        self.record["stop_ms"].append(round((self.bestmove_at - sent) * 1000, 1))
+        board = cshogi.Board()
+        for m in before + [expected]:
+            board.push_usi(m)
+        move = board.move_from_usi(best) if best not in ("resign", "win") else None
+        if best != "resign" and not (best == "win" and board.is_nyugyoku()) and \
+                not (move and board.is_legal(move)):
+            self.record["bad_stop_answers"].append(f"{best} after {' '.join(before + [expected])}")
+
+
+def clock_args(clocks, control):
+    args = {"btime": clocks[cshogi.BLACK], "wtime": clocks[cshogi.WHITE]}
+    if control["byoyomi"]:
+        args["byoyomi"] = control["byoyomi"]
+    if control["inc"]:
+        args["binc"] = args["winc"] = control["inc"]
+    return args
+
+
+def play_game(sides, control, max_plies, executor):
+    board = cshogi.Board()
+    moves = []
+    seen = {board.zobrist_hash(): 1}
+    clocks = {cshogi.BLACK: control["time"], cshogi.WHITE: control["time"]}
+    detail = []
+    for s in sides:
+        s.prepare()
+    result, reason = "draw", "max_plies"
+    while len(moves) < max_plies:
+        turn = board.turn
+        me = sides[0] if turn == cshogi.BLACK else sides[1]
+        hit = None
+        best = ponder = None
+        if me.pending:
+            future, expected, _ = me.pending
+            if moves and moves[-1] == expected:
+                me.pending = None
+                hit = True
+                began = time.perf_counter()
+                me.engine.ponderhit()
+                best, ponder = future.result(timeout=120)
+            else:
+                hit = False
+                me.settle()
+        if not hit:
+            me.engine.position(moves)
+            began = time.perf_counter()
+            best, ponder = me.engine.go(listener=me.listen, **clock_args(clocks, control))
+        took = (me.bestmove_at - began) * 1000
+        allowance = clocks[turn] + control["inc"] + control["byoyomi"]
+        me.record["moves"] += 1
+        me.record["times_ms"].append(round(took, 1))
+        if control["byoyomi"] and not control["time"]:
+            me.record["fractions"].append(took / control["byoyomi"])
+        if hit is True:
+            me.record["hits"] += 1
+        elif hit is False:
+            me.record["misses"] += 1
+        detail.append({"side": "sente" if turn == cshogi.BLACK else "gote", "engine": me.name,
+                       "move": best, "ms": round(took, 1), "allowance_ms": allowance,
+                       "ponderhit": hit})
+        mover = "sente" if turn == cshogi.BLACK else "gote"
+        other = "gote" if mover == "sente" else "sente"
+        if took >= allowance:
+            me.record["time_losses"] += 1
+            result, reason = other, "time"
+            break
+        clocks[turn] = max(0, clocks[turn] + control["inc"] - int(took))
+        if best == "resign":
+            result, reason = other, "resign"
+            break
+        if best == "win":
+            if board.is_nyugyoku():
+                result, reason = mover, "impasse"
+            else:
+                me.record["illegal"] += 1
+                result, reason = other, "illegal_impasse"
+            break
+        move = board.move_from_usi(best)
+        if not move or not board.is_legal(move):
+            me.record["illegal"] += 1
+            result, reason = other, f"illegal_move {best}"
+            break
+        board.push(move)
+        moves.append(best)
+        key = board.zobrist_hash()
+        seen[key] = seen.get(key, 0) + 1
+        if board.is_game_over():
+            result, reason = mover, "checkmate"
+            break
+        if seen[key] >= 4:
+            draw = board.is_draw()
+            if draw == cshogi.REPETITION_WIN:
+                result, reason = ("sente" if board.turn == cshogi.BLACK else "gote"), "perpetual_check"
+            elif draw == cshogi.REPETITION_LOSE:
+                result, reason = ("gote" if board.turn == cshogi.BLACK else "sente"), "perpetual_check"
+            else:
+                result, reason = "draw", "repetition"
+            break
+        if me.ponder and ponder and ponder != "resign":
+            me.engine.position(moves + [ponder])
+            future = executor.submit(me.engine.go, ponder=True, listener=me.listen,
+                                     **clock_args(clocks, control))
+            me.pending = (future, ponder, list(moves))
+    for s in sides:
+        s.settle()
+    for s in sides:
+        mine = "sente" if s is sides[0] else "gote"
+        s.engine.gameover("draw" if result == "draw" else ("win" if result == mine else "lose"))
+    return {"sente": sides[0].name, "gote": sides[1].name, "moves": moves, "result": result,
+            "reason": reason, "detail": detail}
+
+
+def games(args):
+    control = {"byoyomi": args.byoyomi or 0, "time": args.time or 0, "inc": args.inc or 0}
+    one = Side(args.engine1, options(args.options1), args.ponder)
+    two = Side(args.engine2, options(args.options2), args.ponder)
+    executor = ThreadPoolExecutor(max_workers=2)
+    played = []
+    for n in range(args.games):
+        sides = (one, two) if n % 2 == 0 else (two, one)
+        played.append(play_game(sides, control, args.max_plies, executor))
+    for s in (one, two):
+        s.engine.quit()
+    executor.shutdown()
+    figures = {}
+    for s in (one, two):
+        r = s.record
+        times = r["times_ms"]
+        figures[s.path] = {
+            "name": s.name,
+            "moves": r["moves"],
+            "median_ms": statistics.median(times) if times else None,
+            "max_ms": max(times) if times else None,
+            "median_fraction": statistics.median(r["fractions"]) if r["fractions"] else None,
+            "min_fraction": min(r["fractions"]) if r["fractions"] else None,
+            "hits": r["hits"],
+            "misses": r["misses"],
+            "stop_median_ms": statistics.median(r["stop_ms"]) if r["stop_ms"] else None,
+            "stop_max_ms": max(r["stop_ms"]) if r["stop_ms"] else None,
+            "bad_stop_answers": r["bad_stop_answers"],
+            "time_losses": r["time_losses"],
+            "illegal": r["illegal"],
+        }
+    print(json.dumps({"games": played, "engines": figures}))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("analysis")
+    a.add_argument("engine")
+    a.add_argument("--position", default="startpos")
+    a.add_argument("--multipv", type=int, default=1)
+    a.add_argument("--stop-after", type=float, default=1.0)
+    g = sub.add_parser("games")
+    g.add_argument("engine1")
+    g.add_argument("engine2")
+    g.add_argument("--games", type=int, default=2)
+    g.add_argument("--byoyomi", type=int)
+    g.add_argument("--time", type=int)
+    g.add_argument("--inc", type=int)
+    g.add_argument("--ponder", action="store_true")
+    g.add_argument("--max-plies", type=int, default=256)
+    g.add_argument("--options1", default="")
+    g.add_argument("--options2", default="")
+    args = parser.parse_args()
+    if args.command == "analysis":
+        analysis(args)
+    else:
+        games(args)
+
+
+if __name__ == "__main__":
+    main()
