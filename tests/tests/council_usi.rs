@@ -945,7 +945,7 @@ sigma = 200.0
     gui.send("position startpos");
     gui.send("go infinite");
     // The council's line shows before `stop` (not a timing assertion: the test waits for it).
-    gui.until(|l| is_pv_row(l));
+    gui.until(is_pv_row);
     gui.send("stop");
     let lines = gui.until(|l| l.starts_with("bestmove"));
     let best = lines
