@@ -1,6 +1,8 @@
 //! The one player factory: a config's player name to a fresh [`Player`] (an in-process engine,
 //! the intuition player, a USI process, or a council built from its members, recursively), and
 //! the preflight that starts every USI engine once. `council-match` and `council-usi` both build their players here.
+//! With [`EngineLogs`], the USI engines that should log get their place in the tree
+//! (`council/gps`) as their engine log tag.
 
 use std::path::PathBuf;
 
@@ -8,11 +10,39 @@ use engine::search::StopFlag;
 
 use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
+use crate::player::engine_log::{EngineLog, LogTag};
 use crate::player::internal::InternalPlayer;
 use crate::player::intuition::IntuitionPlayer;
 use crate::player::usi::UsiPlayer;
 use crate::player::{Player, PlayerError};
 use council_schema::config::{Config, Leaf, PlayerConfig, PlayerKind, UsiEngineSettings};
+
+/// Which engines write to an engine log: every one (`--log FILE`), or those with `log = true`
+/// (themselves or a council above them).
+#[derive(Debug, Clone)]
+pub struct EngineLogs {
+    pub log: EngineLog,
+    pub every_engine: bool,
+}
+
+impl EngineLogs {
+    /// Whether any player of `config` asks for its engine's lines (`log = true`).
+    pub fn asked_in(config: &Config) -> bool {
+        config.players.values().any(|p| p.log)
+    }
+
+    /// The tag of the engine at `path` whose own or a council's `log` is `logged`.
+    fn tag(&self, path: &str, logged: bool) -> Option<LogTag> {
+        (self.every_engine || logged).then(|| self.log.tag(path))
+    }
+}
+
+/// Where a player sits in the tree being built: its path (`council/gps`) and whether it or a
+/// council above it has `log = true`.
+struct Seat {
+    path: String,
+    logged: bool,
+}
 
 /// A fresh instance of the player `name`.
 pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
@@ -22,13 +52,30 @@ pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
 /// As [`build_player`]; with `stop`, every in-process search of the tree also ends (with its
 /// best move so far) when that flag is raised: how `council-usi` answers a GUI's `stop`.
 pub fn build_player_tree(config: &Config, name: &str, stop: Option<&StopFlag>) -> Box<dyn Player> {
-    build_tree_over(config, name, &mut |pc, leaf| match leaf {
+    build_player_logged(config, name, stop, None)
+}
+
+/// As [`build_player_tree`], its USI engines writing to `logs` as it says.
+pub fn build_player_logged(
+    config: &Config,
+    name: &str,
+    stop: Option<&StopFlag>,
+    logs: Option<&EngineLogs>,
+) -> Box<dyn Player> {
+    let root = Seat {
+        path: name.to_string(),
+        logged: config.player(name).log,
+    };
+    build_tree_at(config, name, &root, &mut |pc, leaf, seat| match leaf {
         Leaf::Internal(s) => match stop {
             Some(stop) => Box::new(InternalPlayer::stoppable(&pc.name, s, stop.clone())),
             None => Box::new(InternalPlayer::new(&pc.name, s)),
         },
         Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s)),
-        Leaf::Usi(s) => Box::new(UsiPlayer::new(&pc.name, s, pc.ponder)),
+        Leaf::Usi(s) => Box::new(
+            UsiPlayer::new(&pc.name, s, pc.ponder)
+                .logged(logs.and_then(|l| l.tag(&seat.path, seat.logged))),
+        ),
     })
 }
 
@@ -40,9 +87,22 @@ pub fn build_tree_over(
     name: &str,
     leaf: &mut dyn FnMut(&PlayerConfig, Leaf<'_>) -> Box<dyn Player>,
 ) -> Box<dyn Player> {
+    let root = Seat {
+        path: name.to_string(),
+        logged: false,
+    };
+    build_tree_at(config, name, &root, &mut |pc, l, _| leaf(pc, l))
+}
+
+fn build_tree_at(
+    config: &Config,
+    name: &str,
+    seat: &Seat,
+    leaf: &mut dyn FnMut(&PlayerConfig, Leaf<'_>, &Seat) -> Box<dyn Player>,
+) -> Box<dyn Player> {
     let pc = config.player(name);
     let c = match pc.kind.leaf() {
-        Ok(l) => return leaf(pc, l),
+        Ok(l) => return leaf(pc, l, seat),
         Err(council) => council,
     };
     let members = c
@@ -51,7 +111,11 @@ pub fn build_tree_over(
         .zip(&c.weights)
         .map(|(m, &weight)| {
             let mc = config.player(m);
-            let member = build_tree_over(config, m, leaf);
+            let member_seat = Seat {
+                path: format!("{}/{m}", seat.path),
+                logged: seat.logged || mc.log,
+            };
+            let member = build_tree_at(config, m, &member_seat, leaf);
             Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
         })
         .collect();
@@ -105,6 +169,15 @@ pub async fn declared_options(
 /// that is not a USI engine or cannot start stops the run before any game. The error is one
 /// line naming the config file, the key and the player.
 pub async fn preflight(config: &Config) -> Result<(), PreflightError> {
+    preflight_logged(config, None).await
+}
+
+/// As [`preflight`], the handshakes written to `logs` (every engine logs its own, under its
+/// name, outside any game).
+pub async fn preflight_logged(
+    config: &Config,
+    logs: Option<&EngineLogs>,
+) -> Result<(), PreflightError> {
     let checks = config
         .players
         .values()
@@ -113,7 +186,8 @@ pub async fn preflight(config: &Config) -> Result<(), PreflightError> {
             _ => None,
         })
         .map(|(p, s)| async move {
-            let mut player = UsiPlayer::new(&p.name, s, p.ponder);
+            let mut player = UsiPlayer::new(&p.name, s, p.ponder)
+                .logged(logs.and_then(|l| l.tag(&p.name, p.log)));
             let r = player.new_game(0).await;
             player.shutdown().await;
             r.map_err(|error| PreflightError {

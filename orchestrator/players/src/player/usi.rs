@@ -37,6 +37,7 @@ use engine::usi::protocol::{
 };
 use tokio::time::Instant;
 
+use super::engine_log::LogTag;
 use super::process::{Deadline, EngineProcess, ProcessError};
 use super::time::{STOP_ANSWER_WAIT, STOP_GRACE};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
@@ -69,6 +70,8 @@ pub struct UsiPlayer {
     pondering: Option<Pondering>,
     /// The pv of its last answer (its second move is the reply it expects).
     last_pv: Vec<String>,
+    /// Where its processes log their lines (`--log`, `log = true`).
+    log: Option<LogTag>,
 }
 
 /// A `go ponder` under way: the `position` command it searches and its MultiPV.
@@ -100,7 +103,15 @@ impl UsiPlayer {
             owed: None,
             pondering: None,
             last_pv: Vec::new(),
+            log: None,
         }
+    }
+
+    /// Log every line of its processes (from the next start) under `tag`.
+    #[must_use]
+    pub fn logged(mut self, tag: Option<LogTag>) -> Self {
+        self.log = tag;
+        self
     }
 
     /// Take new settings for the next game without restarting the engine: option
@@ -228,7 +239,8 @@ impl UsiPlayer {
 
     async fn start(&mut self) -> Result<(), PlayerError> {
         let s = &self.settings;
-        let mut p = EngineProcess::spawn(&self.name, &s.command, &s.args, s.dir.as_deref())
+        let log = self.log.clone();
+        let mut p = EngineProcess::spawn(&self.name, &s.command, &s.args, s.dir.as_deref(), log)
             .map_err(|e| self.error(e, "start"))?;
         let deadline = Deadline::after(s.startup_timeout());
         p.send(&GuiCommand::Usi.to_string())
