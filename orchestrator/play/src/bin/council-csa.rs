@@ -1,7 +1,8 @@
 //! `council-csa CONFIG PLAYER --server HOST:PORT --id NAME --password PASS [--games N]
-//! [--out DIR] [--quiet]`: a player of a council-match config (a council or one engine) on a
-//! CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl` and a protocol log go
-//! to `--out`. See `council_play::csa` and docs/guide/csa.md.
+//! [--out DIR] [--quiet] [--log [FILE]]`: a player of a council-match config (a council or one
+//! engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`, a
+//! protocol log and, when asked, the engines' log go to `--out`. See `council_play::csa` and
+//! docs/guide/csa.md.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +10,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use council_play::csa::game::{CsaGame, CsaOptions, run};
+use council_players::factory::EngineLogs;
+use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 
 #[derive(Parser, Debug)]
@@ -50,6 +53,10 @@ struct Cli {
     /// No line per game on stdout.
     #[arg(long)]
     quiet: bool,
+    /// Write every line to and from the player's engines to FILE (default: engines.log in
+    /// --out, beside protocol.log). Without it, players with `log = true` write there.
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    log: Option<Option<PathBuf>>,
 }
 
 fn main() -> ExitCode {
@@ -79,6 +86,13 @@ fn main() -> ExitCode {
             .map_or(0, |d| d.as_secs());
         PathBuf::from(format!("runs/csa-{secs}"))
     });
+    let engine_log = match engine_logs(&cli, &config, &out) {
+        Ok(logs) => logs,
+        Err(e) => {
+            eprintln!("council-csa: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = CsaOptions {
         server: cli.server.clone(),
         id: cli.id.clone(),
@@ -88,6 +102,7 @@ fn main() -> ExitCode {
         margin: Duration::from_millis(cli.margin_ms),
         keep_alive: Duration::from_secs(cli.keep_alive),
         seed: cli.seed,
+        engine_log,
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -116,7 +131,7 @@ fn main() -> ExitCode {
         }
     };
     let result = rt.block_on(async {
-        council_players::factory::preflight(&config)
+        council_players::factory::preflight_logged(&config, opts.engine_log.as_ref())
             .await
             .map_err(|e| e.to_string())?;
         run(&config, &cli.player, &opts, &mut report)
@@ -131,4 +146,25 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The engine log: `--log [FILE]` for every engine (FILE, or `engines.log` in `out`), else
+/// `engines.log` in `out` for the players with `log = true`, else none.
+fn engine_logs(
+    cli: &Cli,
+    config: &Config,
+    out: &std::path::Path,
+) -> Result<Option<EngineLogs>, String> {
+    let (path, every_engine) = match &cli.log {
+        Some(Some(file)) => (file.clone(), true),
+        Some(None) => (out.join("engines.log"), true),
+        None if EngineLogs::asked_in(config) => (out.join("engines.log"), false),
+        None => return Ok(None),
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let log = EngineLog::open(&path, engine_log::DEFAULT_CAP_BYTES).map_err(|e| e.to_string())?;
+    log.note(&format!("council-csa as {}: session started", cli.player));
+    Ok(Some(EngineLogs { log, every_engine }))
 }

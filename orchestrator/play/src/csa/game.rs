@@ -52,6 +52,8 @@ pub struct CsaOptions {
     /// Silence after which an empty line is sent (zero: never).
     pub keep_alive: Duration,
     pub seed: u64,
+    /// Where the player's engines log their lines (`--log`, `log = true`).
+    pub engine_log: Option<council_players::factory::EngineLogs>,
 }
 
 /// What stops `council-csa` before or between games (a game that began always ends in a
@@ -103,12 +105,18 @@ pub async fn run(
         ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
     let log_path = opts.out.join("protocol.log");
     let log = ProtocolLog::open(&log_path).map_err(io(&log_path))?;
-    let mut player = council_players::factory::build_player(config, player_name);
+    let mut player = council_players::factory::build_player_logged(
+        config,
+        player_name,
+        None,
+        opts.engine_log.as_ref(),
+    );
     let mut played = Vec::new();
     let mut outcome = Ok(());
     for n in first..first + u64::from(opts.games) {
         let seed = council_schema::seed::game_seed(opts.seed, n);
-        match play_one(config, player_name, player.as_mut(), opts, &log, n, seed).await {
+        let game = play_one(config, player_name, player.as_mut(), opts, &log, n, seed);
+        match council_players::player::engine_log::in_game(n, game).await {
             Ok(Some(game)) => {
                 write_records(&records, config, &game.played).map_err(io(&records))?;
                 results

@@ -43,7 +43,8 @@ use engine::usi::session::{Action, Rules, Session};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use council_players::factory::build_player_tree;
+use council_players::factory::{EngineLogs, build_player_logged};
+use council_players::player::engine_log::in_game;
 use council_players::player::{Budget, Decision, MoveRequest, Player, PlayerError, Thought};
 use council_schema::config::{Config, PlayerKind};
 use council_schema::results::votes::CouncilVote;
@@ -84,6 +85,10 @@ struct Server {
     thinking: Option<JoinHandle<ThinkResult>>,
     seed: u64,
     preflight_passed: bool,
+    /// Where the player's engines log their lines (`--log`, `log = true`).
+    logs: Option<EngineLogs>,
+    /// The GUI's games so far (`usinewgame`s): the engine log's game ids.
+    games: u64,
 }
 
 /// Runs the USI loop for player `name` of `config` on `input` lines until `quit` or the end of
@@ -91,11 +96,23 @@ struct Server {
 pub async fn run(
     config: Config,
     name: String,
+    input: mpsc::UnboundedReceiver<String>,
+    out: Box<dyn Write + Send>,
+) {
+    run_logged(config, name, None, input, out).await;
+}
+
+/// As [`run`], the player's engines writing their lines to `logs` as it says, each GUI game's
+/// under its number (the `usinewgame`s counted from 1).
+pub async fn run_logged(
+    config: Config,
+    name: String,
+    logs: Option<EngineLogs>,
     mut input: mpsc::UnboundedReceiver<String>,
     out: Box<dyn Write + Send>,
 ) {
     let stop = StopFlag::new();
-    let player = build_player_tree(&config, &name, Some(&stop));
+    let player = build_player_logged(&config, &name, Some(&stop), logs.as_ref());
     let mut front = Server {
         config,
         name,
@@ -106,6 +123,8 @@ pub async fn run(
         thinking: None,
         seed: DEFAULT_SEED,
         preflight_passed: false,
+        logs,
+        games: 0,
     };
     loop {
         let line = match front.thinking.as_mut() {
@@ -254,7 +273,8 @@ impl Server {
             .map(|p| {
                 let mut one = sub.clone();
                 one.players.retain(|n, _| *n == p.name);
-                async move { council_players::factory::preflight(&one).await }
+                let logs = self.logs.as_ref();
+                async move { council_players::factory::preflight_logged(&one, logs).await }
             });
         let failures: Vec<_> = futures::future::join_all(checks)
             .await
@@ -269,17 +289,19 @@ impl Server {
 
     async fn new_game(&mut self) {
         let seed = self.seed;
+        self.games += 1;
+        let games = self.games;
         let player = self.player_mut();
-        let r = player.new_game(seed).await;
+        let r = in_game(games, player.new_game(seed)).await;
         if let Err(e) = r {
             self.say(&format!("cannot start {}: {e}", self.name));
         }
     }
 
     fn player_mut(&mut self) -> &mut Box<dyn Player> {
-        let (config, name, stop) = (&self.config, &self.name, &self.stop);
+        let (config, name, stop, logs) = (&self.config, &self.name, &self.stop, &self.logs);
         self.player
-            .get_or_insert_with(|| build_player_tree(config, name, Some(stop)))
+            .get_or_insert_with(|| build_player_logged(config, name, Some(stop), logs.as_ref()))
     }
 
     /// Starts thinking on `position` in a task that owns the player.
@@ -296,12 +318,18 @@ impl Server {
         self.stop.reset();
         let mut player = match self.player.take() {
             Some(p) => p,
-            None => build_player_tree(&self.config, &self.name, Some(&self.stop)),
+            None => build_player_logged(
+                &self.config,
+                &self.name,
+                Some(&self.stop),
+                self.logs.as_ref(),
+            ),
         };
-        self.thinking = Some(tokio::spawn(async move {
+        let games = self.games;
+        self.thinking = Some(tokio::spawn(in_game(games, async move {
             let r = player.think(&req).await;
             (player, r)
-        }));
+        })));
     }
 
     /// The think task ended: the player comes back, or is lost with the task.
