@@ -359,7 +359,7 @@ pub fn standings_line(
         .iter()
         .map(|(name, r)| {
             let mine: Vec<f64> = games.iter().filter_map(|g| g.points_of(name)).collect();
-            (name, mine.iter().sum(), mine.len() as u64, r)
+            (name, mine.iter().sum::<f64>() + 0.0, mine.len() as u64, r)
         })
         .collect();
     rows.sort_by(|a, b| match (&a.3.rating, &b.3.rating) {
@@ -414,7 +414,8 @@ pub fn live_score(playing: &[String], games: &[GameResult]) -> String {
     playing
         .iter()
         .map(|p| {
-            let pts: f64 = games.iter().filter_map(|g| g.points_of(p)).sum();
+            // `+ 0.0`: the empty sum of floats is -0.
+            let pts: f64 = games.iter().filter_map(|g| g.points_of(p)).sum::<f64>() + 0.0;
             format!("{p} {pts}")
         })
         .collect::<Vec<_>>()
