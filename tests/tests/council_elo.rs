@@ -183,3 +183,82 @@ fn text_csv_and_svg_outputs() {
     assert_eq!(csv.lines().count(), 3);
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A cut-off last line (a run still writing it, or killed) is skipped with a note, as every
+/// reader of `results.jsonl` does; a last line that is a whole game without its newline is read.
+#[test]
+fn a_cut_off_last_line_is_skipped_and_said() {
+    let dir = temp_dir("torn");
+    let file = two_player_file(&dir);
+    let whole = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&file, format!("{whole}{{\"id\": 99, \"sen")).expect("write");
+    let out = run(&[file.to_str().expect("utf8"), "--format", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(json(&out)["input"]["games"], 24);
+    assert!(
+        stderr.contains(&format!(
+            "{}: skipped its cut-off last line",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    std::fs::write(&file, whole.trim_end()).expect("write");
+    let out = run(&[file.to_str().expect("utf8"), "--format", "json"]);
+    assert_eq!(json(&out)["input"]["games"], 24);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// Two runs whose `council` is not the same council (their run.json say so): a warning naming
+/// both and what differs; `--split-names` rates them apart, and `single`, the same engine in
+/// both, stays one player.
+#[test]
+fn one_name_for_two_players_is_warned_of_and_split_on_request() {
+    let dir = temp_dir("names");
+    let run_folder = |name: &str, members: &str| -> String {
+        let text = format!(
+            "[match]\nplayers = [\"council\", \"single\"]\ngames = 2\nmax_plies = 6\n\
+             [[player]]\nname = \"council\"\nkind = \"council\"\nmembers = {members}\nnodes = 20\n\
+             [[player]]\nname = \"x\"\nkind = \"internal\"\n\
+             [[player]]\nname = \"y\"\nkind = \"internal\"\nnoise_cp = 50\n\
+             [[player]]\nname = \"single\"\nkind = \"internal\"\nnodes = 20\n"
+        );
+        let cfg = dir.join(format!("{name}.toml"));
+        std::fs::write(&cfg, text).expect("config");
+        let out = dir.join(name);
+        let _ = std::fs::remove_dir_all(&out);
+        let o = council_tests::council_match(&cfg, &out, &[]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out.join("results.jsonl").display().to_string()
+    };
+    let a = run_folder("A", "[\"x\", \"y\"]");
+    let b = run_folder("B", "[\"x\"]");
+    let out = run(&[&a, &b, "--format", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("warning: `council` stands for 2 different players (they differ in: members")
+            && stderr.contains(&format!("council@A ({a})"))
+            && stderr.contains(&format!("council@B ({b})"))
+            && stderr.contains("--split-names"),
+        "{stderr}"
+    );
+    let names = |v: &Value| -> Vec<String> {
+        let mut n: Vec<String> = v["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .map(|p| p["name"].as_str().expect("name").to_string())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&json(&out)), ["council", "single"]);
+    let split = run(&[&a, &b, "--format", "json", "--split-names"]);
+    assert_eq!(names(&json(&split)), ["council@A", "council@B", "single"]);
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -49,9 +49,9 @@ impl LivePage {
         self.live.clone()
     }
 
-    /// Keep serving until Ctrl-C, then stop.
-    pub async fn until_ctrl_c(self) {
-        let _ = tokio::signal::ctrl_c().await;
+    /// Keep serving until Ctrl-C or SIGTERM (as Slurm and Kubernetes stop a job), then stop.
+    pub async fn until_stopped(self) {
+        council_play::signals::stop_signal().await;
         self.stop.cancel();
         let _ = self.server.await;
     }
@@ -107,14 +107,14 @@ impl TunePage {
         self.page.live.set_phase(Phase::Finished);
     }
 
-    /// Keep serving until Ctrl-C, then stop.
-    pub async fn until_ctrl_c(self) {
-        self.page.until_ctrl_c().await;
+    /// Keep serving until Ctrl-C or SIGTERM, then stop.
+    pub async fn until_stopped(self) {
+        self.page.until_stopped().await;
     }
 }
 
 /// `council-match serve DIR`: serve the run folder or tune folder (one holding `tune.jsonl`)
-/// `dir` on `addr`, following it as it grows, until Ctrl-C.
+/// `dir` on `addr`, following it as it grows, until Ctrl-C or SIGTERM.
 pub async fn serve_folder(dir: &std::path::Path, addr: &str) -> Result<(), ServeError> {
     let tune = is_tune_folder(dir);
     let live = if tune {
@@ -136,7 +136,7 @@ pub async fn serve_folder(dir: &std::path::Path, addr: &str) -> Result<(), Serve
         tokio::spawn(follow(dir.to_path_buf(), live.clone()));
     }
     let server = tokio::spawn(serve(live, listener, stop.clone()));
-    tokio::signal::ctrl_c().await?;
+    council_play::signals::stop_signal().await;
     stop.cancel();
     let _ = server.await;
     Ok(())

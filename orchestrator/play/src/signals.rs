@@ -2,7 +2,8 @@
 //! of a Kubernetes pod), cancels the run's token, so that the runner finishes its writes and
 //! the run can be resumed. The program says what happened (`on_stop`): the library never prints.
 //! `council-csa` also needs who stopped it (the game in progress is recorded with the signal's
-//! name) and a way out at once on a second signal: [`Stop`] and [`stop_on_signals`].
+//! name) and a way out at once on a second signal: [`Stop`] and [`stop_on_signals`]. A page
+//! served after the run ends on either signal too ([`stop_signal`]).
 
 use std::sync::{Arc, OnceLock};
 
@@ -16,23 +17,27 @@ pub fn cancel_on_stop_signals(
     on_stop: impl FnOnce() + Send + 'static,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        let terminated = async {
-            match term.as_mut() {
-                Some(t) => t.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        let stopped = tokio::select! {
-            r = tokio::signal::ctrl_c() => r.is_ok(),
-            _ = terminated => true,
-        };
-        if stopped {
+        if stop_signal().await {
             on_stop();
             cancel.cancel();
         }
     })
+}
+
+/// The first Ctrl-C or SIGTERM: true when one came (false when neither can be listened for).
+/// Call within a tokio runtime.
+pub async fn stop_signal() -> bool {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let terminated = async {
+        match term.as_mut() {
+            Some(t) => t.recv().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r.is_ok(),
+        _ = terminated => true,
+    }
 }
 
 /// A request to stop and who made it: what a loop that must record its work before it ends

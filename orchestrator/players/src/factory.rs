@@ -1,17 +1,47 @@
 //! The one player factory: a config's player name to a fresh [`Player`] (an in-process engine,
 //! the intuition player, a USI process, or a council built from its members, recursively), and
 //! the preflight that starts every USI engine once. `council-match` and `council-usi` both build their players here.
+//! With [`EngineLogs`], the USI engines that should log get their place in the tree
+//! (`council/gps`) as their engine log tag.
 
 use std::path::PathBuf;
 
 use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
+use crate::player::engine_log::{EngineLog, LogTag};
 use crate::player::internal::InternalPlayer;
 use crate::player::intuition::IntuitionPlayer;
 use crate::player::live::Live;
 use crate::player::usi::UsiPlayer;
 use crate::player::{Player, PlayerError};
 use council_schema::config::{Config, Leaf, PlayerConfig, PlayerKind, UsiEngineSettings};
+
+/// Which engines write to an engine log: every one (`--log FILE`), or those with `log = true`
+/// (themselves or a council above them).
+#[derive(Debug, Clone)]
+pub struct EngineLogs {
+    pub log: EngineLog,
+    pub every_engine: bool,
+}
+
+impl EngineLogs {
+    /// Whether any player of `config` asks for its engine's lines (`log = true`).
+    pub fn asked_in(config: &Config) -> bool {
+        config.players.values().any(|p| p.log)
+    }
+
+    /// The tag of the engine at `path` whose own or a council's `log` is `logged`.
+    fn tag(&self, path: &str, logged: bool) -> Option<LogTag> {
+        (self.every_engine || logged).then(|| self.log.tag(path))
+    }
+}
+
+/// Where a player sits in the tree being built: its path (`council/gps`) and whether it or a
+/// council above it has `log = true`.
+struct Seat {
+    path: String,
+    logged: bool,
+}
 
 /// A fresh instance of the player `name`.
 pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
@@ -22,21 +52,38 @@ pub fn build_player(config: &Config, name: &str) -> Box<dyn Player> {
 /// flag, its progress board, leave to ponder: [`crate::player::live`]): how `council-usi`
 /// builds the player it plays as.
 pub fn build_player_tree(config: &Config, name: &str, live: Option<&Live>) -> Box<dyn Player> {
-    let Some(live) = live else {
-        return build_tree_over(config, name, &mut |pc, leaf| match leaf {
-            Leaf::Internal(s) => Box::new(InternalPlayer::new(&pc.name, s)),
-            Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s)),
-            Leaf::Usi(s) => Box::new(UsiPlayer::new(&pc.name, s, pc.ponder)),
-        });
+    build_player_logged(config, name, live, None)
+}
+
+/// As [`build_player_tree`], its USI engines writing to `logs` as it says.
+pub fn build_player_logged(
+    config: &Config,
+    name: &str,
+    live: Option<&Live>,
+    logs: Option<&EngineLogs>,
+) -> Box<dyn Player> {
+    let root = Seat {
+        path: name.to_string(),
+        logged: config.player(name).log,
     };
-    let mut leaf = |pc: &PlayerConfig, leaf: Leaf<'_>| -> Box<dyn Player> {
+    let mut leaf = |pc: &PlayerConfig, leaf: Leaf<'_>, seat: &Seat| -> Box<dyn Player> {
         match leaf {
-            Leaf::Internal(s) => Box::new(InternalPlayer::live(&pc.name, s, live.clone())),
+            Leaf::Internal(s) => match live {
+                Some(live) => Box::new(InternalPlayer::live(&pc.name, s, live.clone())),
+                None => Box::new(InternalPlayer::new(&pc.name, s)),
+            },
             Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s)),
-            Leaf::Usi(s) => Box::new(UsiPlayer::new(&pc.name, s, pc.ponder).live(live.clone())),
+            Leaf::Usi(s) => {
+                let usi = UsiPlayer::new(&pc.name, s, pc.ponder)
+                    .logged(logs.and_then(|l| l.tag(&seat.path, seat.logged)));
+                match live {
+                    Some(live) => Box::new(usi.live(live.clone())),
+                    None => Box::new(usi),
+                }
+            }
         }
     };
-    build_tree(config, name, &mut leaf, Some(live))
+    build_tree(config, name, &root, &mut leaf, live)
 }
 
 /// The player `name` with its councils built here and every other player (a leaf: internal,
@@ -47,19 +94,24 @@ pub fn build_tree_over(
     name: &str,
     leaf: &mut dyn FnMut(&PlayerConfig, Leaf<'_>) -> Box<dyn Player>,
 ) -> Box<dyn Player> {
-    build_tree(config, name, leaf, None)
+    let root = Seat {
+        path: name.to_string(),
+        logged: false,
+    };
+    build_tree(config, name, &root, &mut |pc, l, _| leaf(pc, l), None)
 }
 
-/// [`build_tree_over`], every council with the GUI's `live` hook when given.
+/// [`build_tree_over`] from `seat`, every council with the GUI's `live` hook when given.
 fn build_tree(
     config: &Config,
     name: &str,
-    leaf: &mut dyn FnMut(&PlayerConfig, Leaf<'_>) -> Box<dyn Player>,
+    seat: &Seat,
+    leaf: &mut dyn FnMut(&PlayerConfig, Leaf<'_>, &Seat) -> Box<dyn Player>,
     live: Option<&Live>,
 ) -> Box<dyn Player> {
     let pc = config.player(name);
     let c = match pc.kind.leaf() {
-        Ok(l) => return leaf(pc, l),
+        Ok(l) => return leaf(pc, l, seat),
         Err(council) => council,
     };
     let members = c
@@ -68,7 +120,11 @@ fn build_tree(
         .zip(&c.weights)
         .map(|(m, &weight)| {
             let mc = config.player(m);
-            let member = build_tree(config, m, leaf, live);
+            let member_seat = Seat {
+                path: format!("{}/{m}", seat.path),
+                logged: seat.logged || mc.log,
+            };
+            let member = build_tree(config, m, &member_seat, leaf, live);
             Member::new(member, mc.win_rate_t, mc.sigma, weight, mc.limits)
         })
         .collect();
@@ -123,6 +179,15 @@ pub async fn declared_options(
 /// that is not a USI engine or cannot start stops the run before any game. The error is one
 /// line naming the config file, the key and the player.
 pub async fn preflight(config: &Config) -> Result<(), PreflightError> {
+    preflight_logged(config, None).await
+}
+
+/// As [`preflight`], the handshakes written to `logs` (every engine logs its own, under its
+/// name, outside any game).
+pub async fn preflight_logged(
+    config: &Config,
+    logs: Option<&EngineLogs>,
+) -> Result<(), PreflightError> {
     let checks = config
         .players
         .values()
@@ -131,7 +196,8 @@ pub async fn preflight(config: &Config) -> Result<(), PreflightError> {
             _ => None,
         })
         .map(|(p, s)| async move {
-            let mut player = UsiPlayer::new(&p.name, s, p.ponder);
+            let mut player = UsiPlayer::new(&p.name, s, p.ponder)
+                .logged(logs.and_then(|l| l.tag(&p.name, p.log)));
             let r = player.new_game(0).await;
             player.shutdown().await;
             r.map_err(|error| PreflightError {

@@ -12,6 +12,7 @@ pub mod results;
 pub mod run;
 pub mod seed;
 pub mod stats;
+pub mod utc;
 
 /// Diagnostics to stderr for the binaries, `warn` and up unless `RUST_LOG` says otherwise
 /// (stdout is the table, the JSON or the USI channel).

@@ -190,6 +190,12 @@ function renderProgress() {
 }
 
 function eloText(p) {
+  // A summary of this build: the run's rating as council-elo fits it, or n/a and why.
+  if (p.rating !== undefined) {
+    if (!p.rating) return "n/a" + (p.unrated ? " (" + p.unrated + ")" : "");
+    const r = (p.rating.elo > 0 ? "+" : "") + Math.round(p.rating.elo) + " ± " + Math.round(p.rating.error);
+    return p.los !== null && p.los !== undefined ? r + " · LOS " + Math.round(100 * p.los) + "%" : r;
+  }
   if (p.elo === null || p.elo === undefined) return "–";
   const e = (p.elo > 0 ? "+" : "") + Math.round(p.elo);
   return p.elo_error !== null && p.elo_error !== undefined ? e + " ± " + Math.round(p.elo_error) : e;

@@ -1,17 +1,22 @@
 //! `council-match CONFIG [--games N] [--concurrency N] [--out DIR] [--seed S] [--resume] [--check] [--by-family]
-//! [--shard I/N|auto]`: plays the match or tournament a TOML file describes (or one shard of it)
-//! and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
+//! [--shard I/N|auto] [--report-every N] [--log FILE]`: plays the match or tournament a TOML file
+//! describes (or one shard of it), printing a line per finished game and standings every N games
+//! on stdout, and ends with a standings table; `--serve [ADDR]` serves its live page as it plays.
 //! `council-match merge DIR... --out DIR [--by-family]` makes one run folder of a run's shard folders;
 //! `council-match serve DIR [--addr ADDR]` serves the live page of a run folder or a tune's
 //! folder (`council-tune --out DIR`).
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
+use council_play::runner::report::ConsoleOptions;
 use council_play::runner::{self, RunOptions, RunOutcome, merge, report};
 use council_play::signals::cancel_on_stop_signals;
+use council_players::factory::EngineLogs;
+use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 use council_schema::run::by_family::family_table;
 use council_schema::run::shard::Shard;
@@ -63,15 +68,28 @@ struct Cli {
     /// without playing.
     #[arg(long)]
     check: bool,
-    /// No progress bar.
+    /// Print only errors and the closing table: no progress bar, no line per game, no
+    /// standings while it plays.
     #[arg(long, short)]
     quiet: bool,
+    /// Print the standings (points, Elo with its interval, LOS) after every N finished games
+    /// (0: never; fastchess's -ratinginterval).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    report_every: u64,
+    /// Write every line to and from every engine process to FILE (appended; timestamp, game,
+    /// player, direction). Without it, players with `log = true` write to the run folder's
+    /// engines.log.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// The most an engine log grows in one session, MB; then a note says so and it stops.
+    #[arg(long, value_name = "MB", default_value_t = engine_log::DEFAULT_CAP_BYTES / 1_000_000)]
+    log_max_mb: u64,
     /// After the standings, print each player's score by opening family (static-vs-static,
     /// static-vs-ranging:<file>, ranging-vs-ranging, unlabelled), as summary.json's by_family.
     #[arg(long)]
     by_family: bool,
     /// Serve the live page while the run plays, on ADDR (default 127.0.0.1:8700); it stays up
-    /// after the run until Ctrl-C.
+    /// after the run until Ctrl-C or SIGTERM.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDR)]
     serve: Option<String>,
 }
@@ -175,7 +193,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(council_players::factory::preflight(&config))?;
+    let log = match &cli.log {
+        Some(path) => {
+            let log = EngineLog::open(path, cli.log_max_mb.saturating_mul(1_000_000))?;
+            log.note(&format!(
+                "{}: pre-flight of the USI engines",
+                command_line()
+            ));
+            Some(log)
+        }
+        None => None,
+    };
+    let logs = log.clone().map(|log| EngineLogs {
+        log,
+        every_engine: true,
+    });
+    rt.block_on(council_players::factory::preflight_logged(
+        &config,
+        logs.as_ref(),
+    ))?;
     if cli.check {
         let shard = shard.map_or(String::new(), |s| format!(", shard {s}"));
         println!(
@@ -186,7 +222,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let opts = run_options(&cli, &config_path, shard)?;
+    let mut opts = run_options(&cli, &config_path, shard)?;
+    opts.engine_log = log;
     let outcome = rt.block_on(play(config, opts, cli.serve.as_deref(), cli.by_family))?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
@@ -227,14 +264,24 @@ fn run_options(
         resume,
         games: cli.games,
         shard,
-        progress: !cli.quiet,
+        console: if cli.quiet {
+            ConsoleOptions::QUIET
+        } else {
+            ConsoleOptions {
+                progress: true,
+                game_lines: true,
+                report_every: cli.report_every,
+            }
+        },
         feed: None,
+        engine_log: None,
+        engine_log_cap: cli.log_max_mb.saturating_mul(1_000_000),
     })
 }
 
 /// Play the run (serving its live page on `serve`), stopping cleanly on Ctrl-C or SIGTERM; print
 /// the standings (and the results by opening family when `by_family`). A served page stays up
-/// after a finished run until Ctrl-C.
+/// after a finished run until Ctrl-C or SIGTERM.
 async fn play(
     config: Config,
     mut opts: RunOptions,
@@ -251,36 +298,110 @@ async fn play(
         None => None,
     };
     let cancel = CancellationToken::new();
-    let signals = cancel_on_stop_signals(cancel.clone(), || {
-        eprintln!("council-match: interrupted; finishing writes (resume with --resume)");
+    let resume = resume_command(&opts.out);
+    let on_stop = resume.clone();
+    let signals = cancel_on_stop_signals(cancel.clone(), move || {
+        // On a line of its own: on a terminal the progress bar's line is cleared first (the
+        // bar redraws below).
+        let clear = if std::io::stderr().is_terminal() {
+            "\r\x1b[2K"
+        } else {
+            ""
+        };
+        eprintln!(
+            "{clear}council-match: interrupted; finishing the writes. Resume with:\n  {on_stop}"
+        );
     });
     let outcome = runner::run(config, &opts, cancel).await?;
     signals.abort();
     print_tables(&outcome.summary, by_family);
     println!("results in {}", opts.out.display());
+    if outcome.interrupted {
+        eprintln!(
+            "council-match: interrupted after {} games; resume with:\n  {resume}",
+            outcome.games.len()
+        );
+    }
     if let Some(page) = page
         && !outcome.interrupted
     {
         eprintln!(
-            "the run is over; its live page stays up at {} until Ctrl-C",
+            "the run is over; its live page stays up at {} until Ctrl-C or SIGTERM",
             page.url()
         );
-        page.until_ctrl_c().await;
+        page.until_stopped().await;
     }
     Ok(outcome)
 }
 
-/// `runs/<config name>-<unix seconds>`, made unique if taken.
+/// The command line as typed, each word quoted for a shell when it needs it.
+fn command_line() -> String {
+    std::env::args()
+        .map(|w| shell_word(&w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
+    if plain {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', r"'\''"))
+    }
+}
+
+/// The command that resumes this run: the command as typed, with `--resume` (for
+/// `--start-or-resume`) and the run's `--out`.
+fn resume_command(out: &std::path::Path) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut args = std::env::args();
+    let mut has_out = false;
+    let mut has_resume = false;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--start-or-resume" | "--resume" => {
+                has_resume = true;
+                words.push("--resume".into());
+            }
+            "--out" => {
+                has_out = true;
+                words.push(a);
+                if let Some(v) = args.next() {
+                    words.push(v);
+                }
+            }
+            _ => {
+                has_out |= a.starts_with("--out=");
+                words.push(a);
+            }
+        }
+    }
+    if !has_resume {
+        words.push("--resume".into());
+    }
+    if !has_out {
+        words.push("--out".into());
+        words.push(out.display().to_string());
+    }
+    words
+        .iter()
+        .map(|w| shell_word(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `runs/<config name>-<UTC date and time>` (`runs/3vs1-2026-11-27T05-12-33`), made unique if
+/// taken.
 fn default_out(config: &std::path::Path) -> PathBuf {
     let stem = config
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "run".into());
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let base = PathBuf::from("runs").join(format!("{stem}-{secs}"));
+    let when = council_schema::utc::utc_now_for_names();
+    let base = PathBuf::from("runs").join(format!("{stem}-{when}"));
     let mut path = base.clone();
     let mut n = 1;
     while path.exists() {

@@ -56,7 +56,8 @@ struct Cli {
     #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
     shard_wait: u64,
     /// Serve the live page of the tune (each parameter's course, the games in play and
-    /// finished) on ADDR (default 127.0.0.1:8700); it stays up after the tune until Ctrl-C.
+    /// finished) on ADDR (default 127.0.0.1:8700); it stays up after the tune until Ctrl-C or
+    /// SIGTERM.
     /// `council-match serve DIR` serves a tune's folder from another process.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8700")]
     serve: Option<String>,
@@ -156,10 +157,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         && !outcome.interrupted
     {
         eprintln!(
-            "the tune is over; its live page stays up at {} until Ctrl-C",
+            "the tune is over; its live page stays up at {} until Ctrl-C or SIGTERM",
             page.url()
         );
-        rt.block_on(page.until_ctrl_c());
+        rt.block_on(page.until_stopped());
     }
     Ok(if outcome.interrupted {
         ExitCode::from(130)

@@ -1,7 +1,7 @@
 //! `council-csa CONFIG PLAYER --server HOST:PORT --id NAME --password PASS [--games N]
-//! [--out DIR] [--pv-comment on|off] [--quiet]`: a player of a council-match config (a council
-//! or one engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`
-//! and a protocol log go to `--out`; a line per game and a closing summary to stdout. Exit
+//! [--out DIR] [--pv-comment on|off] [--quiet] [--log [FILE]]`: a player of a council-match config (a council
+//! or one engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`,
+//! a protocol log and, when asked, the engines' log go to `--out`; a line per game and a closing summary to stdout. Exit
 //! status: 0 when the games were played, 1 on an error, 2 for bad input, 130 when stopped by
 //! Ctrl-C or SIGTERM (a second one exits at once). See `council_play::csa` and
 //! docs/guide/csa.md.
@@ -14,6 +14,8 @@ use clap::{Parser, ValueEnum};
 use council_play::csa::client::{CsaGame, CsaOptions, Event, run};
 use council_play::csa::protocol::GameName;
 use council_play::signals::{Stop, stop_on_signals};
+use council_players::factory::EngineLogs;
+use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 use council_schema::results::{Reason, Winner};
 use engine::types::Color;
@@ -67,6 +69,10 @@ struct Cli {
     /// Nothing on stdout (no line per game, no closing summary).
     #[arg(long)]
     quiet: bool,
+    /// Write every line to and from the player's engines to FILE (default: engines.log in
+    /// --out, beside protocol.log). Without it, players with `log = true` write there.
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    log: Option<Option<PathBuf>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -113,6 +119,13 @@ fn main() -> ExitCode {
             .map_or(0, |d| d.as_secs());
         PathBuf::from(format!("runs/csa-{secs}"))
     });
+    let engine_log = match engine_logs(&cli, &config, &out) {
+        Ok(logs) => logs,
+        Err(e) => {
+            eprintln!("council-csa: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = CsaOptions {
         server: cli.server.clone(),
         id: cli.id.clone(),
@@ -124,6 +137,7 @@ fn main() -> ExitCode {
         seed: cli.seed,
         pv_comment: cli.pv_comment == Switch::On,
         reconnect: cli.reconnect,
+        engine_log,
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -161,7 +175,7 @@ fn main() -> ExitCode {
             },
         );
         let result = async {
-            council_players::factory::preflight(&config)
+            council_players::factory::preflight_logged(&config, opts.engine_log.as_ref())
                 .await
                 .map_err(|e| e.to_string())?;
             run(&config, &cli.player, &opts, &stop, &mut report)
@@ -249,4 +263,25 @@ fn summary_line(player: &str, games: &[CsaGame]) -> String {
         "{player}: {} games: {wins} won, {draws} drawn, {losses} lost, {aborted} without a result{ponder}",
         games.len()
     )
+}
+
+/// The engine log: `--log [FILE]` for every engine (FILE, or `engines.log` in `out`), else
+/// `engines.log` in `out` for the players with `log = true`, else none.
+fn engine_logs(
+    cli: &Cli,
+    config: &Config,
+    out: &std::path::Path,
+) -> Result<Option<EngineLogs>, String> {
+    let (path, every_engine) = match &cli.log {
+        Some(Some(file)) => (file.clone(), true),
+        Some(None) => (out.join("engines.log"), true),
+        None if EngineLogs::asked_in(config) => (out.join("engines.log"), false),
+        None => return Ok(None),
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let log = EngineLog::open(&path, engine_log::DEFAULT_CAP_BYTES).map_err(|e| e.to_string())?;
+    log.note(&format!("council-csa as {}: session started", cli.player));
+    Ok(Some(EngineLogs { log, every_engine }))
 }

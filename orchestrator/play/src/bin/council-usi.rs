@@ -1,7 +1,7 @@
-//! `council-usi [CONFIG] [--player NAME]`: a player of a council-match config (by default its
-//! only council) as a USI engine on stdin/stdout, for shogi GUIs. Without CONFIG (GUIs register
-//! a bare executable) it reads `council-usi.toml` from the executable's folder. See
-//! `council_play::usi_server`.
+//! `council-usi [CONFIG] [--player NAME] [--log FILE]`: a player of a council-match config (by
+//! default its only council) as a USI engine on stdin/stdout, for shogi GUIs. Without CONFIG
+//! (GUIs register a bare executable) it reads `council-usi.toml` from the executable's folder.
+//! `--log FILE` writes its engines' lines there. See `council_play::usi_server`.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use council_play::usi_server::{self, players};
+use council_players::factory::EngineLogs;
+use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 
 /// The config read when none is given, from the executable's folder.
@@ -28,6 +30,10 @@ struct Cli {
     /// The player to play as (default: the config's only council).
     #[arg(long)]
     player: Option<String>,
+    /// Write every line to and from the player's engines to FILE (appended). Without it,
+    /// players with `log = true` write to engines.log in the config's folder.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -35,6 +41,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let (config, name) = match load(&cli) {
         Ok(c) => c,
+        Err(e) => {
+            eprintln!("council-usi: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let logs = match engine_logs(&cli, &config) {
+        Ok(logs) => logs,
         Err(e) => {
             eprintln!("council-usi: {e}");
             return ExitCode::from(2);
@@ -60,9 +73,10 @@ fn main() -> ExitCode {
             }
         }
     });
-    rt.block_on(usi_server::run(
+    rt.block_on(usi_server::run_logged(
         config,
         name,
+        logs,
         rx,
         Box::new(std::io::stdout()),
     ));
@@ -93,4 +107,27 @@ fn load(cli: &Cli) -> Result<(Config, String), String> {
     let config = Config::load_players(&path).map_err(|e| e.to_string())?;
     let name = players::choose_player(&config, cli.player.as_deref()).map_err(|e| e.to_string())?;
     Ok((config, name))
+}
+
+/// The engine log: `--log FILE` for every engine, else `engines.log` beside the config for the
+/// players with `log = true`, else none.
+fn engine_logs(cli: &Cli, config: &Config) -> Result<Option<EngineLogs>, String> {
+    let (path, every_engine) = match &cli.log {
+        Some(file) => (file.clone(), true),
+        None if EngineLogs::asked_in(config) => (
+            config
+                .file
+                .parent()
+                .unwrap_or(std::path::Path::new("."))
+                .join("engines.log"),
+            false,
+        ),
+        None => return Ok(None),
+    };
+    let log = EngineLog::open(&path, engine_log::DEFAULT_CAP_BYTES).map_err(|e| e.to_string())?;
+    log.note(&format!(
+        "council-usi as {}: session started",
+        cli.player.as_deref().unwrap_or("its council")
+    ));
+    Ok(Some(EngineLogs { log, every_engine }))
 }

@@ -44,6 +44,8 @@ pub struct CsaOptions {
     pub pv_comment: bool,
     /// Attempts in a row to connect again after a dropped or refused connection (0: none).
     pub reconnect: u32,
+    /// Where the player's engines log their lines (`--log`, `log = true`).
+    pub engine_log: Option<council_players::factory::EngineLogs>,
 }
 
 /// What stops `council-csa` before or between games (a game that began always ends in a
@@ -122,7 +124,12 @@ pub async fn run(
         ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
     let log_path = opts.out.join("protocol.log");
     let log = ProtocolLog::open(&log_path).map_err(io(&log_path))?;
-    let mut player = council_players::factory::build_player(config, player_name);
+    let mut player = council_players::factory::build_player_logged(
+        config,
+        player_name,
+        None,
+        opts.engine_log.as_ref(),
+    );
     let session = Sessions {
         config,
         player_name,
@@ -136,9 +143,11 @@ pub async fn run(
     let mut outcome = Ok(());
     while played.len() < opts.games as usize && !stop.is_requested() {
         let seed = council_schema::seed::game_seed(opts.seed, next_id);
-        let attempt = session
-            .play_one(player.as_mut(), next_id, seed, &mut connected_once, report)
-            .await;
+        let attempt = council_players::player::engine_log::in_game(
+            next_id,
+            session.play_one(player.as_mut(), next_id, seed, &mut connected_once, report),
+        )
+        .await;
         match attempt {
             Ok(Attempt::Played(game)) => {
                 retries = 0;

@@ -23,8 +23,9 @@ use tokio_util::task::TaskTracker;
 use crate::game::arbiter::PlayedGame;
 use crate::game::feed::{RunFeed, RunStart};
 use crate::game::{play, records};
-use council_players::factory::build_player;
+use council_players::factory::{EngineLogs, build_player_logged};
 use council_players::player::Player;
+use council_players::player::engine_log::{self, EngineLog, EngineLogError};
 use council_schema::config::Config;
 use council_schema::results::append::ResultsWriter;
 use council_schema::results::{self, GameResult};
@@ -67,8 +68,16 @@ pub enum RunError {
         out.display()
     )]
     HoldsResults { out: PathBuf },
+    /// `--resume --games N` below the run's games.
+    #[error(
+        "{}: this run was started with --games {was}; --resume can extend it (a larger --games) but not cut it to {now}",
+        out.display()
+    )]
+    CannotShrink { out: PathBuf, was: u64, now: u64 },
     #[error(transparent)]
     Summary(#[from] summary::SummaryWriteError),
+    #[error(transparent)]
+    EngineLog(#[from] EngineLogError),
     #[error(
         "{}: [match.sprt] and --shard cannot go together: a sequential test decides on all games in order, a shard sees only some; run the SPRT on one machine",
         config.display()
@@ -97,10 +106,15 @@ pub struct RunOptions {
     /// Play only this shard of the schedule; `None` plays all of it (or, on resume, the run's
     /// shard).
     pub shard: Option<Shard>,
-    /// Show a progress bar (on a terminal).
-    pub progress: bool,
+    /// What the run prints as it plays: the progress bar, a line per game, standings.
+    pub console: report::ConsoleOptions,
     /// Who watches the run as it plays (the live page): told of every start, move and end.
     pub feed: Option<Arc<dyn RunFeed>>,
+    /// `--log FILE`: every engine's lines go there. Without it, players with `log = true` write
+    /// to `engines.log` in the run folder.
+    pub engine_log: Option<EngineLog>,
+    /// The cap of the run folder's `engines.log`, bytes.
+    pub engine_log_cap: u64,
 }
 
 /// What the output folder holds before the run's games are played.
@@ -135,13 +149,13 @@ struct IdlePlayers {
 }
 
 impl IdlePlayers {
-    fn take(&self, config: &Config, name: &str) -> Box<dyn Player> {
+    fn take(&self, config: &Config, name: &str, logs: Option<&EngineLogs>) -> Box<dyn Player> {
         let pooled = self
             .idle
             .lock()
             .ok()
             .and_then(|mut m| m.get_mut(name).and_then(Vec::pop));
-        pooled.unwrap_or_else(|| build_player(config, name))
+        pooled.unwrap_or_else(|| build_player_logged(config, name, None, logs))
     }
 
     fn put(&self, p: Box<dyn Player>) {
@@ -188,26 +202,44 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
         {
             return Err(differs("--seed", info.seed.to_string(), s.to_string()));
         }
-        if let Some(g) = opts.games
-            && g != info.games
-        {
-            return Err(differs("--games", info.games.to_string(), g.to_string()));
-        }
+        // A larger --games extends the run: the schedule's first games are the same games
+        // (same ids, same seeds), the rest are played; a smaller one would drop played games.
+        let games = match opts.games {
+            Some(g) if g < info.games => {
+                return Err(RunError::CannotShrink {
+                    out: out.clone(),
+                    was: info.games,
+                    now: g,
+                });
+            }
+            Some(g) => g,
+            None => info.games,
+        };
         if let Some(s) = opts.shard
             && Some(s) != info.shard
         {
             let was = info.shard.map_or("no --shard".into(), |s| s.to_string());
             return Err(differs("--shard", was, s.to_string()));
         }
-        config.games = info.games;
+        config.games = games;
         let plan = RunPlan::of(config);
-        match &info.plan {
-            None => RunInfo {
+        if games != info.games {
+            tracing::info!(
+                "{}: extending the run from {} to {games} games per pairing",
+                out.display(),
+                info.games
+            );
+        }
+        if let Some(was) = &info.plan {
+            warn_if_players_differ(out, was, &plan);
+        }
+        if info.plan.is_none() || games != info.games {
+            RunInfo {
+                games,
                 plan: Some(plan.clone()),
                 ..info.clone()
             }
-            .write(out)?,
-            Some(was) => warn_if_players_differ(out, was, &plan),
+            .write(out)?;
         }
         let (finished, complete_len) = if results_path.exists() {
             // The run's own file: a torn last line is a game cut off by a crash (played
@@ -293,6 +325,25 @@ fn warn_if_players_differ(out: &Path, was: &RunPlan, now: &RunPlan) {
     }
 }
 
+/// Which engines log and where: every one to `--log FILE`, else those with `log = true` to the
+/// run folder's `engines.log`, else none.
+fn engine_logs(config: &Config, opts: &RunOptions) -> Result<Option<EngineLogs>, RunError> {
+    if let Some(log) = &opts.engine_log {
+        return Ok(Some(EngineLogs {
+            log: log.clone(),
+            every_engine: true,
+        }));
+    }
+    if !EngineLogs::asked_in(config) {
+        return Ok(None);
+    }
+    let log = EngineLog::open(&opts.out.join("engines.log"), opts.engine_log_cap)?;
+    Ok(Some(EngineLogs {
+        log,
+        every_engine: false,
+    }))
+}
+
 /// Play the run `config` describes into `opts.out`.
 pub async fn run(
     mut config: Config,
@@ -341,10 +392,17 @@ pub async fn run(
     }
     let results_path = opts.out.join("results.jsonl");
     let mut writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
+    let logs = engine_logs(&config, opts)?;
+    if let Some(logs) = &logs {
+        logs.log.note(&format!(
+            "council-match: {} of {total} games to play into {}, seed {seed}",
+            total - done.len(),
+            opts.out.display()
+        ));
+    }
 
-    let bar = report::progress_bar(total as u64, opts.progress);
-    bar.set_position(done.len() as u64);
-    bar.set_message(report::live_score(&config.playing, &finished));
+    let console = report::Console::new(opts.console, total as u64, done.len() as u64);
+    console.set_message(report::live_score(&config.playing, &finished));
 
     let config = Arc::new(config);
     let pool = Arc::new(IdlePlayers::default());
@@ -356,7 +414,7 @@ pub async fn run(
     // game starts while results are unwritten and an SPRT decision stops the match promptly.
     let (tx, mut rx) = mpsc::channel::<PlayedGame>(opts.concurrency.max(1));
     for spec in todo {
-        let (config, pool, permits, cancel, tx, stop_new, feed) = (
+        let (config, pool, permits, cancel, tx, stop_new, feed, logs) = (
             config.clone(),
             pool.clone(),
             permits.clone(),
@@ -364,6 +422,7 @@ pub async fn run(
             tx.clone(),
             stop_new.clone(),
             opts.feed.clone(),
+            logs.clone(),
         );
         tracker.spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
@@ -372,18 +431,21 @@ pub async fn run(
             if cancel.is_cancelled() || stop_new.is_cancelled() {
                 return;
             }
-            let mut sente = pool.take(&config, &spec.sente);
-            let mut gote = pool.take(&config, &spec.gote);
+            let mut sente = pool.take(&config, &spec.sente, logs.as_ref());
+            let mut gote = pool.take(&config, &spec.gote, logs.as_ref());
             let span = tracing::info_span!("game", id = spec.id);
-            let played = tracing::Instrument::instrument(
-                play::play_game(
-                    &config,
-                    &spec,
-                    [sente.as_mut(), gote.as_mut()],
-                    &cancel,
-                    feed,
+            let played = engine_log::in_game(
+                spec.id,
+                tracing::Instrument::instrument(
+                    play::play_game(
+                        &config,
+                        &spec,
+                        [sente.as_mut(), gote.as_mut()],
+                        &cancel,
+                        feed,
+                    ),
+                    span,
                 ),
-                span,
             )
             .await;
             pool.put(sente);
@@ -422,20 +484,23 @@ pub async fn run(
             stop_new.cancel();
         }
         finished.push(p.result);
-        bar.inc(1);
-        let mut message = report::live_score(&config.playing, &finished);
-        if let Some(stop) = &sprt {
+        let llr = sprt.as_ref().map(|stop| {
             let t = stop.last();
-            message.push_str(&format!(
-                "  LLR {:.2} ({:.2}, {:.2})",
-                t.llr, t.lower, t.upper
-            ));
+            format!("LLR {:.2} ({:.2}, {:.2})", t.llr, t.lower, t.upper)
+        });
+        if let Some(last) = finished.last() {
+            console.game_ended(last, &config.playing, &finished, llr.clone());
         }
-        bar.set_message(message);
+        let mut message = report::live_score(&config.playing, &finished);
+        if let Some(llr) = llr {
+            message.push_str("  ");
+            message.push_str(&llr);
+        }
+        console.set_message(message);
     }
     tracker.wait().await;
     pool.shutdown().await;
-    bar.finish_and_clear();
+    console.finish();
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -476,8 +541,10 @@ mod tests {
             resume,
             games: Some(6),
             shard: None,
-            progress: false,
+            console: report::ConsoleOptions::QUIET,
             feed: None,
+            engine_log: None,
+            engine_log_cap: engine_log::DEFAULT_CAP_BYTES,
         }
     }
 

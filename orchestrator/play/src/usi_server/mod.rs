@@ -53,7 +53,8 @@ use engine::usi::session::{Action, Rules, Session};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use council_players::factory::build_player_tree;
+use council_players::factory::{EngineLogs, build_player_logged};
+use council_players::player::engine_log::in_game;
 use council_players::player::live::Live;
 use council_players::player::time::STOP_GRACE as MEMBER_STOP_GRACE;
 use council_players::player::{Budget, Decision, MoveRequest, Player, PlayerError, Thought};
@@ -125,6 +126,10 @@ struct Server {
     multipv: usize,
     margin: Duration,
     preflight_passed: bool,
+    /// Where the player's engines log their lines (`--log`, `log = true`).
+    logs: Option<EngineLogs>,
+    /// The GUI's games so far (`usinewgame`s): the engine log's game ids.
+    games: u64,
 }
 
 /// Runs the USI loop for player `name` of `config` on `input` lines until `quit` or the end of
@@ -132,6 +137,18 @@ struct Server {
 pub async fn run(
     config: Config,
     name: String,
+    input: mpsc::UnboundedReceiver<String>,
+    out: Box<dyn Write + Send>,
+) {
+    run_logged(config, name, None, input, out).await;
+}
+
+/// As [`run`], the player's engines writing their lines to `logs` as it says, each GUI game's
+/// under its number (the `usinewgame`s counted from 1).
+pub async fn run_logged(
+    config: Config,
+    name: String,
+    logs: Option<EngineLogs>,
     mut input: mpsc::UnboundedReceiver<String>,
     out: Box<dyn Write + Send>,
 ) {
@@ -150,6 +167,8 @@ pub async fn run(
         multipv: 1,
         margin: Duration::from_millis(DEFAULT_MARGIN_MS),
         preflight_passed: false,
+        logs,
+        games: 0,
     };
     let mut show = tokio::time::interval(SHOW_EVERY);
     show.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -349,7 +368,8 @@ impl Server {
             .map(|p| {
                 let mut one = sub.clone();
                 one.players.retain(|n, _| *n == p.name);
-                async move { council_players::factory::preflight(&one).await }
+                let logs = self.logs.as_ref();
+                async move { council_players::factory::preflight_logged(&one, logs).await }
             });
         let failures: Vec<_> = futures::future::join_all(checks)
             .await
@@ -364,21 +384,28 @@ impl Server {
 
     async fn new_game(&mut self) {
         let seed = self.seed;
+        self.games += 1;
+        let games = self.games;
         let player = self.player_mut();
-        let r = player.new_game(seed).await;
+        let r = in_game(games, player.new_game(seed)).await;
         if let Err(e) = r {
             self.say(&format!("cannot start {}: {e}", self.name));
         }
     }
 
     fn build(&self) -> Box<dyn Player> {
-        build_player_tree(&self.config, &self.name, Some(&self.live))
+        build_player_logged(
+            &self.config,
+            &self.name,
+            Some(&self.live),
+            self.logs.as_ref(),
+        )
     }
 
     fn player_mut(&mut self) -> &mut Box<dyn Player> {
-        let (config, name, live) = (&self.config, &self.name, &self.live);
+        let (config, name, live, logs) = (&self.config, &self.name, &self.live, &self.logs);
         self.player
-            .get_or_insert_with(|| build_player_tree(config, name, Some(live)))
+            .get_or_insert_with(|| build_player_logged(config, name, Some(live), logs.as_ref()))
     }
 
     /// Starts thinking on `position` in a task that owns the player; after `go ponder` the task
@@ -402,6 +429,7 @@ impl Server {
             None => self.build(),
         };
         let multipv = self.multipv;
+        let games = self.games;
         let request = move |position: Position| MoveRequest {
             position,
             budget: plan.budget,
@@ -410,16 +438,16 @@ impl Server {
         };
         if !go.ponder {
             let req = request(position);
-            self.thinking = Some(tokio::spawn(async move {
+            self.thinking = Some(tokio::spawn(in_game(games, async move {
                 let r = player.think(&req).await;
                 (player, r)
-            }));
+            })));
             return;
         }
         let (hit, heard) = oneshot::channel();
         self.ponder_hit = Some(hit);
         let stop = self.live.stop.clone();
-        self.thinking = Some(tokio::spawn(async move {
+        self.thinking = Some(tokio::spawn(in_game(games, async move {
             // The GUI's position ends with the reply it expects: ponder on it from the position
             // before it, as after our own move.
             let mut before = position.clone();
@@ -433,7 +461,7 @@ impl Server {
             // Its clock from now on; after `stop` the stop flag is up, so it answers at once.
             let r = player.think(&request(position)).await;
             (player, r)
-        }));
+        })));
     }
 
     /// The think task ended: the player comes back, or is lost with the task.

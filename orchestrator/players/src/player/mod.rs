@@ -9,6 +9,7 @@
 //! restarts itself at its next [`Player::new_game`].
 
 pub mod budget;
+pub mod engine_log;
 pub mod internal;
 pub mod intuition;
 pub mod live;

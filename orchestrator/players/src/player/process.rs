@@ -7,7 +7,8 @@
 //! kills the group. A read also watches the process itself: when it exits the read fails at
 //! once with its exit status, even while a grandchild still holds its output open (the group
 //! is killed then, so nothing it started outlives it). Output that is not UTF-8 is read
-//! lossily, never a panic.
+//! lossily, never a panic. With a [`LogTag`] every line both ways, the engine's stderr and the
+//! process's start and end go to the engine log ([`super::engine_log`]) as they pass.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -20,6 +21,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+
+use super::engine_log::{Direction, LogTag, ProcessLog};
 
 /// Lines read ahead of the player.
 const LINE_BUFFER: usize = 1024;
@@ -111,17 +114,21 @@ pub(crate) struct EngineProcess {
     label: String,
     /// How the process ended and when that was seen, once it was.
     exited: Option<(String, Instant)>,
+    /// Where its lines are logged, when they are.
+    log: Option<ProcessLog>,
 }
 
 impl EngineProcess {
     /// Start `command args...` in `dir` (if any) in a new process group. `label` names the
-    /// player in logs.
+    /// player in logs; with `log` every line also goes to the engine log.
     pub fn spawn(
         label: &str,
         command: &Path,
         args: &[String],
         dir: Option<&Path>,
+        log: Option<LogTag>,
     ) -> Result<Self, ProcessError> {
+        let log = log.map(ProcessLog::new);
         let mut cmd = Command::new(command);
         cmd.args(args)
             .stdin(Stdio::piped())
@@ -132,10 +139,31 @@ impl EngineProcess {
         if let Some(d) = dir {
             cmd.current_dir(d);
         }
-        let mut child = cmd.spawn().map_err(|e| ProcessError::Spawn {
-            command: command.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        let mut child = match cmd.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                let e = ProcessError::Spawn {
+                    command: command.display().to_string(),
+                    reason: e.to_string(),
+                };
+                if let Some(log) = &log {
+                    log.line(Direction::Note, &e.to_string());
+                }
+                return Err(e);
+            }
+        };
+        if let Some(log) = &log {
+            let mut text = format!(
+                "started pid {}: {}",
+                child.id().unwrap_or(0),
+                command.display()
+            );
+            for a in args {
+                text.push(' ');
+                text.push_str(a);
+            }
+            log.line(Direction::Note, &text);
+        }
         let pgid = child
             .id()
             .and_then(|id| i32::try_from(id).ok())
@@ -146,6 +174,7 @@ impl EngineProcess {
         let (tx, lines) = mpsc::channel(LINE_BUFFER);
         if let Some(stdout) = child.stdout.take() {
             let label = label.to_string();
+            let log = log.clone();
             tokio::spawn(async move {
                 let mut reader = BufReader::new(stdout);
                 let mut buf = Vec::new();
@@ -160,6 +189,9 @@ impl EngineProcess {
                         Ok(_) => {
                             let line = String::from_utf8_lossy(&buf).trim_end().to_string();
                             tracing::trace!(player = %label, "< {line}");
+                            if let Some(log) = &log {
+                                log.line(Direction::Received, &line);
+                            }
                             if tx.send(line).await.is_err() {
                                 break;
                             }
@@ -170,6 +202,7 @@ impl EngineProcess {
         }
         if let Some(stderr) = child.stderr.take() {
             let label = label.to_string();
+            let log = log.clone();
             tokio::spawn(async move {
                 let mut reader = BufReader::new(stderr);
                 let mut buf = Vec::new();
@@ -177,7 +210,12 @@ impl EngineProcess {
                     if n == 0 {
                         break;
                     }
-                    tracing::debug!(player = %label, "stderr: {}", String::from_utf8_lossy(&buf).trim_end());
+                    let line = String::from_utf8_lossy(&buf);
+                    let line = line.trim_end();
+                    tracing::debug!(player = %label, "stderr: {line}");
+                    if let Some(log) = &log {
+                        log.line(Direction::Stderr, line);
+                    }
                     buf.clear();
                 }
             });
@@ -189,12 +227,16 @@ impl EngineProcess {
             lines,
             label: label.to_string(),
             exited: None,
+            log,
         })
     }
 
     /// Send one line (a newline is added) and flush.
     pub async fn send(&mut self, line: &str) -> Result<(), ProcessError> {
         tracing::trace!(player = %self.label, "> {line}");
+        if let Some(log) = &self.log {
+            log.sent(line);
+        }
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(ProcessError::Exited("its input is closed".into()));
         };
@@ -251,6 +293,7 @@ impl EngineProcess {
             Err(e) => format!("exited (status unknown: {e})"),
         };
         tracing::debug!(player = %self.label, "process {how}");
+        self.note(&format!("process {how}"));
         self.kill_group();
         self.exited = Some((how.clone(), Instant::now()));
         how
@@ -267,15 +310,25 @@ impl EngineProcess {
         }
     }
 
+    fn note(&self, text: &str) {
+        if let Some(log) = &self.log {
+            log.line(Direction::Note, text);
+        }
+    }
+
     /// Stop politely: `quit`, wait up to `grace` for the exit, then kill the process group.
     pub async fn stop(mut self, grace: Duration) {
         if self.exited.is_none() && self.send("quit").await.is_ok() {
             self.stdin = None;
-            if let Ok(Ok(_)) = tokio::time::timeout(grace, self.child.wait()).await {
+            if let Ok(Ok(status)) = tokio::time::timeout(grace, self.child.wait()).await {
+                self.note(&format!("process {}", describe_exit(status)));
                 // Helpers the engine started may still live in its group.
                 self.kill_group();
                 return;
             }
+        }
+        if self.exited.is_none() {
+            self.note("killed: it did not exit after quit");
         }
         self.kill_group();
         let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
@@ -347,6 +400,7 @@ mod tests {
             "test",
             Path::new("sh"),
             &["-c".to_string(), script.to_string()],
+            None,
             None,
         )
         .expect("start sh")

@@ -44,6 +44,7 @@ use engine::usi::protocol::{
 };
 use tokio::time::Instant;
 
+use super::engine_log::LogTag;
 use super::live::{Line, Live};
 use super::process::{Deadline, EngineProcess, ProcessError};
 use super::time::{STOP_ANSWER_WAIT, STOP_GRACE};
@@ -79,6 +80,8 @@ pub struct UsiPlayer {
     last_pv: Vec<String>,
     /// A GUI's hook (see the module's docs).
     live: Option<Live>,
+    /// Where its processes log their lines (`--log`, `log = true`).
+    log: Option<LogTag>,
 }
 
 /// How often a read looks at the GUI's stop flag.
@@ -114,6 +117,7 @@ impl UsiPlayer {
             pondering: None,
             last_pv: Vec::new(),
             live: None,
+            log: None,
         }
     }
 
@@ -126,6 +130,13 @@ impl UsiPlayer {
     /// It thinks in the opponent's time when asked: `ponder = true`, or in a GUI's tree.
     fn may_ponder(&self) -> bool {
         self.ponder || self.live.is_some()
+    }
+
+    /// Log every line of its processes (from the next start) under `tag`.
+    #[must_use]
+    pub fn logged(mut self, tag: Option<LogTag>) -> Self {
+        self.log = tag;
+        self
     }
 
     /// Take new settings for the next game without restarting the engine: option
@@ -253,7 +264,8 @@ impl UsiPlayer {
 
     async fn start(&mut self) -> Result<(), PlayerError> {
         let s = &self.settings;
-        let mut p = EngineProcess::spawn(&self.name, &s.command, &s.args, s.dir.as_deref())
+        let log = self.log.clone();
+        let mut p = EngineProcess::spawn(&self.name, &s.command, &s.args, s.dir.as_deref(), log)
             .map_err(|e| self.error(e, "start"))?;
         let deadline = Deadline::after(s.startup_timeout());
         p.send(&GuiCommand::Usi.to_string())

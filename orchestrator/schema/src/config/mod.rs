@@ -214,6 +214,8 @@ pub struct PlayerConfig {
     pub sigma: f64,
     /// `ponder = true`: think in the opponent's time (USI engines and councils).
     pub ponder: bool,
+    /// `log = true`: its engine's lines (a council's: its USI members') go to the engine log.
+    pub log: bool,
 }
 
 /// How each game starts (in `run.json` as `{"single": TEXT}`, `{"handicap": {"name", "giver"}}`

@@ -191,6 +191,8 @@ player_keys! {
     reserve_ms: Option<u64>, [Council], TuneAs::Plumbing;
     // any kind (USI engines and councils only, when true: checked apart)
     ponder: Option<bool>, [], TuneAs::NotNumeric;
+    // USI engines, and councils for their USI members: the engine log
+    log: Option<bool>, [Usi, Council], TuneAs::NotNumeric;
 }
 
 impl RawPlayer {

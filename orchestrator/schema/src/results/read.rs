@@ -36,6 +36,10 @@ pub enum TornTail {
     /// Read it as any other line: a file made by hand or by another tool may lack its final
     /// newline. A cut-off line is then a malformed one.
     Read,
+    /// Read it when it is a whole game (a file whose last newline is missing), else leave it
+    /// unread and report it as [`TornTail::Skip`] does (a line cut off, or still being
+    /// written): what a reader of other runs' files wants.
+    ReadIfWhole,
 }
 
 /// What to do with a complete line that is not a game result.
@@ -139,7 +143,8 @@ pub struct FileRead {
     pub duplicates: u64,
     /// Malformed lines skipped ([`Malformed::Skip`]).
     pub skipped: u64,
-    /// A last line without its newline was left unread ([`TornTail::Skip`]).
+    /// A last line without its newline was left unread ([`TornTail::Skip`], or
+    /// [`TornTail::ReadIfWhole`] for a line that is not a whole game).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub torn_tail: bool,
     /// Length in bytes of the lines read, a torn tail left unread excluded: where an appender
@@ -274,9 +279,19 @@ impl<'a> ResultsReader<'a> {
                 }
             }
             open.line += 1;
-            if !open.buffer.ends_with(b"\n") && self.policy.torn_tail == TornTail::Skip {
-                file.torn_tail = true;
-                continue;
+            if !open.buffer.ends_with(b"\n") {
+                let torn = match self.policy.torn_tail {
+                    TornTail::Skip => true,
+                    TornTail::Read => false,
+                    TornTail::ReadIfWhole => {
+                        let text = open.buffer.trim_ascii();
+                        !text.is_empty() && serde_json::from_slice::<GameResult>(text).is_err()
+                    }
+                };
+                if torn {
+                    file.torn_tail = true;
+                    continue;
+                }
             }
             file.complete_len += bytes;
             let at = At {
@@ -648,15 +663,23 @@ mod tests {
         assert_eq!(skipped.skipped[0].line, 4);
         assert_eq!((skipped.files[0].lines, skipped.files[0].skipped), (3, 1));
         assert!(!skipped.files[0].torn_tail);
-
-        // A last line that is whole but for its newline: a game under `Read`.
-        std::fs::write(&path, format!("{whole}{}", line(2, "a", "draw"))).expect("write");
-        let read_it = read(
+        // `ReadIfWhole`: the cut-off line is skipped and reported, malformed lines still fail.
+        let if_whole = read(
             &paths,
-            policy(TornTail::Read, Malformed::Fail, Repeats::KeepAll),
+            policy(TornTail::ReadIfWhole, Malformed::Fail, Repeats::KeepAll),
         )
-        .expect("read");
-        assert_eq!(ids(&read_it), [0, 1, 2]);
+        .expect("a torn tail is no error");
+        assert_eq!(ids(&if_whole), [0, 1]);
+        assert!(if_whole.files[0].torn_tail);
+
+        // A last line that is whole but for its newline: a game under `Read` and `ReadIfWhole`.
+        std::fs::write(&path, format!("{whole}{}", line(2, "a", "draw"))).expect("write");
+        for torn_tail in [TornTail::Read, TornTail::ReadIfWhole] {
+            let read_it =
+                read(&paths, policy(torn_tail, Malformed::Fail, Repeats::KeepAll)).expect("read");
+            assert_eq!(ids(&read_it), [0, 1, 2]);
+            assert!(!read_it.files[0].torn_tail);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -5,6 +5,7 @@
 
 pub mod by_family;
 pub mod plan;
+pub mod ratings;
 pub mod schedule;
 pub mod shard;
 pub mod summary;

@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 
 use super::by_family::{ByFamily, by_family};
 use super::plan::RunPlan;
+use super::ratings::{RatingFit, RunRatings};
 use crate::results::GameResult;
+use crate::stats::rating_fit::Estimate;
 use crate::stats::win_rate_scale::fit_win_rate_t;
 use crate::stats::{EloEstimate, HeadToHead, SprtSummary, Wdl};
 
@@ -40,9 +42,23 @@ pub struct PlayerSummary {
     pub points: f64,
     /// Points per game, in `[0, 1]`.
     pub score: f64,
-    /// Elo difference against the field of its opponents, with its 95% error.
+    /// Elo difference against the field of its opponents, with its 95% error (the older
+    /// estimate, kept for scripts: a 0% or 100% score is clamped; `rating` is the one shown).
     pub elo: Option<f64>,
     pub elo_error: Option<f64>,
+    /// Its rating as `council-elo` fits the run's games (pool mean 0, 95% interval); `None`
+    /// when `unrated` says why (absent in files written by older builds).
+    #[serde(default)]
+    pub rating: Option<Estimate>,
+    /// The probability that it is stronger than `los_over`, the next player down in rating
+    /// order.
+    #[serde(default)]
+    pub los: Option<f64>,
+    #[serde(default)]
+    pub los_over: Option<String>,
+    /// Why it has no rating (too few games, a fit that failed).
+    #[serde(default)]
+    pub unrated: Option<String>,
     pub opponents: Vec<OpponentSummary>,
     /// Moves it played.
     pub moves: u64,
@@ -51,8 +67,12 @@ pub struct PlayerSummary {
     /// Mean time the orchestrator itself spent per move (wall time minus engine thinking), µs.
     pub overhead_us_per_move: f64,
     /// The win-rate constant `T` that best fits its reported scores to its results
-    /// (`council::scale`), for the config's `win_rate_t`.
+    /// (`council::scale`), for the config's `win_rate_t`; `None` when there is no fit.
     pub fitted_win_rate_t: Option<f64>,
+    /// Why `fitted_win_rate_t` is `None`: no data, or a likelihood that rises to a bound of the
+    /// search (absent in files written by older builds).
+    #[serde(default)]
+    pub win_rate_t_unfitted: Option<String>,
     /// Moves asked after pondering on the reply the opponent played (`ponder = true`; 0 in
     /// files written by older builds).
     #[serde(default)]
@@ -99,6 +119,9 @@ pub struct CouncilSummary {
     /// (absent in files written by older builds).
     #[serde(default)]
     pub member_win_rate_t: BTreeMap<String, Option<f64>>,
+    /// Per member without a fitted `T`: why.
+    #[serde(default)]
+    pub member_win_rate_t_unfitted: BTreeMap<String, String>,
     /// Per member: its time per move and late ballots (empty in files written by older
     /// builds).
     #[serde(default)]
@@ -121,6 +144,10 @@ pub struct Summary {
     /// Finished games per minute of `playing_seconds`; `null` when that is unknown.
     pub games_per_minute: Option<f64>,
     pub players: Vec<PlayerSummary>,
+    /// How the players' `rating`s were fitted; `null` when none was (absent in files written
+    /// by older builds).
+    #[serde(default)]
+    pub ratings: Option<RatingFit>,
     pub councils: Vec<CouncilSummary>,
     /// How games ended: reason -> count.
     pub reasons: BTreeMap<String, u64>,
@@ -190,10 +217,20 @@ impl Summary {
         for g in games {
             *reasons.entry(g.reason.name().to_string()).or_insert(0) += 1;
         }
+        let ratings = RunRatings::of(&config.playing, games);
         let players = config
             .playing
             .iter()
-            .map(|p| player_summary(p, &config.playing, games))
+            .map(|p| {
+                let mut s = player_summary(p, &config.playing, games);
+                if let Some(r) = ratings.of_player(p) {
+                    s.rating = r.rating;
+                    s.los = r.los;
+                    s.los_over.clone_from(&r.los_over);
+                    s.unrated.clone_from(&r.unrated);
+                }
+                s
+            })
             .collect();
         let playing = playing_time(games);
         Summary {
@@ -207,6 +244,7 @@ impl Summary {
                 .filter(|d| !d.is_zero())
                 .map(|d| games.len() as f64 / (d.as_secs_f64() / 60.0)),
             players,
+            ratings: ratings.fit,
             councils: council_summaries(games),
             reasons,
             by_family: by_family(&config.playing, games),
@@ -253,11 +291,16 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
         score: 0.0,
         elo: None,
         elo_error: None,
+        rating: None,
+        los: None,
+        los_over: None,
+        unrated: None,
         opponents: Vec::new(),
         moves: 0,
         engine_ms_per_move: 0.0,
         overhead_us_per_move: 0.0,
         fitted_win_rate_t: None,
+        win_rate_t_unfitted: None,
         ponder_hits: 0,
         ponder_misses: 0,
         ponder_hit_rate: None,
@@ -289,7 +332,10 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
         s.engine_ms_per_move = engine_us as f64 / s.moves as f64 / 1000.0;
         s.overhead_us_per_move = overhead_us as f64 / s.moves as f64;
     }
-    s.fitted_win_rate_t = fit_win_rate_t(&score_samples(games, name));
+    match fit_win_rate_t(&score_samples(games, name)) {
+        Ok(t) => s.fitted_win_rate_t = Some(t),
+        Err(why) => s.win_rate_t_unfitted = Some(why.reason()),
+    }
     let (elo, err) = elo_vs_field(games, name);
     s.elo = elo;
     s.elo_error = err;
@@ -341,6 +387,7 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
                     rules: BTreeMap::new(),
                     member_failures: BTreeMap::new(),
                     member_win_rate_t: BTreeMap::new(),
+                    member_win_rate_t_unfitted: BTreeMap::new(),
                     member_time: BTreeMap::new(),
                 });
             if s.members.len() != n {
@@ -422,8 +469,11 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
                 .get(&(name.clone(), m.clone()))
                 .map(Vec::as_slice)
                 .unwrap_or(&[]);
-            s.member_win_rate_t
-                .insert(m.clone(), fit_win_rate_t(samples));
+            let fitted = fit_win_rate_t(samples);
+            if let Err(why) = fitted {
+                s.member_win_rate_t_unfitted.insert(m.clone(), why.reason());
+            }
+            s.member_win_rate_t.insert(m.clone(), fitted.ok());
         }
     }
     by_name.into_values().collect()
@@ -540,6 +590,15 @@ mod tests {
                 score: 40.0 / 60.0,
                 elo: Some(120.4),
                 elo_error: None,
+                rating: Some(Estimate {
+                    elo: 60.2,
+                    error: 44.0,
+                    lower: 16.2,
+                    upper: 104.2,
+                }),
+                los: Some(0.996),
+                los_over: Some("single".into()),
+                unrated: None,
                 opponents: vec![OpponentSummary {
                     name: "single".into(),
                     games: 60,
@@ -552,10 +611,19 @@ mod tests {
                 engine_ms_per_move: 1.25,
                 overhead_us_per_move: 40.0,
                 fitted_win_rate_t: Some(612.0),
+                win_rate_t_unfitted: None,
                 ponder_hits: 30,
                 ponder_misses: 10,
                 ponder_hit_rate: Some(0.75),
             }],
+            ratings: Some(RatingFit {
+                model: "maximum likelihood, Ordo's model".into(),
+                interval_method: "hessian".into(),
+                anchor: crate::stats::Anchor::default(),
+                prior_draws: 0.0,
+                min_games: 10,
+                notes: vec![],
+            }),
             councils: vec![CouncilSummary {
                 name: "council".into(),
                 members: vec!["a".into(), "b".into()],
@@ -566,6 +634,7 @@ mod tests {
                 rules: BTreeMap::from([("plurality".into(), 2000), ("strongest".into(), 1000)]),
                 member_failures: BTreeMap::from([("b".into(), 3)]),
                 member_win_rate_t: BTreeMap::from([("a".into(), Some(580.0)), ("b".into(), None)]),
+                member_win_rate_t_unfitted: BTreeMap::from([("b".into(), "no fit".into())]),
                 member_time: BTreeMap::from([(
                     "b".into(),
                     MemberTime {
@@ -631,8 +700,20 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("a scratch folder");
         let mut value = serde_json::to_value(full_summary()).expect("a value");
         // What older builds did not write.
-        for key in ["sprt", "shard", "playing_seconds", "by_family"] {
+        for key in ["sprt", "shard", "playing_seconds", "by_family", "ratings"] {
             value.as_object_mut().expect("an object").remove(key);
+        }
+        for key in [
+            "rating",
+            "los",
+            "los_over",
+            "unrated",
+            "win_rate_t_unfitted",
+        ] {
+            value["players"][0]
+                .as_object_mut()
+                .expect("an object")
+                .remove(key);
         }
         value["councils"][0]
             .as_object_mut()
@@ -644,6 +725,7 @@ mod tests {
             (old.sprt, old.shard, old.playing_seconds),
             (None, None, None)
         );
+        assert_eq!((old.ratings, old.players[0].rating), (None, None));
         assert!(old.councils[0].member_win_rate_t.is_empty());
         assert!(old.by_family.is_empty());
 

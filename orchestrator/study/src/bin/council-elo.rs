@@ -1,6 +1,8 @@
 //! `council-elo RESULTS.jsonl... [--anchor NAME=ELO] [--format text|csv|json] [--svg FILE]
-//! [--by family]`: rating tables from one or more results files, and with `--by family` the
-//! ratings within each opening family (see docs/reference/files.md and docs/guide/ratings.md).
+//! [--by family] [--split-names]`: rating tables from one or more results files, and with
+//! `--by family` the ratings within each opening family (see docs/reference/files.md and
+//! docs/guide/ratings.md). A name that stands for different players in different runs (by
+//! their `run.json`) is warned of, and rated apart with `--split-names`.
 
 use std::path::PathBuf;
 
@@ -10,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use council_schema::stats::{Anchor, FitOptions, fit};
 use council_study::elo_report::groups::{GroupBy, GroupedReport, groups_text, rate_groups};
+use council_study::elo_report::identity::{Clash, Renames, find_clashes};
 use council_study::elo_report::input::{MergedResults, read_results_with_progress};
 use council_study::elo_report::svg::write_ratings_svg;
 use council_study::elo_report::{MergeOptions, RatingReport};
@@ -68,6 +71,11 @@ struct Args {
     /// model and anchor; a group with too few games says so). Text and json formats.
     #[arg(long, value_enum, value_name = "GROUPING")]
     by: Option<By>,
+    /// Rate a name that stands for different players in different runs (their run.json
+    /// records the players) as one player per version, NAME@RUN (RUN: the first run
+    /// folder's name where it is that player).
+    #[arg(long)]
+    split_names: bool,
 }
 
 fn parse_anchor(text: &str) -> Result<(String, f64)> {
@@ -160,6 +168,13 @@ fn anchor(args: &Args) -> Result<Anchor> {
 /// The results files merged, with a progress bar over their bytes; each skipped line is
 /// reported on stderr.
 fn read(args: &Args) -> Result<MergedResults> {
+    let clashes = find_clashes(&args.files);
+    report_clashes(&clashes, &args.files, args.split_names);
+    let renames = if args.split_names {
+        Renames::of(&clashes)
+    } else {
+        Renames::default()
+    };
     let total_bytes: u64 = args
         .files
         .iter()
@@ -177,10 +192,17 @@ fn read(args: &Args) -> Result<MergedResults> {
             keep_duplicates: args.keep_duplicates,
             skip_malformed: args.skip_malformed,
             group: group_by(args),
+            renames,
         },
         &|bytes| progress.inc(bytes),
     )?;
     progress.finish_and_clear();
+    for file in merged.files.iter().filter(|f| f.torn_tail) {
+        eprintln!(
+            "council-elo: {}: skipped its cut-off last line (a run still writing it, or stopped while it did)",
+            file.path.display()
+        );
+    }
     for skipped in &merged.skipped {
         eprintln!(
             "council-elo: skipped {}:{}: {}",
@@ -193,6 +215,41 @@ fn read(args: &Args) -> Result<MergedResults> {
         bail!("no games in {}", display_list(&args.files));
     }
     Ok(merged)
+}
+
+/// One line per name that stands for different players in different runs: a warning, or with
+/// `--split-names` what each version is rated as.
+fn report_clashes(clashes: &[Clash], files: &[PathBuf], split: bool) {
+    for c in clashes {
+        let versions: Vec<String> = c
+            .versions
+            .iter()
+            .map(|v| {
+                let at: Vec<String> = v
+                    .files
+                    .iter()
+                    .map(|&f| files[f].display().to_string())
+                    .collect();
+                format!("{} ({})", v.qualified, at.join(", "))
+            })
+            .collect();
+        let differs = c.differs_in.join(", ");
+        if split {
+            eprintln!(
+                "council-elo: `{}` stands for {} different players (they differ in: {differs}); rated apart as {}",
+                c.name,
+                c.versions.len(),
+                versions.join("; ")
+            );
+        } else {
+            eprintln!(
+                "council-elo: warning: `{}` stands for {} different players (they differ in: {differs}): {}; their games are rated as one player's (--split-names rates them apart)",
+                c.name,
+                c.versions.len(),
+                versions.join("; ")
+            );
+        }
+    }
 }
 
 /// The anchor must be one of the players (naming up to 20 of them when it is not).

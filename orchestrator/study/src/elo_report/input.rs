@@ -11,22 +11,25 @@
 //! Every merge is counted and reported (`duplicates`); `keep_duplicates` counts every line
 //! instead.
 //!
-//! A malformed line (not JSON, a missing key, a truncated last line: a last line without its
-//! newline is read like any other, [`TornTail::Read`]) is an error naming the file and the line
-//! number; `skip_malformed` turns it into a reported skip instead. Blank lines are ignored.
-//! Nothing is dropped without being counted.
+//! A last line without its newline is read when it is a whole game and otherwise skipped and
+//! reported ([`TornTail::ReadIfWhole`]): a run still writing, or one that was killed, leaves
+//! such a line, and files.md promises every reader ignores it. Any other malformed line (not
+//! JSON, a missing key) is an error naming the file and the line number; `skip_malformed`
+//! turns it into a reported skip instead. Blank lines are ignored. Nothing is dropped without
+//! being counted.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::group_by::GroupBy;
+use super::identity::Renames;
 use council_schema::results::read::{
     FileRead, Malformed, Policy, ReadError, Repeats, ResultsReader, SkippedLine, TornTail,
 };
 use council_schema::stats::GameTable;
 
 /// How to merge.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MergeOptions {
     /// Count every line, even one seen before.
     pub keep_duplicates: bool,
@@ -34,13 +37,16 @@ pub struct MergeOptions {
     pub skip_malformed: bool,
     /// Also keep one table per group of games (`council-elo --by`).
     pub group: Option<GroupBy>,
+    /// Names rated apart by run (`--split-names`): a clashing name takes its version's
+    /// `NAME@RUN` in each file.
+    pub renames: Renames,
 }
 
 impl MergeOptions {
     /// The reading policy these options name.
-    pub fn policy(self) -> Policy {
+    pub fn policy(&self) -> Policy {
         Policy {
-            torn_tail: TornTail::Read,
+            torn_tail: TornTail::ReadIfWhole,
             malformed: if self.skip_malformed {
                 Malformed::Skip
             } else {
@@ -91,7 +97,12 @@ pub fn read_results_with_progress(
     let mut groups: BTreeMap<String, GameTable> = BTreeMap::new();
     let mut reader = ResultsReader::new(paths, options.policy()).with_progress(progress);
     for read in reader.by_ref() {
-        let game = read?.game;
+        let read = read?;
+        let mut game = read.game;
+        if !options.renames.is_empty() {
+            game.sente = options.renames.name(read.file, &game.sente).to_string();
+            game.gote = options.renames.name(read.file, &game.gote).to_string();
+        }
         table.add(&game);
         if let Some(by) = options.group {
             groups.entry(by.key(&game)).or_default().add(&game);

@@ -5,6 +5,7 @@
 pub mod formats;
 pub mod group_by;
 pub mod groups;
+pub mod identity;
 pub mod input;
 pub mod svg;
 

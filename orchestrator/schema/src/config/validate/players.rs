@@ -74,6 +74,7 @@ fn player(at: &PlayerAt<'_>, base: &Path, p: RawPlayer) -> Result<PlayerConfig, 
         win_rate_t,
         sigma,
         ponder: p.ponder.unwrap_or(false),
+        log: p.log.unwrap_or(false),
     })
 }
 
