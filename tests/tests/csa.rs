@@ -767,10 +767,10 @@ fn client_clocks(out: &Path) -> Vec<(u64, u64, u64)> {
 }
 
 /// A scripted sente on a raw socket that plays the first legal move of each position and
-/// spends on each move its whole Fischer allowance less 100 ms: the main time left (by the
-/// server's `,T` charges) plus the increment, until `max_moves`. Returns the `,T` charges of
-/// its moves and the last line the server sent.
-fn spend_all_but_100_ms(
+/// spends on each move its whole Fischer allowance less 400 ms (room for a loaded machine):
+/// the main time left (by the server's `,T` charges) plus the increment, until `max_moves`.
+/// Returns the `,T` charges of its moves and the last line the server sent.
+fn spend_all_but_400_ms(
     server: &Server,
     game: &str,
     (total, increment): (u64, u64),
@@ -812,7 +812,7 @@ fn spend_all_but_100_ms(
         }
         let mv = pos.legal_moves()[0];
         let word = engine::record::csa_move(&pos, mv).expect("a CSA word");
-        std::thread::sleep(remaining + Duration::from_secs(increment) - Duration::from_millis(100));
+        std::thread::sleep(remaining + Duration::from_secs(increment) - Duration::from_millis(400));
         writeln!(stream, "{word}").expect("move");
         // Our move's echo, then the opponent's move, or the end.
         let mut ours = true;
@@ -841,8 +841,7 @@ fn spend_all_but_100_ms(
 }
 
 #[test]
-fn a_fischer_game_keeps_both_clocks_as_the_server_does_when_the_opponent_spends_its_all_but_100_ms()
-{
+fn a_fischer_game_keeps_both_clocks_as_the_server_does_when_the_opponent_spends_all_but_400_ms() {
     let dir = scratch("fischer");
     let config = config(&dir);
     // 3 s + 2 s Fischer, from the game name as shogi-server reads it; the client asks for gote
@@ -858,10 +857,10 @@ fn a_fischer_game_keeps_both_clocks_as_the_server_does_when_the_opponent_spends_
         &["--password", "fischer-3-2F-W,pw"],
     );
     wait_logged_in(&out);
-    let (charged, last) = spend_all_but_100_ms(&server, "fischer-3-2F", (3, 2), 10);
+    let (charged, last) = spend_all_but_400_ms(&server, "fischer-3-2F", (3, 2), 10);
     let (status, o, e) = finish(c, "council-csa");
     assert!(status.success(), "{status:?}\n{o}\n{e}");
-    // Each move of the spender took its main time left plus the increment, less 100 ms: the
+    // Each move of the spender took its main time left plus the increment, less 400 ms: the
     // server charged it one whole second under that (3 + 2 - 1 = 4 first, then 1 + 2 - 1 = 2)
     // and never flagged it.
     assert_eq!(charged, vec![4, 2, 2, 2, 2], "{last}");
