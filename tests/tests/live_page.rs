@@ -308,10 +308,13 @@ return [...document.querySelectorAll('#standings tbody tr')].map(tr =>
   [...tr.cells].map(td => td.textContent));
 "#;
 
-/// A WebDriver session with Debian's headless chromium; the driver is killed when dropped.
+/// A WebDriver session with Debian's headless chromium; when dropped, the session is ended
+/// (chromedriver then stops its chromium, also after a test failed before [`Self::close`]) and
+/// the driver is killed.
 struct Browser {
     driver: Child,
     port: u16,
+    session: String,
     client: Option<fantoccini::Client>,
 }
 
@@ -357,9 +360,15 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .expect("a WebDriver session with chromium");
+        let session = client
+            .session_id()
+            .await
+            .expect("the session id")
+            .expect("a session");
         Browser {
             driver,
             port,
+            session,
             client: Some(client),
         }
     }
@@ -367,15 +376,9 @@ impl Browser {
     /// A Chrome DevTools Protocol command, through chromedriver's `goog/cdp/execute`: what
     /// WebDriver cannot ask, such as the fonts a node's text was really drawn with.
     async fn cdp(&self, cmd: &str, params: Value) -> Value {
-        let session = self
-            .client()
-            .session_id()
-            .await
-            .expect("the session id")
-            .expect("a session");
         let url = format!(
-            "http://127.0.0.1:{}/session/{session}/goog/cdp/execute",
-            self.port
+            "http://127.0.0.1:{}/session/{}/goog/cdp/execute",
+            self.port, self.session
         );
         let body = json!({ "cmd": cmd, "params": params }).to_string();
         let what = cmd.to_owned();
@@ -474,6 +477,16 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        // A test that failed before `close`: killing the driver alone would leave its chromium
+        // running, so the session is ended first (WebDriver's Delete Session), best effort.
+        if self.client.take().is_some() {
+            let url = format!("http://127.0.0.1:{}/session/{}", self.port, self.session);
+            let _ = ureq::delete(&url)
+                .config()
+                .timeout_global(Some(Duration::from_secs(20)))
+                .build()
+                .call();
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
