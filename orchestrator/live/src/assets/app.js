@@ -221,6 +221,14 @@ function eloText(p) {
   return p.elo_error !== null && p.elo_error !== undefined ? e + " ± " + Math.round(p.elo_error) : e;
 }
 
+// The Elo cell: an unrated player's reason goes in the cell's tooltip, so the table keeps its width.
+function eloCell(p) {
+  if (p.rating === null && p.unrated) {
+    return el("td", { class: "unrated", title: p.unrated }, "n/a");
+  }
+  return el("td", {}, eloText(p));
+}
+
 function renderStandings() {
   const body = $("standings").tBodies[0];
   body.replaceChildren();
@@ -231,7 +239,7 @@ function renderStandings() {
     el("td", {}, i + 1), el("td", { class: "name" }, p.name), el("td", {}, p.games),
     el("td", {}, p.wins), el("td", {}, p.draws), el("td", {}, p.losses),
     el("td", {}, p.points.toFixed(1)), el("td", {}, (100 * p.score).toFixed(1) + "%"),
-    el("td", {}, eloText(p)))));
+    eloCell(p))));
   const t = s.sprt;
   $("sprt").hidden = !t;
   if (t) {
