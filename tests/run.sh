@@ -8,9 +8,10 @@
 #
 # What it sets up (each step is skipped when already done, so a second run goes straight to cargo):
 #   1. Debian packages: the real USI engines the tests play against (gpsshogi, fairy-stockfish,
-#      sjaakii), python3 with python3-venv, and slurm-wlm with munge for the one-node Slurm
-#      cluster the shard tests start (configs/slurm/local-cluster.sh) (apt-get, only for those
-#      missing).
+#      sjaakii), python3 with python3-venv, slurm-wlm with munge for the one-node Slurm
+#      cluster the shard tests start (configs/slurm/local-cluster.sh), chromium with its
+#      WebDriver for the live page, and fontconfig with fonts-dejavu-core, the only fonts the
+#      live page's no-CJK test lets chromium see (apt-get, only for those missing).
 #   2. A project-local Python virtual environment, .venv/ at the workspace root (gitignored), with
 #      tests/requirements.txt (cshogi, choix: the independent referees) installed into it, never
 #      into the system Python. Re-installed only when tests/requirements.txt changes.
@@ -24,7 +25,8 @@ ROOT="$(pwd)"
 say() { printf 'tests/run.sh: %s\n' "$*" >&2; }
 
 # 1. Debian packages.
-PACKAGES=(gpsshogi fairy-stockfish sjaakii python3 python3-venv slurm-wlm munge chromium chromium-driver)
+PACKAGES=(gpsshogi fairy-stockfish sjaakii python3 python3-venv slurm-wlm munge chromium chromium-driver
+    fontconfig fonts-dejavu-core)
 missing=()
 for p in "${PACKAGES[@]}"; do
     status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"

@@ -3,7 +3,10 @@
 //! a short node-limited run of built-in engines, the JSON endpoints are held against the run's
 //! own files, and a client that stops reading the event stream is dropped while the run goes on.
 //! The page of a tune (`council-tune CONFIG --serve`, `council-match serve TUNE_DIR`) draws each
-//! parameter's course as `tune.jsonl` grows, and serves the tune's own lines and games.
+//! parameter's course as `tune.jsonl` grows, and serves the tune's own lines and games. A run
+//! folder's page is read on a machine without any CJK font (a fontconfig that sees DejaVu only):
+//! its pieces are drawn in the page's own kanji font, with coordinates, the run's name, a move
+//! list with the council's votes, and links to the records, which no path escapes.
 //!
 //! Nothing here is skipped: a missing `chromium` or `chromedriver` fails, naming `bash
 //! tests/run.sh`, which installs them. Waits are bounded (a hang fails with what was awaited),
@@ -234,12 +237,69 @@ fn expected_cells(p: &Position) -> Vec<String> {
     cells
 }
 
-/// What a board on the page shows, read in one script call so it cannot change halfway.
+/// A board's coordinates: files 9..1 across the top, ranks 一..九 down the side as a shogi
+/// board shows them, each with its USI letter a..i (every move the page shows is USI).
+const FILES: [&str; 9] = ["9", "8", "7", "6", "5", "4", "3", "2", "1"];
+const RANKS: [&str; 9] = [
+    "一a", "二b", "三c", "四d", "五e", "六f", "七g", "八h", "九i",
+];
+
+/// What a board on the page shows, read in one script call so it cannot change halfway: its
+/// squares, and its coordinates (files across the top, ranks down the side).
 const READ_BOARD: &str = r#"
 const b = document.querySelector(arguments[0]);
 if (!b) return null;
 return { game: Number(b.dataset.game), ply: Number(b.dataset.ply), sfen: b.dataset.sfen,
-  cells: [...b.querySelectorAll('.sq')].map(c => (c.classList.contains('gote') ? 'v' : '') + c.textContent) };
+  cells: [...b.querySelectorAll('.sq')].map(c => (c.classList.contains('gote') ? 'v' : '') + c.textContent),
+  files: [...b.querySelectorAll('.coord-file')].map(c => c.textContent),
+  ranks: [...b.querySelectorAll('.coord-rank')].map(c => c.textContent) };
+"#;
+
+/// Where a board's coordinates stand: for each file label (9..1), whether it is above the
+/// squares of its file (its centre within their column, its bottom at most their top); for
+/// each rank label (一a..九i), whether it is right of the squares of its rank (centre within their
+/// row, left edge at least their right edge).
+const READ_COORDS: &str = r#"
+const b = document.querySelector(arguments[0]);
+const sq = [...b.querySelectorAll('.sq')].map(c => c.getBoundingClientRect());
+const files = [...b.querySelectorAll('.coord-file')].map((c, i) => {
+  const r = c.getBoundingClientRect(), s = sq[i], x = (r.left + r.right) / 2;
+  return [c.textContent, s.left <= x && x <= s.right && r.bottom <= s.top + 1];
+});
+const ranks = [...b.querySelectorAll('.coord-rank')].map((c, i) => {
+  const r = c.getBoundingClientRect(), s = sq[9 * i + 8], y = (r.top + r.bottom) / 2;
+  return [c.textContent, s.top <= y && y <= s.bottom && r.left >= s.right - 1];
+});
+return { files, ranks };
+"#;
+
+/// Which of `arguments[0]`'s characters the page's font draws as tofu, once it is loaded:
+/// `boxes`, alike pixel for pixel on a canvas to a character no font here has (鬱, U+E000:
+/// the ".notdef" glyph), and `blank`, without ink; `references_inked`, whether those two
+/// references drew anything (a box does; the subset's ".notdef" is empty).
+const NOT_TOFU: &str = r#"
+const done = arguments[arguments.length - 1];
+const chars = [...arguments[0]];
+const font = '32px "Council Kanji"';
+document.fonts.load(font, arguments[0] + '\u9b31').then(() => {
+  const c = document.createElement('canvas');
+  c.width = 48; c.height = 48;
+  const g = c.getContext('2d', { willReadFrequently: true });
+  const draw = (ch) => {
+    g.clearRect(0, 0, 48, 48);
+    g.font = font; g.textBaseline = 'top'; g.fillStyle = '#000';
+    g.fillText(ch, 8, 8);
+    const px = g.getImageData(0, 0, 48, 48).data;
+    return { key: px.join(','), inked: px.some((v, i) => i % 4 === 3 && v > 0) };
+  };
+  const refs = [draw('\u9b31'), draw('\ue000')];
+  const drawn = chars.map((ch) => [ch, draw(ch)]);
+  done({
+    references_inked: refs.every((r) => r.inked),
+    boxes: drawn.filter(([, d]) => refs.some((r) => r.key === d.key)).map(([ch]) => ch),
+    blank: drawn.filter(([, d]) => !d.inked).map(([ch]) => ch),
+  });
+}, (e) => done({ error: String(e) }));
 "#;
 
 /// The standings table as the page shows it: name, games, W, D, L per row.
@@ -248,20 +308,30 @@ return [...document.querySelectorAll('#standings tbody tr')].map(tr =>
   [...tr.cells].map(td => td.textContent));
 "#;
 
-/// A WebDriver session with Debian's headless chromium; the driver is killed when dropped.
+/// A WebDriver session with Debian's headless chromium; when dropped, the session is ended
+/// (chromedriver then stops its chromium, also after a test failed before [`Self::close`]) and
+/// the driver is killed.
 struct Browser {
     driver: Child,
+    port: u16,
+    session: String,
     client: Option<fantoccini::Client>,
 }
 
 impl Browser {
     async fn start() -> Self {
+        Self::start_with_env(&[]).await
+    }
+
+    /// As [`Self::start`], with `env` set for chromedriver and so for the chromium it starts.
+    async fn start_with_env(env: &[(&str, &std::ffi::OsStr)]) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
         let driver = Command::new("chromedriver")
             .arg(format!("--port={port}"))
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -290,10 +360,79 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .expect("a WebDriver session with chromium");
+        let session = client
+            .session_id()
+            .await
+            .expect("the session id")
+            .expect("a session");
         Browser {
             driver,
+            port,
+            session,
             client: Some(client),
         }
+    }
+
+    /// A Chrome DevTools Protocol command, through chromedriver's `goog/cdp/execute`: what
+    /// WebDriver cannot ask, such as the fonts a node's text was really drawn with.
+    async fn cdp(&self, cmd: &str, params: Value) -> Value {
+        let url = format!(
+            "http://127.0.0.1:{}/session/{}/goog/cdp/execute",
+            self.port, self.session
+        );
+        let body = json!({ "cmd": cmd, "params": params }).to_string();
+        let what = cmd.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let mut response = ureq::post(&url)
+                .header("Content-Type", "application/json")
+                .send(&body)
+                .unwrap_or_else(|e| panic!("CDP {what}: {e}"));
+            let text = response
+                .body_mut()
+                .read_to_string()
+                .unwrap_or_else(|e| panic!("CDP {what}: {e}"));
+            let reply: Value = serde_json::from_str(&text).expect("a JSON reply");
+            reply["value"].clone()
+        })
+        .await
+        .expect("the CDP call")
+    }
+
+    /// The fonts the text of each element matching `selector` was drawn with, by CDP's
+    /// `CSS.getPlatformFontsForNode`: per element, `(family, custom, glyphs)` of every font
+    /// used, where `custom` is a web font of the page rather than one of the machine's, and
+    /// `glyphs` how many glyphs it drew.
+    async fn fonts_drawn(&self, selector: &str) -> Vec<Vec<(String, bool, u64)>> {
+        self.cdp("DOM.enable", json!({})).await;
+        self.cdp("CSS.enable", json!({})).await;
+        let root = self.cdp("DOM.getDocument", json!({ "depth": 0 })).await;
+        let nodes = self
+            .cdp(
+                "DOM.querySelectorAll",
+                json!({ "nodeId": root["root"]["nodeId"], "selector": selector }),
+            )
+            .await;
+        let mut out = Vec::new();
+        for node in nodes["nodeIds"].as_array().expect("node ids") {
+            let fonts = self
+                .cdp("CSS.getPlatformFontsForNode", json!({ "nodeId": node }))
+                .await;
+            out.push(
+                fonts["fonts"]
+                    .as_array()
+                    .expect("fonts")
+                    .iter()
+                    .map(|f| {
+                        (
+                            f["familyName"].as_str().unwrap_or("").to_owned(),
+                            f["isCustomFont"].as_bool().unwrap_or(false),
+                            f["glyphCount"].as_u64().unwrap_or(0),
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        out
     }
 
     fn client(&self) -> &fantoccini::Client {
@@ -338,6 +477,16 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        // A test that failed before `close`: killing the driver alone would leave its chromium
+        // running, so the session is ended first (WebDriver's Delete Session), best effort.
+        if self.client.take().is_some() {
+            let url = format!("http://127.0.0.1:{}/session/{}", self.port, self.session);
+            let _ = ureq::delete(&url)
+                .config()
+                .timeout_global(Some(Duration::from_secs(20)))
+                .build()
+                .call();
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
@@ -377,6 +526,8 @@ async fn the_page_shows_the_run_as_it_plays_and_replays_its_games() {
             |v| v["ply"].as_u64().is_some_and(|p| p > 0),
         )
         .await;
+    assert_eq!(board["files"], json!(FILES), "files across the top");
+    assert_eq!(board["ranks"], json!(RANKS), "ranks down the side");
     // The standings while the run plays, then again once more games have ended.
     let early = browser.script(READ_STANDINGS, vec![]).await;
     let early_games = games_in(&early);
@@ -798,4 +949,622 @@ async fn a_tune_page_draws_each_parameter_as_the_tune_goes() {
         .then_some(())
     });
     check(&follower);
+}
+
+/// A finished run of two short games into `dir/name`, played by `council-match` as a user runs
+/// it (the page then serves the folder).
+fn finished_run(dir: &Path, name: &str) -> PathBuf {
+    let out = dir.join(name);
+    council_tests::succeeded(&council_tests::council_match(
+        &config(dir, 2, 1000, 60),
+        &out,
+        &["--concurrency", "2"],
+    ));
+    out
+}
+
+/// `council-match serve DIR` on a free loopback port.
+fn serve_folder(out: &Path) -> Served {
+    Served::start(
+        &[
+            "serve".as_ref(),
+            out.as_os_str(),
+            "--addr".as_ref(),
+            "127.0.0.1:0".as_ref(),
+        ],
+        "warn",
+    )
+}
+
+/// A fontconfig that sees Debian's DejaVu fonts and nothing else: no CJK font at all. The
+/// system's rules (`/etc/fonts/conf.d`: aliases such as sans-serif) still apply, as on a
+/// machine that has only those fonts installed; they name fonts but add no folder.
+fn fontconfig_without_cjk(dir: &Path) -> PathBuf {
+    let conf = dir.join("fonts.conf");
+    let text = format!(
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"fonts.dtd\">\n<fontconfig>\n  \
+         <dir>/usr/share/fonts/truetype/dejavu</dir>\n  <cachedir>{}</cachedir>\n  \
+         <include ignore_missing=\"yes\">/etc/fonts/conf.d</include>\n</fontconfig>\n",
+        dir.join("fontconfig-cache").display()
+    );
+    std::fs::write(&conf, text).expect("write fonts.conf");
+    conf
+}
+
+/// `fc-list ARGS` under the fontconfig `conf`: one line per font it sees.
+fn fc_list(conf: &Path, args: &[&str]) -> String {
+    let out = Command::new("fc-list")
+        .args(args)
+        .env("FONTCONFIG_FILE", conf)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run fc-list ({e}): install it with `bash tests/run.sh --setup-only`")
+        });
+    assert!(out.status.success(), "fc-list {args:?} failed");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every character of the page's kanji font, as `orchestrator/live/font/glyphs.txt` lists them.
+fn font_glyphs() -> String {
+    let path = council_tests::workspace_root().join("orchestrator/live/font/glyphs.txt");
+    std::fs::read_to_string(&path)
+        .expect("glyphs.txt")
+        .chars()
+        .filter(|c| *c != '\n')
+        .collect()
+}
+
+/// Open the replay of game `id` (a click on its row) and wait for its first position.
+async fn open_replay(browser: &Browser, id: u64) {
+    browser
+        .wait_script(
+            "the finished game's row",
+            "return document.querySelector(arguments[0]) !== null;",
+            vec![json!(format!("#finished tr[data-game=\"{id}\"]"))],
+            |v| v == &json!(true),
+        )
+        .await;
+    browser
+        .client()
+        .find(fantoccini::Locator::Css(&format!(
+            "#finished tr[data-game=\"{id}\"]"
+        )))
+        .await
+        .expect("the finished game's row")
+        .click()
+        .await
+        .expect("open its replay");
+    browser
+        .wait_script(
+            "the replay's first position",
+            READ_BOARD,
+            vec![json!("#replay-board")],
+            |v| v["game"] == id && v["ply"] == 0,
+        )
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_folder_reads_in_kanji_on_a_machine_without_any_cjk_font() {
+    let dir = scratch("no-cjk");
+    // The run's name is its folder's, and a name is text, never markup.
+    let name = format!("run {HOSTILE}");
+    let out = finished_run(&dir, &name);
+    let games = results(&out);
+    let game = games
+        .iter()
+        .max_by_key(|g| g["plies"].as_u64())
+        .expect("a game");
+    let id = game["id"].as_u64().expect("id");
+    let plies = game["moves"].as_array().expect("moves").len();
+
+    // The browser's fontconfig sees DejaVu only: this machine has no CJK font for it.
+    let conf = fontconfig_without_cjk(&dir);
+    assert!(
+        fc_list(&conf, &[]).contains("DejaVu"),
+        "the fontconfig sees DejaVu"
+    );
+    assert_eq!(
+        fc_list(&conf, &[":lang=ja"]),
+        "",
+        "the fontconfig sees no Japanese font"
+    );
+    assert_eq!(
+        fc_list(&conf, &[":charset=6b69"]),
+        "",
+        "the fontconfig sees no font with 歩 (U+6B69)"
+    );
+    let browser = Browser::start_with_env(&[("FONTCONFIG_FILE", conf.as_os_str())]).await;
+    let served = serve_folder(&out);
+    browser
+        .client()
+        .goto(&served.url)
+        .await
+        .expect("open the page");
+
+    // The run's name in the header and the title.
+    let header = browser
+        .wait_script(
+            "the run's name",
+            "return [document.getElementById('run-name').textContent, \
+                     document.getElementById('run-config').textContent, document.title];",
+            vec![],
+            |v| v[0] != json!(""),
+        )
+        .await;
+    assert_eq!(
+        header,
+        json!([
+            name,
+            dir.join("live.toml").display().to_string(),
+            format!("{name} · council live")
+        ])
+    );
+
+    // The replay of the longest game, at its last position.
+    open_replay(&browser, id).await;
+    browser
+        .client()
+        .find(fantoccini::Locator::Css("body"))
+        .await
+        .expect("the page body")
+        .send_keys("\u{E010}") // End
+        .await
+        .expect("End");
+    let end = browser
+        .wait_script(
+            "the replay's last position",
+            READ_BOARD,
+            vec![json!("#replay-board")],
+            |v| v["ply"].as_u64() == Some(plies as u64),
+        )
+        .await;
+    let last = position_after(game, plies);
+    let cells: Vec<String> = serde_json::from_value(end["cells"].clone()).expect("cells");
+    assert_eq!(cells, expected_cells(&last));
+
+    // Coordinates: files 9..1 over their columns, ranks 一..九 (a..i) beside their rows.
+    let coords = browser
+        .script(READ_COORDS, vec![json!("#replay-board")])
+        .await;
+    let at = |labels: [&str; 9]| json!(labels.map(|l| json!([l, true])));
+    assert_eq!(coords["files"], at(FILES), "{coords}");
+    assert_eq!(coords["ranks"], at(RANKS), "{coords}");
+
+    // The page's font is loaded and holds the pieces' glyphs.
+    let pieces = "玉王飛角金銀桂香歩龍馬全圭杏と";
+    let fonts = browser
+        .client()
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             document.fonts.ready.then(() => done({
+               check: document.fonts.check('20px \"Council Kanji\"', arguments[0]),
+               faces: [...document.fonts].map(f => [f.family.replace(/\"/g, ''), f.status]),
+               family: getComputedStyle(document.querySelector('#replay-board .sq span')).fontFamily,
+             }));",
+            vec![json!(pieces)],
+        )
+        .await
+        .expect("document.fonts");
+    assert_eq!(fonts["check"], json!(true), "{fonts}");
+    assert!(
+        fonts["faces"]
+            .as_array()
+            .is_some_and(|f| f.contains(&json!(["Council Kanji", "loaded"]))),
+        "{fonts}"
+    );
+    assert!(
+        fonts["family"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("\"Council Kanji\"")),
+        "{fonts}"
+    );
+
+    // No character the page draws in kanji is tofu: drawn in the page's font on a canvas, each
+    // has ink and differs from what a character no font here has (鬱, U+E000) is drawn as (the
+    // ".notdef" glyph: an empty box, or nothing at all in the page's subset). A font that
+    // lacks a piece, or did not load, fails here; the check below cannot tell, as a missing
+    // glyph is drawn with its element's first font's ".notdef".
+    let glyphs = font_glyphs();
+    let mut shown: Vec<char> = cells.concat().chars().filter(|&c| c != 'v').collect();
+    shown.extend(glyphs.chars().filter(|c| !c.is_whitespace()));
+    shown.sort_unstable();
+    shown.dedup();
+    let tofu = browser
+        .client()
+        .execute_async(NOT_TOFU, vec![json!(shown.iter().collect::<String>())])
+        .await
+        .expect("the canvas");
+    assert_eq!(
+        tofu["boxes"],
+        json!([]),
+        "drawn as the font's empty box (glyphs of {}): {tofu}",
+        shown.iter().collect::<String>()
+    );
+    assert_eq!(tofu["blank"], json!([]), "drawn as nothing: {tofu}");
+
+    // Every piece on the board was drawn with the page's font and no other; so was every glyph
+    // the font claims to hold. A kanji in a font of the machine is not: there is none here.
+    let probe = "const p = document.createElement('span'); p.id = arguments[0]; \
+                 p.style.fontFamily = arguments[1]; p.textContent = arguments[2]; \
+                 document.body.append(p); return true;";
+    browser
+        .script(
+            probe,
+            vec![
+                json!("glyph-probe"),
+                json!("\"Council Kanji\""),
+                json!(font_glyphs()),
+            ],
+        )
+        .await;
+    browser
+        .script(
+            probe,
+            vec![json!("system-probe"), json!("serif"), json!("歩")],
+        )
+        .await;
+    let drawn = browser.fonts_drawn("#replay-board .sq span").await;
+    let on_board = cells.iter().filter(|c| !c.is_empty()).count();
+    assert_eq!(drawn.len(), on_board, "one element per piece");
+    for fonts in &drawn {
+        assert!(
+            !fonts.is_empty() && fonts.iter().all(|(_, custom, _)| *custom),
+            "a piece drawn with a font of the machine: {drawn:?}"
+        );
+    }
+    let glyphs = browser.fonts_drawn("#glyph-probe").await;
+    let listed = font_glyphs().chars().count() as u64;
+    assert!(
+        glyphs.len() == 1
+            && glyphs[0].iter().all(|(_, custom, _)| *custom)
+            && glyphs[0].iter().map(|f| f.2).sum::<u64>() == listed,
+        "every glyph of glyphs.txt ({listed}) is in the page's font: {glyphs:?}"
+    );
+    let system = browser.fonts_drawn("#system-probe").await;
+    assert!(
+        system.len() == 1
+            && !system[0].is_empty()
+            && system[0].iter().all(|(_, custom, _)| !*custom),
+        "a kanji in the machine's fonts is drawn without the page's font: {system:?}"
+    );
+    browser
+        .script(
+            "document.getElementById('glyph-probe').remove(); \
+             document.getElementById('system-probe').remove(); return true;",
+            vec![],
+        )
+        .await;
+    // Wherever the page shows kanji (hands, coordinates, move list, families, headings), the
+    // page's font drew every one of them: none fell to a font of the machine as an empty box.
+    let counted = browser
+        .script(
+            "const glyphs = new Set(arguments[0]); const counts = [];
+             for (const e of document.querySelectorAll('body *')) {
+               const own = [...e.childNodes].filter(c => c.nodeType === 3).map(c => c.textContent).join('');
+               const n = [...own].filter(c => glyphs.has(c)).length;
+               if (n && e.getClientRects().length) {
+                 e.dataset.kanji = n;
+                 counts.push([n, e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+                   [...e.classList].map(c => '.' + c).join('') + ' ' + JSON.stringify(own)]);
+               }
+             }
+             return counts;",
+            vec![json!(font_glyphs())],
+        )
+        .await;
+    let counted: Vec<(u64, String)> = serde_json::from_value(counted).expect("counts");
+    let drawn = browser.fonts_drawn("[data-kanji]").await;
+    assert_eq!(drawn.len(), counted.len());
+    assert!(
+        counted.len() > on_board + 10,
+        "kanji beyond the board: {counted:?}"
+    );
+    for (fonts, (n, element)) in drawn.iter().zip(&counted) {
+        let by_page: u64 = fonts.iter().filter(|f| f.1).map(|f| f.2).sum();
+        assert_eq!(
+            by_page, *n,
+            "kanji of {element} drawn by a font of the machine: {fonts:?}"
+        );
+    }
+    browser
+        .script(
+            "document.getElementById('replay-section').scrollIntoView(); return true;",
+            vec![],
+        )
+        .await;
+
+    // A screenshot to look at: the board, hands and move list in kanji.
+    let png = browser.client().screenshot().await.expect("a screenshot");
+    let shot = dir.join("page-without-cjk-fonts.png");
+    std::fs::write(&shot, &png).expect("write the screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "{}", shot.display());
+    eprintln!("screenshot: {}", shot.display());
+
+    assert_eq!(
+        browser
+            .script("return document.querySelectorAll('img').length;", vec![])
+            .await,
+        json!(0),
+        "no name became markup"
+    );
+    browser.close().await;
+}
+
+/// The move list as the page shows it: per row its ply, mark, USI and KIF text, and each
+/// council vote with its members' names and moves (and whether each is the chosen move).
+const READ_KIFU: &str = r#"
+return [...document.querySelectorAll('#kifu .kifu-row')].map(r => ({
+  ply: Number(r.dataset.ply), current: r.classList.contains('current'),
+  mark: r.querySelector('.mark')?.textContent ?? null,
+  usi: r.querySelector('.usi').textContent, ja: r.querySelector('.ja')?.textContent ?? null,
+  votes: [...r.querySelectorAll('.kifu-vote')].map(v => ({ council: v.dataset.council,
+    members: [...v.querySelectorAll('.member')].map(m => [m.querySelector('.member-name').textContent,
+      m.querySelector('.member-move').textContent, m.classList.contains('chosen')]) })) }));
+"#;
+
+/// Each move of a results line in KIF notation, by the independent cshogi referee.
+fn cshogi_kif(game: &Value) -> Vec<String> {
+    let script = r#"
+import json, sys
+import cshogi
+import cshogi.KIF
+game = json.load(sys.stdin)
+start = game["start"].strip()
+start = start[len("position "):] if start.startswith("position ") else start
+board = cshogi.Board() if start == "startpos" else cshogi.Board(start.removeprefix("sfen "))
+prev, out = None, []
+for text in game["moves"]:
+    move = board.move_from_usi(text)
+    out.append(cshogi.KIF.move_to_kif(move, prev))
+    board.push(move)
+    prev = move
+print(json.dumps(out))
+"#;
+    let mut child = Command::new(council_tests::python())
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run the cshogi referee");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(game.to_string().as_bytes())
+        .expect("send the game");
+    let out = child.wait_with_output().expect("the referee's answer");
+    assert!(out.status.success(), "the cshogi referee failed");
+    serde_json::from_slice(&out.stdout).expect("a JSON list")
+}
+
+/// `GET path` sent byte for byte (no client tidies `..` away): status, lower-cased head, body.
+fn raw_get(addr: SocketAddr, path: &str) -> (u16, String, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).expect("connect to the page");
+    s.set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("a read timeout");
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send the request");
+    let mut bytes = Vec::new();
+    s.read_to_end(&mut bytes).expect("the response");
+    let split = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&bytes[..split]).to_lowercase();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    (status, head, bytes[split + 4..].to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_replay_lists_the_moves_with_the_councils_votes_and_links_the_records() {
+    let dir = scratch("kifu");
+    let out = finished_run(&dir, "run");
+    let games = results(&out);
+    let game = games
+        .iter()
+        .max_by_key(|g| g["votes"].as_array().map_or(0, Vec::len))
+        .expect("a game");
+    let id = game["id"].as_u64().expect("id");
+    let moves: Vec<&str> = game["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m.as_str().expect("a move"))
+        .collect();
+    let votes = game["votes"].as_array().expect("the council's votes");
+    assert!(!votes.is_empty(), "the council voted");
+
+    let browser = Browser::start().await;
+    let served = serve_folder(&out);
+    browser
+        .client()
+        .goto(&served.url)
+        .await
+        .expect("open the page");
+    open_replay(&browser, id).await;
+
+    // A row per move after the start's, each with its side's mark, its USI and KIF text.
+    let rows = browser.script(READ_KIFU, vec![]).await;
+    let rows = rows.as_array().expect("rows");
+    assert_eq!(rows.len(), moves.len() + 1, "the start, then each move");
+    assert_eq!(rows[0]["ply"], json!(0));
+    assert_eq!(
+        rows[0]["current"],
+        json!(true),
+        "the replay starts at the start"
+    );
+    let kif = cshogi_kif(game);
+    for (i, mv) in moves.iter().enumerate() {
+        let row = &rows[i + 1];
+        assert_eq!(row["ply"], json!(i + 1));
+        assert_eq!(row["usi"], json!(mv), "move {}", i + 1);
+        let side = position_after(game, i).side_to_move();
+        assert_eq!(
+            row["mark"],
+            json!(if side == Color::Sente { "▲" } else { "△" }),
+            "move {}",
+            i + 1
+        );
+        // cshogi writes no 不成 for a declined promotion and names a promoted lance, knight or
+        // silver by its one-character form (杏, 圭, 全); the page writes 不成 and 成香, 成桂,
+        // 成銀, as Kifu for Windows and our KIF records do.
+        let ja = row["ja"]
+            .as_str()
+            .unwrap_or("")
+            .replace("不成", "")
+            .replace("成香", "杏")
+            .replace("成桂", "圭")
+            .replace("成銀", "全");
+        assert_eq!(ja, kif[i], "move {} ({mv})", i + 1);
+        // The council's vote on its moves: each member's move, the chosen ones marked.
+        let wanted: Vec<Value> = votes
+            .iter()
+            .filter(|v| v["ply"] == json!(i))
+            .map(|v| {
+                let members: Vec<Value> = v["members"]
+                    .as_array()
+                    .expect("members")
+                    .iter()
+                    .map(|m| {
+                        let shown = m["mv"].as_str().unwrap_or("✗");
+                        json!([m["name"], shown, m["mv"] == v["chosen"]])
+                    })
+                    .collect();
+                json!({ "council": v["council"], "members": members })
+            })
+            .collect();
+        assert_eq!(row["votes"], json!(wanted), "the votes on move {}", i + 1);
+        if !wanted.is_empty() {
+            assert!(
+                wanted[0]["members"]
+                    .as_array()
+                    .is_some_and(|m| m.iter().any(|m| m[2] == json!(true))),
+                "a member's move was chosen"
+            );
+            assert_eq!(
+                json!(mv),
+                votes.iter().find(|v| v["ply"] == json!(i)).expect("vote")["chosen"]
+            );
+        }
+    }
+
+    // A click on a council's move puts the replay on the position after it.
+    let k = votes[votes.len() / 2]["ply"].as_u64().expect("ply") as usize + 1;
+    browser
+        .client()
+        .find(fantoccini::Locator::Css(&format!(
+            "#kifu .kifu-row[data-ply=\"{k}\"]"
+        )))
+        .await
+        .expect("the move's row")
+        .click()
+        .await
+        .expect("click the move");
+    let board = browser
+        .wait_script(
+            "the position after the clicked move",
+            READ_BOARD,
+            vec![json!("#replay-board")],
+            |v| v["ply"].as_u64() == Some(k as u64),
+        )
+        .await;
+    assert_eq!(board["sfen"], json!(position_after(game, k).to_sfen()));
+    let current: Vec<u64> = browser
+        .script(READ_KIFU, vec![])
+        .await
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r["current"] == json!(true))
+        .filter_map(|r| r["ply"].as_u64())
+        .collect();
+    assert_eq!(current, [k as u64], "the clicked move is the current one");
+
+    // The record links: the game's CSA and KIF files in the run folder, served as they are.
+    let links = browser
+        .script(
+            "return [...document.querySelectorAll('#replay-records a')].map(a => \
+             [a.dataset.format, a.getAttribute('href'), a.getAttribute('download')]);",
+            vec![],
+        )
+        .await;
+    let links: Vec<(String, String, String)> = serde_json::from_value(links).expect("links");
+    let mut on_disk: Vec<String> = std::fs::read_dir(out.join("records"))
+        .expect("records/")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.starts_with(&format!("{id:04}-")))
+        .collect();
+    on_disk.sort();
+    let mut linked: Vec<String> = links.iter().map(|(_, _, file)| file.clone()).collect();
+    linked.sort();
+    assert_eq!(linked, on_disk, "a link per record file of the game");
+    assert_eq!(
+        links.iter().map(|(f, _, _)| f.as_str()).collect::<Vec<_>>(),
+        ["csa", "kif"]
+    );
+    for (format, href, file) in &links {
+        assert_eq!(href, &format!("/records/{file}"));
+        let (status, head, body) = raw_get(served.addr(), href);
+        assert_eq!(status, 200, "{href}");
+        assert_eq!(
+            body,
+            std::fs::read(out.join("records").join(file)).expect("the record file"),
+            "{href} is the file"
+        );
+        let charset = if file.ends_with(".kif") {
+            "shift_jis"
+        } else {
+            "utf-8"
+        };
+        assert!(
+            head.contains(&format!("content-type: text/plain; charset={charset}")),
+            "{format}: {head}"
+        );
+    }
+
+    // No path escapes the records: not `..` however written, not a file of the folder that is
+    // no game's record, not an absolute path.
+    let secret = "SECRET-OF-THE-FOLDER";
+    std::fs::write(out.join("secret.txt"), secret).expect("write");
+    std::fs::write(out.join("records").join("notes.txt"), secret).expect("write");
+    for path in [
+        "/records/../secret.txt",
+        "/records/..%2Fsecret.txt",
+        "/records/..%2fsecret.txt",
+        "/records/%2e%2e%2fsecret.txt",
+        "/records/%2E%2E%2Fsecret.txt",
+        "/records/..%5Csecret.txt",
+        "/records/..%252Fsecret.txt",
+        "/records/notes.txt",
+        "/records/.%2Fnotes.txt",
+        "/records/%2Fetc%2Fpasswd",
+        "/records//etc/passwd",
+        "/records/..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd",
+        "/records/..",
+        "/records/%2e%2e",
+        "/records/run.json",
+        "/records/..%2Frun.json",
+    ] {
+        let (status, _, body) = raw_get(served.addr(), path);
+        assert_ne!(status, 200, "{path} was served");
+        let body = String::from_utf8_lossy(&body);
+        assert!(
+            !body.contains(secret) && !body.contains("root:") && !body.contains("\"plan\""),
+            "{path}: {body}"
+        );
+    }
+    browser.close().await;
 }

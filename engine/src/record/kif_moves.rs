@@ -1,6 +1,7 @@
 //! KIF's move notation (`７六歩(77)`, `同　銀(31)`, `４五角打`) and the `**読み筋=` pv line our
-//! KIF records carry: shared by the KIF reader ([`super::kif`]) and the writer
-//! ([`super::convert`]), so neither imports the other.
+//! KIF records carry: shared by the KIF reader ([`super::kif`]), the writer
+//! ([`super::convert`]) and [`super::kif_move`] (the live page's move list), so none imports
+//! another.
 
 use crate::position::Position;
 use crate::types::{Move, PieceKind};
@@ -34,7 +35,7 @@ pub(super) fn pv_comment(after: &Position, pv: &[Move]) -> Option<String> {
 
 /// A legal move in KIF notation: `７六歩(77)`, `同　銀(31)`, `２二角成(88)`, `２三銀不成(34)`,
 /// `４五角打`.
-fn move_text(pos: &Position, mv: Move) -> Option<String> {
+pub(super) fn move_text(pos: &Position, mv: Move) -> Option<String> {
     let to = mv.to();
     let square = if pos.last_move().is_some_and(|last| last.to() == to) {
         "同　".to_string()

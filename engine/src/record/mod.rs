@@ -178,6 +178,16 @@ pub fn floodgate_comment(
     }
 }
 
+/// A legal move of `pos` in KIF notation, as our records' `**読み筋=` lines and Kifu for
+/// Windows write it: `７六歩(77)`, `同　銀(31)` (on the square of `pos`'s last move),
+/// `２二角成(88)`, `２三銀不成(34)` (a declined promotion, which the KIF writer's move lines
+/// leave bare), `４五角打`; without the side's mark (▲/△). `None` when no piece of `pos`
+/// stands on its origin (a legal move always has one).
+#[must_use]
+pub fn kif_move(pos: &crate::position::Position, mv: crate::types::Move) -> Option<String> {
+    kif_moves::move_text(pos, mv)
+}
+
 /// A record file's text: UTF-8 (a leading byte-order mark dropped), else Shift_JIS (CP932,
 /// as WHATWG's Shift_JIS decoder reads it).
 fn decode(bytes: &[u8], format: Format) -> Result<Cow<'_, str>, RecordError> {

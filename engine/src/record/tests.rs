@@ -972,3 +972,39 @@ fn floodgate_comments_give_sentes_view_and_the_line_after_the_move() {
         "'* -31998"
     );
 }
+
+#[test]
+fn kif_move_text_is_the_kif_records_own() {
+    // A promotion, a recapture on the same square, a drop and a declined promotion.
+    let rec = game("startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e 9c9d 4e6c");
+    let mut pos = rec.start().clone();
+    let mut texts = Vec::new();
+    for m in rec.moves() {
+        texts.push(super::kif_move(&pos, m.mv).expect("a legal move"));
+        pos.play(m.mv);
+    }
+    assert_eq!(
+        texts,
+        [
+            "７六歩(77)",
+            "３四歩(33)",
+            "２二角成(88)",
+            "同　銀(31)",
+            "４五角打",
+            "９四歩(93)",
+            "６三角不成(45)"
+        ]
+    );
+    // Each is the move as our KIF record writes it, in order, but for a declined promotion,
+    // which rsshogi's writer leaves bare and Kifu for Windows (and this text) marks 不成.
+    let kif = rec.to_kif().expect("write kif");
+    let written: Vec<&str> = kif
+        .lines()
+        .filter_map(|l| l.trim_start().split_once(' '))
+        .filter(|(n, _)| n.parse::<usize>().is_ok())
+        .filter_map(|(_, rest)| rest.split(' ').next())
+        .take(texts.len())
+        .collect();
+    let ours: Vec<String> = texts.iter().map(|t| t.replace("不成", "")).collect();
+    assert_eq!(ours, written, "{kif}");
+}

@@ -56,6 +56,7 @@ pub fn open(dir: &Path) -> Result<Arc<Live>, FollowError> {
         }
     });
     let live = Live::new(plan, Phase::Following);
+    live.set_folder(dir);
     live.set_run(info.seed, total);
     Ok(live)
 }

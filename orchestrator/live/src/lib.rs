@@ -8,6 +8,8 @@
 //! [`follow`], reading `results.jsonl` as it grows), keeps the run's state in one [`Live`]
 //! ([`state`]), and fans events out on a bounded `tokio::sync::broadcast` channel that
 //! [`server`] turns into server-sent events; [`page`] puts them together for `council-match`.
+//! The replay's positions and KIF moves come from [`positions`], its record links from
+//! [`records`].
 //! A tune's folder is read by [`tune`] into the same state, with the tune's course beside its
 //! games (`council-tune --serve`, `council-match serve TUNE_DIR`).
 //! This file only names the parts.
@@ -15,12 +17,15 @@
 pub mod follow;
 pub mod page;
 pub mod positions;
+pub mod records;
 pub mod server;
 pub mod state;
 pub mod tune;
 pub mod tune_svg;
 
 pub use page::{LivePage, ServeError, TunePage, serve_folder};
-pub use positions::positions;
+pub use positions::{Positions, positions};
 pub use server::{bind, serve};
-pub use state::{Live, LiveGame, Message, PageSummary, Phase, Snapshot, TuneParamView, TuneView};
+pub use state::{
+    Live, LiveGame, Message, PageSummary, Phase, RunName, Snapshot, TuneParamView, TuneView,
+};

@@ -23,12 +23,17 @@ pub struct LivePage {
 }
 
 impl LivePage {
-    /// Bind `addr` and serve the page of a run of `config` (which then plays with
-    /// [`Self::feed`] in its options).
-    pub async fn start(addr: &str, config: &Config) -> Result<Self, std::io::Error> {
+    /// Bind `addr` and serve the page of a run of `config` into the folder `out` (which then
+    /// plays with [`Self::feed`] in its options).
+    pub async fn start(
+        addr: &str,
+        config: &Config,
+        out: &std::path::Path,
+    ) -> Result<Self, std::io::Error> {
         let listener = bind(addr).await?;
         let url = format!("http://{}/", listener.local_addr()?);
         let live = Live::new(Some(Arc::new(RunPlan::of(config))), Phase::Playing);
+        live.set_folder(out);
         let stop = tokio_util::sync::CancellationToken::new();
         let server = tokio::spawn(serve(live.clone(), listener, stop.clone()));
         Ok(Self {
@@ -80,6 +85,7 @@ impl TunePage {
         let listener = bind(addr).await?;
         let url = format!("http://{}/", listener.local_addr()?);
         let live = Live::new(None, Phase::Playing);
+        live.set_folder(out);
         let stop = tokio_util::sync::CancellationToken::new();
         tokio::spawn(follow_tune(out.to_path_buf(), live.clone()));
         let server = tokio::spawn(serve(live.clone(), listener, stop.clone()));
@@ -118,7 +124,9 @@ impl TunePage {
 pub async fn serve_folder(dir: &std::path::Path, addr: &str) -> Result<(), ServeError> {
     let tune = is_tune_folder(dir);
     let live = if tune {
-        Live::new(None, Phase::Following)
+        let live = Live::new(None, Phase::Following);
+        live.set_folder(dir);
+        live
     } else {
         open(dir)?
     };

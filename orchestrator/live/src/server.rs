@@ -1,5 +1,6 @@
 //! The live page's HTTP server (axum): the page and its script embedded in the binary, the JSON
-//! endpoints of `docs/reference/files.md` ("Live page"), and the server-sent event stream.
+//! endpoints of `docs/reference/files.md` ("Live page"), the server-sent event stream, the kanji
+//! font the page draws its pieces with, and the finished games' records ([`super::records`]).
 //!
 //! Invariants: read-only (GET routes only); handlers are small and read a snapshot of [`Live`];
 //! a browser that falls behind the event channel has its stream ended (its `EventSource`
@@ -29,6 +30,7 @@ use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 use super::positions::positions;
+use super::records::{content_type, find_record, record_files};
 use super::state::{Live, Message};
 
 /// How long a write to a browser may wait for it to read before it is dropped.
@@ -41,10 +43,18 @@ const SEND_BUFFER: usize = 64 * 1024;
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
 const STYLE_CSS: &str = include_str!("assets/style.css");
+/// The glyphs the page draws in kanji, a subset of Noto Serif CJK JP (`font/subset.sh` builds
+/// it), so that pieces read on a machine without a CJK font; its licence beside it.
+const KANJI_WOFF2: &[u8] = include_bytes!("assets/font/kanji.woff2");
+const KANJI_LICENCE: &str = include_str!("assets/font/OFL.txt");
 
-/// No script, style, image or connection from anywhere but this server; no inline script.
-const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
-                   connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/// No script, style, font, image or connection from anywhere but this server; no inline script.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; \
+                   img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; \
+                   frame-ancestors 'none'";
+
+/// A record file is text to read or save, never a document to run.
+const RECORD_CSP: &str = "default-src 'none'; sandbox";
 
 /// Bind the page's address (`127.0.0.1:8700` unless given), naming it when that fails.
 pub async fn bind(addr: &str) -> Result<TcpListener, io::Error> {
@@ -68,9 +78,18 @@ pub fn router(live: Arc<Live>) -> Router {
             "/style.css",
             get(|| asset("text/css; charset=utf-8", STYLE_CSS)),
         )
+        .route(
+            "/font/kanji.woff2",
+            get(|| asset("font/woff2", KANJI_WOFF2)),
+        )
+        .route(
+            "/font/OFL.txt",
+            get(|| asset("text/plain; charset=utf-8", KANJI_LICENCE)),
+        )
         .route("/api/summary", get(summary))
         .route("/api/games", get(games))
         .route("/api/games/{id}/positions", get(game_positions))
+        .route("/records/{file}", get(record))
         .route("/api/live", get(live_games))
         .route("/api/tune", get(tune))
         .route("/api/events", get(events))
@@ -90,7 +109,7 @@ pub async fn serve(live: Arc<Live>, listener: TcpListener, shutdown: Cancellatio
     }
 }
 
-async fn asset(content_type: &'static str, body: &'static str) -> Response {
+async fn asset(content_type: &'static str, body: impl IntoResponse) -> Response {
     (
         [
             (header::CONTENT_TYPE, content_type),
@@ -131,10 +150,48 @@ async fn games(State(live): State<Arc<Live>>) -> Response {
     json(&list)
 }
 
+/// What the replay of a finished game needs: its positions, its moves in KIF notation and the
+/// names of its record files (those that exist).
 async fn game_positions(State(live): State<Arc<Live>>, Path(id): Path<u64>) -> Response {
-    match live.finished_game(id) {
-        Some(g) => json(&serde_json::json!({ "id": id, "sfens": positions(&g) })),
-        None => (StatusCode::NOT_FOUND, format!("no finished game {id}")).into_response(),
+    let Some(g) = live.finished_game(id) else {
+        return (StatusCode::NOT_FOUND, format!("no finished game {id}")).into_response();
+    };
+    let records = live
+        .folder()
+        .map(|dir| record_files(&dir, &g))
+        .unwrap_or_default();
+    let replay = positions(&g);
+    json(&serde_json::json!({
+        "id": id, "sfens": replay.sfens, "kif": replay.kif, "records": records,
+    }))
+}
+
+/// A finished game's CSA or KIF record, by the file name [`game_positions`] gave. The name is
+/// only compared with the names of the games' records, never joined to a path.
+async fn record(State(live): State<Arc<Live>>, Path(file): Path<String>) -> Response {
+    let not_found = || (StatusCode::NOT_FOUND, "no such record").into_response();
+    let Some(dir) = live.folder() else {
+        return not_found();
+    };
+    let games = live.finished();
+    let Some(path) = find_record(&dir, games.iter().map(|g| &**g), &file) else {
+        return not_found();
+    };
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => (
+            [
+                (header::CONTENT_TYPE, content_type(&path)),
+                (header::CONTENT_SECURITY_POLICY, RECORD_CSP),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => {
+            tracing::warn!("live page: cannot read {}: {e}", path.display());
+            not_found()
+        }
     }
 }
 
@@ -278,6 +335,42 @@ impl AsyncWrite for StallGuard {
 mod tests {
     use super::*;
     use tokio::io::AsyncWriteExt;
+
+    /// Whether the page's font is the one to draw `c` with: kanji, kana, full-width forms and
+    /// the shogi marks (the rest is Latin and symbols every font has).
+    fn needs_the_font(c: char) -> bool {
+        matches!(c, '\u{3000}'..='\u{30FF}' | '\u{4E00}'..='\u{9FFF}' | '\u{FF00}'..='\u{FFEF}')
+            || "▲△☗☖".contains(c)
+    }
+
+    /// Every character the page can show in kanji is one `font/subset.sh` puts in the font:
+    /// those of the page's own text, of the KIF moves and of the opening families' names.
+    #[test]
+    fn the_font_holds_every_kanji_the_page_can_show() {
+        let glyphs = include_str!("../font/glyphs.txt");
+        let mut shown: Vec<String> = vec![INDEX_HTML.into(), APP_JS.into()];
+        shown.extend(
+            engine::strategy::Family::all()
+                .into_iter()
+                .map(|f| f.name_ja()),
+        );
+        shown.push(council_schema::results::family::row_name_ja(
+            council_schema::results::family::UNLABELLED,
+        ));
+        // KIF move text: file digits, rank numerals, every piece name, 同, 打, 成, 不成.
+        shown.push("１２３４５６７８９一二三四五六七八九同　打成不成成香成桂成銀".into());
+        let missing: std::collections::BTreeSet<char> = shown
+            .iter()
+            .flat_map(|t| t.chars())
+            .filter(|&c| needs_the_font(c) && !glyphs.contains(c))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "add {missing:?} to orchestrator/live/font/glyphs.txt and run orchestrator/live/font/subset.sh"
+        );
+        assert_eq!(&KANJI_WOFF2[..4], b"wOF2", "the font is WOFF2");
+        assert!(KANJI_LICENCE.contains("SIL OPEN FONT LICENSE Version 1.1"));
+    }
 
     /// A peer that never reads: once the kernel's buffers are full, the guarded write waits
     /// [`STALL_LIMIT`] (the paused clock jumps there) and then fails instead of waiting forever.

@@ -1,6 +1,8 @@
 //! The state of one run as the live page shows it ([`Live`]): the games in play, the finished
 //! games, the summary, and the broadcast channel every browser's event stream reads.
 //!
+//! The run is named by its folder ([`RunName`]), whose `records/` the page links to.
+//!
 //! Invariants: a feed call only locks the state briefly, updates it and `send`s on the
 //! broadcast channel, which never waits for a receiver, so no browser can slow the run; the
 //! summary is recomputed off the run's path (a blocking task, woken per finished game); the
@@ -8,6 +10,7 @@
 //! [`Summary`] `summary.json` holds, so the endpoints and the files cannot drift.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -86,9 +89,19 @@ impl Serialize for PageSummary {
     }
 }
 
+/// The run as the page's header and title name it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RunName {
+    /// The run folder's name (`3vs1-2026-11-27T05-12-33`), else the config file's stem.
+    pub name: Option<String>,
+    /// The config file the run was started with, as given to it (when known).
+    pub config: Option<String>,
+}
+
 /// What a page needs to draw the run at once (the first event of every stream).
 #[derive(Debug, Serialize)]
 pub struct Snapshot {
+    pub run: RunName,
     pub phase: Phase,
     /// Games the run will play (when known), finished ones included.
     pub total: Option<usize>,
@@ -135,6 +148,8 @@ struct State {
     /// `summary` is the run's own `summary.json`: no recomputation replaces it.
     summary_final: bool,
     tune: Option<TuneView>,
+    /// The run or tune folder (where `records/` is), when the page knows it.
+    folder: Option<PathBuf>,
 }
 
 /// The state of one run and the channel its events go out on.
@@ -166,6 +181,7 @@ impl Live {
                 summary: Arc::new(PageSummary(None)),
                 summary_final: false,
                 tune: None,
+                folder: None,
             }),
             events,
             recompute: Notify::new(),
@@ -200,8 +216,10 @@ impl Live {
     }
 
     pub fn snapshot(&self) -> Snapshot {
+        let run = self.run_name();
         let s = self.state();
         Snapshot {
+            run,
             phase: s.phase,
             total: s.total,
             finished: s.finished.len(),
@@ -209,6 +227,27 @@ impl Live {
             live: s.running.values().cloned().collect(),
             tune: s.tune.clone(),
         }
+    }
+
+    /// The run's folder: it names the run, and its `records/` are served.
+    pub(crate) fn set_folder(&self, dir: &Path) {
+        self.state().folder = Some(dir.to_path_buf());
+    }
+
+    /// The run or tune folder, when known.
+    pub fn folder(&self) -> Option<PathBuf> {
+        self.state().folder.clone()
+    }
+
+    /// The run's name: its folder's, else its config file's.
+    pub fn run_name(&self) -> RunName {
+        let config = self.config.as_ref().map(|p| p.config_file.clone());
+        let folder = self.state().folder.clone();
+        let name = folder.as_deref().and_then(folder_name).or_else(|| {
+            let file = Path::new(config.as_deref()?);
+            Some(file.file_stem()?.to_string_lossy().into_owned())
+        });
+        RunName { name, config }
     }
 
     /// The tune's course, when this is a tune's page.
@@ -311,6 +350,17 @@ impl Live {
         summary.sprt = sprt.as_ref().map(SprtStop::summary);
         Some(summary)
     }
+}
+
+/// A folder's own name, also when it is given as `.` or `runs/x/..`.
+fn folder_name(dir: &Path) -> Option<String> {
+    let named = |p: &Path| -> Option<String> {
+        p.components()
+            .next_back()
+            .filter(|c| matches!(c, std::path::Component::Normal(_)))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+    };
+    named(dir).or_else(|| named(&dir.canonicalize().ok()?))
 }
 
 /// Recompute the summary after each finished game, off the run's path, until `live` is gone.
@@ -485,6 +535,44 @@ mod tests {
             .map(|m| m.expect("an event").kind)
             .collect();
         assert_eq!(kinds, ["game_start", "move", "game_end"]);
+    }
+
+    /// The header names the run by its folder, else by its config file.
+    #[tokio::test]
+    async fn the_run_is_named_by_its_folder_else_by_its_config() {
+        let text = "[match]\nplayers = [\"a\", \"b\"]\n\
+                    [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
+                    [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n";
+        let plan = RunPlan::of(
+            &council_schema::config::Config::parse(std::path::Path::new("configs/3vs1.toml"), text)
+                .expect("a config"),
+        );
+        let live = Live::new(Some(Arc::new(plan)), Phase::Playing);
+        let config = Some("configs/3vs1.toml".to_owned());
+        assert_eq!(
+            live.run_name(),
+            RunName {
+                name: Some("3vs1".into()),
+                config: config.clone()
+            }
+        );
+        live.set_folder(Path::new("runs/3vs1-2026-11-27T05-12-33/"));
+        assert_eq!(
+            live.snapshot().run,
+            RunName {
+                name: Some("3vs1-2026-11-27T05-12-33".into()),
+                config
+            }
+        );
+        // A folder given as `.` is named by what it is.
+        let tune = Live::new(None, Phase::Following);
+        tune.set_folder(Path::new("."));
+        let here = std::env::current_dir().expect("the current folder");
+        assert_eq!(
+            tune.run_name().name.as_deref(),
+            here.file_name().and_then(|n| n.to_str())
+        );
+        assert_eq!(tune.run_name().config, None);
     }
 
     /// The summary is served as the page served it when it held `summary.json` as a plain

@@ -93,7 +93,14 @@ function handText(hand) {
   return parts.length ? parts.join(" ") : "なし";
 }
 
-/** A board for `sfen` with `lastMove` marked; data attributes say what it shows. */
+const FILES = ["9", "8", "7", "6", "5", "4", "3", "2", "1"];
+// Ranks as a shogi board shows them (一..九), each with USI's letter (a..i) under it, since every
+// move on the page is USI text: 7g7f is read off the coordinates directly.
+const RANKS = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
+const RANKS_USI = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+
+/** A board for `sfen` with `lastMove` marked, files 9..1 across the top and ranks 一..九 (a..i)
+ * down the right side; data attributes say what it shows. */
 function boardView(sfen, lastMove, data) {
   const pos = parseSfen(sfen);
   const { from, to } = moveSquares(lastMove);
@@ -106,9 +113,13 @@ function boardView(sfen, lastMove, data) {
     if (i === from) cls.push("last-from");
     grid.append(el("div", { class: cls.join(" ") }, p ? el("span", {}, pieceName(p)) : null));
   });
+  const files = el("div", { class: "coords files" }, FILES.map((f) => el("span", { class: "coord-file" }, f)));
+  const ranks = el("div", { class: "coords ranks" }, RANKS.map((r, i) => el("span", { class: "coord-rank" },
+    el("span", { class: "rank-ja" }, r), el("span", { class: "rank-usi" }, RANKS_USI[i]))));
   const wrap = el("div", { class: "board-wrap", "data-sfen": sfen, ...data },
     el("div", { class: "hand gote" }, "☖ ", handText(pos.hand.gote)),
-    grid,
+    files,
+    el("div", { class: "board-row" }, grid, ranks),
     el("div", { class: "hand sente" }, "☗ ", handText(pos.hand.sente)));
   return wrap;
 }
@@ -159,14 +170,23 @@ function votesView(votes, ply) {
 // ---- State ---------------------------------------------------------------------------------
 
 const state = {
+  run: null,             // { name, config }
   phase: null,
   total: null,
   summary: null,
   live: new Map(),       // id -> LiveGame
   finished: new Map(),   // id -> GameResult, in the order they arrived
-  replay: null,          // { game, sfens, ply }
+  replay: null,          // { game, sfens, kif, records, ply }
   tune: null,            // a tune's page: { params, iterations, games_per_iteration, simulate, lines }
 };
+
+/** The run's name in the header and the title (the folder's, else the config file's). */
+function renderRun() {
+  const run = state.run || {};
+  $("run-name").textContent = run.name || "";
+  $("run-config").textContent = run.config || "";
+  document.title = (run.name ? run.name + " · " : "") + "council live";
+}
 
 function renderProgress() {
   const done = state.summary && state.summary.games !== undefined ? state.summary.games : state.finished.size;
@@ -201,6 +221,14 @@ function eloText(p) {
   return p.elo_error !== null && p.elo_error !== undefined ? e + " ± " + Math.round(p.elo_error) : e;
 }
 
+// The Elo cell: an unrated player's reason goes in the cell's tooltip, so the table keeps its width.
+function eloCell(p) {
+  if (p.rating === null && p.unrated) {
+    return el("td", { class: "unrated", title: p.unrated }, "n/a");
+  }
+  return el("td", {}, eloText(p));
+}
+
 function renderStandings() {
   const body = $("standings").tBodies[0];
   body.replaceChildren();
@@ -211,7 +239,7 @@ function renderStandings() {
     el("td", {}, i + 1), el("td", { class: "name" }, p.name), el("td", {}, p.games),
     el("td", {}, p.wins), el("td", {}, p.draws), el("td", {}, p.losses),
     el("td", {}, p.points.toFixed(1)), el("td", {}, (100 * p.score).toFixed(1) + "%"),
-    el("td", {}, eloText(p)))));
+    eloCell(p))));
   const t = s.sprt;
   $("sprt").hidden = !t;
   if (t) {
@@ -462,20 +490,85 @@ async function openReplay(id) {
   if (!g) return;
   const r = await fetch("/api/games/" + id + "/positions");
   if (!r.ok) return;
-  const { sfens } = await r.json();
-  state.replay = { game: g, sfens, ply: 0 };
+  const { sfens, kif, records } = await r.json();
+  state.replay = { game: g, sfens, kif: kif || [], records: records || {}, ply: 0 };
   for (const tr of $("finished").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.game === String(id));
   $("replay-section").hidden = false;
   $("replay-title").textContent = "#" + g.id + " · " + g.sente + " – " + g.gote + " · " + resultText(g) +
     " by " + g.reason.replace("_", " ");
+  $("replay-records").replaceChildren(...recordLinks(state.replay.records));
+  $("kifu").replaceChildren(...kifuRows(state.replay));
   showReplay();
   $("replay-section").scrollIntoView({ block: "nearest" });
+}
+
+/** Links to the game's CSA and KIF records (those the run folder holds). */
+function recordLinks(records) {
+  const links = [];
+  for (const [format, label] of [["csa", "CSA"], ["kif", "KIF"]]) {
+    const file = records[format];
+    if (!file) continue;
+    links.push(el("a", { class: "record-link", "data-format": format, href: "/records/" + encodeURIComponent(file),
+      download: file, title: file }, label));
+  }
+  return links;
+}
+
+/** A council's vote on one move, in a line: each member's move, the chosen ones marked. */
+function kifuVote(v) {
+  return el("div", { class: "kifu-vote", "data-council": v.council },
+    el("span", { class: "dim" }, v.council + " (" + v.rule + "):"),
+    v.members.map((m) => el("span", { class: "member" + (m.mv === v.chosen ? " chosen" : ""), title: m.error || "" },
+      el("span", { class: "member-name" }, m.name),
+      el("span", { class: "member-move" }, m.mv !== undefined ? m.mv : "✗"))));
+}
+
+/** The move list (棋譜): a row per move, the position it leads to on click; a council's move
+ * with the council's vote under it. */
+function kifuRows(r) {
+  const g = r.game;
+  const opening = g.moves.length - (g.scores ? g.scores.length : 0);
+  const rows = [el("div", { class: "kifu-row", "data-ply": 0, onclick: () => jumpReplay(0) },
+    el("span", { class: "num" }, ""), el("span", { class: "usi dim" }, "start"))];
+  g.moves.forEach((mv, i) => {
+    const side = parseSfen(r.sfens[i] || r.sfens[0]).side;
+    const votes = (g.votes || []).filter((v) => v.ply === i);
+    const cls = ["kifu-row"];
+    if (i < opening) cls.push("opening");
+    if (votes.length) cls.push("council");
+    rows.push(el("div", { class: cls.join(" "), "data-ply": i + 1, onclick: () => jumpReplay(i + 1),
+      title: i < opening ? "opening" : "" },
+      el("span", { class: "num" }, i + 1),
+      el("span", { class: "mark" }, side === "gote" ? "△" : "▲"),
+      el("span", { class: "usi" }, mv),
+      el("span", { class: "ja" }, r.kif[i] || ""),
+      votes.map(kifuVote)));
+  });
+  return rows;
+}
+
+function jumpReplay(ply) {
+  stepReplay(() => ply);
+}
+
+/** Mark the current move in the list and keep it in view (the list scrolls, not the page). */
+function markKifu(ply) {
+  const box = $("kifu");
+  for (const row of box.children) {
+    const current = row.dataset.ply === String(ply);
+    row.classList.toggle("current", current);
+    if (!current) continue;
+    const top = row.offsetTop;
+    if (top < box.scrollTop) box.scrollTop = top;
+    else if (top + row.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top + row.offsetHeight - box.clientHeight;
+  }
 }
 
 function showReplay() {
   const r = state.replay;
   if (!r) return;
   const ply = r.ply;
+  markKifu(ply);
   const mv = ply > 0 ? r.game.moves[ply - 1] : null;
   $("replay-board-holder").replaceChildren(
     boardView(r.sfens[ply], mv, { id: "replay-board", "data-game": r.game.id, "data-ply": ply }));
@@ -525,11 +618,13 @@ function connect() {
   const events = new EventSource("/api/events");
   events.addEventListener("snapshot", (e) => {
     const s = JSON.parse(e.data);
+    state.run = s.run || null;
     state.phase = s.phase;
     state.total = s.total;
     state.summary = s.summary;
     state.live = new Map(s.live.map((g) => [g.id, g]));
     state.tune = s.tune || null;
+    renderRun();
     renderLive();
     renderSummary();
     renderTune();

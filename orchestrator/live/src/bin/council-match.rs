@@ -290,7 +290,7 @@ async fn play(
 ) -> anyhow::Result<RunOutcome> {
     let page = match serve {
         Some(addr) => {
-            let page = council_live::LivePage::start(addr, &config).await?;
+            let page = council_live::LivePage::start(addr, &config, &opts.out).await?;
             eprintln!("live page: {}", page.url());
             opts.feed = Some(page.feed());
             Some(page)
