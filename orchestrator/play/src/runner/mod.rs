@@ -413,48 +413,64 @@ pub async fn run(
     // Bounded: a finished game waits (holding its permit) until the writer takes it, so no new
     // game starts while results are unwritten and an SPRT decision stops the match promptly.
     let (tx, mut rx) = mpsc::channel::<PlayedGame>(opts.concurrency.max(1));
-    for spec in todo {
-        let (config, pool, permits, cancel, tx, stop_new, feed, logs) = (
-            config.clone(),
-            pool.clone(),
-            permits.clone(),
-            cancel.clone(),
-            tx.clone(),
-            stop_new.clone(),
-            opts.feed.clone(),
-            logs.clone(),
-        );
-        tracker.spawn(async move {
-            let Ok(_permit) = permits.acquire_owned().await else {
+    // Games start in the schedule's order: one dispatcher takes each game's permit before it
+    // spawns the game (tasks that each waited for a permit would start in whatever order the
+    // runtime first polled them), so the console's lines and an SPRT's stop follow the ids.
+    let dispatcher = (
+        config.clone(),
+        pool.clone(),
+        permits.clone(),
+        cancel.clone(),
+        tx.clone(),
+        stop_new.clone(),
+        opts.feed.clone(),
+        logs.clone(),
+        tracker.clone(),
+    );
+    tracker.spawn(async move {
+        let (config, pool, permits, cancel, tx, stop_new, feed, logs, tracker) = dispatcher;
+        for spec in todo {
+            let Ok(permit) = permits.clone().acquire_owned().await else {
                 return;
             };
             if cancel.is_cancelled() || stop_new.is_cancelled() {
                 return;
             }
-            let mut sente = pool.take(&config, &spec.sente, logs.as_ref());
-            let mut gote = pool.take(&config, &spec.gote, logs.as_ref());
-            let span = tracing::info_span!("game", id = spec.id);
-            let played = engine_log::in_game(
-                spec.id,
-                tracing::Instrument::instrument(
-                    play::play_game(
-                        &config,
-                        &spec,
-                        [sente.as_mut(), gote.as_mut()],
-                        &cancel,
-                        feed,
+            let (config, pool, tx, feed, logs) = (
+                config.clone(),
+                pool.clone(),
+                tx.clone(),
+                feed.clone(),
+                logs.clone(),
+            );
+            let cancel = cancel.clone();
+            tracker.spawn(async move {
+                let _permit = permit;
+                let mut sente = pool.take(&config, &spec.sente, logs.as_ref());
+                let mut gote = pool.take(&config, &spec.gote, logs.as_ref());
+                let span = tracing::info_span!("game", id = spec.id);
+                let played = engine_log::in_game(
+                    spec.id,
+                    tracing::Instrument::instrument(
+                        play::play_game(
+                            &config,
+                            &spec,
+                            [sente.as_mut(), gote.as_mut()],
+                            &cancel,
+                            feed,
+                        ),
+                        span,
                     ),
-                    span,
-                ),
-            )
-            .await;
-            pool.put(sente);
-            pool.put(gote);
-            if let Some(p) = played {
-                let _ = tx.send(p).await;
-            }
-        });
-    }
+                )
+                .await;
+                pool.put(sente);
+                pool.put(gote);
+                if let Some(p) = played {
+                    let _ = tx.send(p).await;
+                }
+            });
+        }
+    });
     tracker.close();
     drop(tx);
 
