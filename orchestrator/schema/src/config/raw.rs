@@ -60,6 +60,7 @@ pub(super) struct RawMatch {
     #[serde(default = "default_margin")]
     pub(super) timeout_margin_ms: u64,
     pub(super) sprt: Option<crate::stats::Sprt>,
+    pub(super) training: Option<crate::training::Settings>,
 }
 
 fn default_format() -> Format {
