@@ -67,7 +67,7 @@ fn expected(games: &[Value]) -> Vec<Expected> {
         let scores: Vec<Option<Score>> = serde_json::from_value(g["scores"].clone()).unwrap();
         let opening = moves.len() - scores.len();
         let mut r = replay(g["start"].as_str().unwrap(), &moves).expect("replays");
-        let mut i = 0;
+        let mut i: usize = 0;
         loop {
             let position = r.position().clone();
             let Some(step) = r.step() else { break };
@@ -245,7 +245,100 @@ fn the_readme_run_exports_records_cshogi_reads_back_equal_to_the_games() {
     let book = dir.join("book.db");
     let lines = known_lines(&games, 8);
     write_book(&book, &lines);
+    openings_from_book(&dir, &book, &lines);
     play_from_book(&dir, &book, &lines);
+}
+
+/// Every (position, move) the lines play.
+fn book_moves(lines: &[Vec<String>]) -> std::collections::HashSet<(String, String)> {
+    let mut played = std::collections::HashSet::new();
+    for line in lines {
+        let mut p = Position::startpos();
+        for m in line {
+            played.insert((key(&p), m.clone()));
+            let mv = p.parse_usi_move(m).expect("legal");
+            p.play(mv);
+        }
+    }
+    played
+}
+
+/// `council-openings` with the book as its source: every position the book reaches at ply 4 is
+/// a candidate, and every line written is four book moves, its source the book.
+fn openings_from_book(dir: &Path, book: &Path, lines: &[Vec<String>]) {
+    let played = book_moves(lines);
+    let at_four: std::collections::HashSet<String> = lines
+        .iter()
+        .map(|l| {
+            let moves: Vec<String> = l[..4].to_vec();
+            key(&replay("startpos", &moves).unwrap().finish().unwrap())
+        })
+        .collect();
+    let out = dir.join("suite.txt");
+    let table = succeeded(&run_bin(
+        "council-openings",
+        &[
+            &book,
+            &"--ply",
+            &"4",
+            &"--band",
+            &"30000",
+            &"--nodes",
+            &"200",
+            &"--count",
+            &"100",
+            &"--radius",
+            &"0",
+            &"--concurrency",
+            &"1",
+            &"--out",
+            &out,
+        ],
+    ));
+    let chosen: Vec<String> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    assert!(chosen.len() >= at_four.len(), "{table}");
+    for line in &chosen {
+        let moves: Vec<String> = line
+            .strip_prefix("startpos moves ")
+            .unwrap_or_else(|| panic!("{line}"))
+            .split(' ')
+            .map(str::to_string)
+            .collect();
+        assert_eq!(moves.len(), 4, "{line}");
+        let mut p = Position::startpos();
+        for m in &moves {
+            assert!(
+                played.contains(&(key(&p), m.clone())),
+                "{line}: {m} is not a book move"
+            );
+            let mv = p.parse_usi_move(m).expect("legal");
+            p.play(mv);
+        }
+    }
+    let reached: std::collections::HashSet<String> = chosen
+        .iter()
+        .map(|l| {
+            let moves: Vec<String> = l["startpos moves ".len()..]
+                .split(' ')
+                .map(str::to_string)
+                .collect();
+            key(&replay("startpos", &moves).unwrap().finish().unwrap())
+        })
+        .collect();
+    assert!(
+        at_four.is_subset(&reached),
+        "every known position at ply 4 is in the suite"
+    );
+    let sidecar = std::fs::read_to_string(dir.join("suite.txt.json")).unwrap();
+    assert!(
+        sidecar.contains(&format!("{} line ", book.display())),
+        "{sidecar}"
+    );
 }
 
 /// The first `plies` moves of every game.
@@ -306,15 +399,7 @@ fn play_from_book(dir: &Path, book: &Path, lines: &[Vec<String>]) {
     let out = dir.join("book-run");
     succeeded(&council_match(&config, &out, &[]));
     // Every book move a line takes was played at its position in one of the run's games.
-    let mut played = std::collections::HashSet::new();
-    for line in lines {
-        let mut p = Position::startpos();
-        for m in line {
-            played.insert((key(&p), m.clone()));
-            let mv = p.parse_usi_move(m).expect("legal");
-            p.play(mv);
-        }
-    }
+    let played = book_moves(lines);
     let results = results_lines(&out);
     assert_eq!(results.len(), 4);
     for g in results {
