@@ -265,7 +265,7 @@ impl<'a> Game<'a> {
 }
 
 /// A game's records under `settings`, each handed to `record` in move order; `seen` holds the
-/// positions already written (for [`Filters::dedup`]). Returns this game's counts.
+/// positions already written (for [`Settings::dedup`]). Returns this game's counts.
 ///
 /// # Errors
 /// The game's start or a move that does not replay, in words.
