@@ -1,8 +1,10 @@
 //! The council's own shogi engine: rules (a small facade over rsshogi, so the rest of the
 //! workspace never sees rsshogi types), records, search, evaluation and the USI front end; and
 //! the position knowledge learned or read from records: candidate moves (`intuition`, seed
-//! 003), position similarity (`similarity`, seed 002) and strategy labels (`strategy`).
+//! 003), position similarity (`similarity`, seed 002) and strategy labels (`strategy`); and the
+//! data the field exchanges: YaneuraOu opening books (`book`) and training records (`training`).
 
+pub mod book;
 pub mod clock;
 pub mod eval;
 pub mod intuition;
@@ -13,5 +15,6 @@ pub mod record;
 pub mod search;
 pub mod similarity;
 pub mod strategy;
+pub mod training;
 pub mod types;
 pub mod usi;

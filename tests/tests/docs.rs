@@ -367,11 +367,12 @@ fn no_page_cites_outside_the_repository_or_an_issue() {
 // (b) Config keys.
 
 /// The config tables, by the name the reference's key tables give them.
-const TABLES: [&str; 8] = [
+const TABLES: [&str; 9] = [
     "",
     "match",
     "match.resign",
     "match.sprt",
+    "match.training",
     "player",
     "tune",
     "tune.param",
@@ -386,6 +387,7 @@ fn probe_config(table: &str) -> String {
         "match" => format!("[match]\nplayers = []\n{bogus}"),
         "match.resign" => format!("[match]\nplayers = []\nresign = {{ {BOGUS_KEY} = 1 }}\n"),
         "match.sprt" => format!("[match]\nplayers = []\nsprt = {{ {BOGUS_KEY} = 1 }}\n"),
+        "match.training" => format!("[match]\nplayers = []\ntraining = {{ {BOGUS_KEY} = 1 }}\n"),
         "player" => format!("[match]\nplayers = []\n[[player]]\n{bogus}"),
         "tune" => format!("[match]\nplayers = []\n[tune]\n{bogus}"),
         "tune.param" => format!("[match]\nplayers = []\n[[tune.param]]\n{bogus}"),
@@ -497,7 +499,9 @@ fn keys_set(text: &str) -> BTreeMap<String, BTreeSet<String>> {
             ("match", toml::Value::Table(m)) => {
                 for (mk, mv) in m {
                     add("match", mk);
-                    if let ("resign" | "sprt", toml::Value::Table(inner)) = (mk.as_str(), mv) {
+                    if let ("resign" | "sprt" | "training", toml::Value::Table(inner)) =
+                        (mk.as_str(), mv)
+                    {
                         for ik in inner.keys() {
                             add(&format!("match.{mk}"), ik);
                         }
@@ -574,6 +578,16 @@ fn config_doc_problems(page: &Page, dir: &Path) -> Vec<String> {
         .take(4)
         .collect();
     std::fs::write(dir.join("openings.txt"), openings.join("\n") + "\n").expect("write openings");
+    // The book example's YaneuraOu book: two plies from the start.
+    std::fs::write(
+        dir.join("book.db"),
+        "#YANEURAOU-DB2016 1.00\n\
+         sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n\
+         7g7f 3c3d 50 20 7\n2g2f 8c8d 40 20 3\n\
+         sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\n\
+         3c3d none -50 20 5\n8c8d none -60 20 2\n",
+    )
+    .expect("write book");
     // The candidate-model example's model file: an empty model is a valid one.
     let model = engine::intuition::Model::new(engine::intuition::LearnOptions::default());
     std::fs::write(dir.join("intuition.model"), model.to_bytes()).expect("write model");

@@ -1,7 +1,7 @@
 //! The orchestrator's vocabulary: what every program speaks and every file holds. The match
 //! config as validated data, the `results.jsonl` line with its one reader and writer, corpora of
 //! recorded games, seeds, statistics as numbers, and the run folder's own files (`run.json`, the
-//! schedule, shards, `summary.json`).
+//! schedule, shards, `summary.json`); and the training records finished games give.
 //!
 //! Formats and the facts they carry, no async runtime and no player: every program and every
 //! reader of a run folder (on this machine or another) stands on this crate.
@@ -12,6 +12,7 @@ pub mod results;
 pub mod run;
 pub mod seed;
 pub mod stats;
+pub mod training;
 pub mod utc;
 
 /// Diagnostics to stderr for the binaries, `warn` and up unless `RUST_LOG` says otherwise

@@ -392,6 +392,17 @@ pub async fn run(
     }
     let results_path = opts.out.join("results.jsonl");
     let mut writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
+    // `[match] training`: rewritten from the finished games, then a game's records as it ends.
+    let mut training = match &config.training {
+        Some(settings) => {
+            let path = opts.out.join(settings.format.run_file());
+            Some(
+                council_schema::training::write::RunExport::open(&opts.out, settings, &finished)
+                    .map_err(io(&path))?,
+            )
+        }
+        None => None,
+    };
     let logs = engine_logs(&config, opts)?;
     if let Some(logs) = &logs {
         logs.log.note(&format!(
@@ -489,6 +500,15 @@ pub async fn run(
             });
             cancel.cancel();
             break;
+        }
+        if let Some(t) = &mut training
+            && let Err(e) = t.add(&p.result)
+        {
+            tracing::warn!(
+                "game {}: cannot write its training records to {}: {e}",
+                p.result.id,
+                t.path().display()
+            );
         }
         played_now += 1;
         if let Some(feed) = &opts.feed {

@@ -57,6 +57,7 @@ impl Config {
             resign: None,
             timeout_margin_ms: default_margin(),
             sprt: None,
+            training: None,
             tune: None,
         })
     }

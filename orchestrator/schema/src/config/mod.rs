@@ -269,6 +269,9 @@ pub struct Config {
     /// Head-to-head only: stop when this sequential test decides (`games` is then the most
     /// games played). See `crate::stats::Sprt` for the keys.
     pub sprt: Option<crate::stats::Sprt>,
+    /// `[match] training`: write the training records of every finished game into the run
+    /// folder (`training.<format>`), as `council-learn export` of the run would.
+    pub training: Option<crate::training::Settings>,
     /// `[tune]`: what `council-tune` tunes (other programs ignore it).
     pub tune: Option<TuneConfig>,
 }

@@ -49,10 +49,18 @@ pub(super) struct RawMatch {
     pub(super) handicap: Option<String>,
     pub(super) handicap_giver: Option<String>,
     pub(super) openings: Option<PathBuf>,
+    /// `lines` or `yaneuraou-db`; detected from the file when not given.
+    pub(super) openings_format: Option<String>,
+    pub(super) book_depth: Option<u64>,
+    pub(super) book_min_count: Option<u64>,
+    pub(super) book_score_band: Option<i64>,
+    pub(super) book_choice: Option<String>,
+    pub(super) book_lines: Option<u64>,
     pub(super) resign: Option<RawResign>,
     #[serde(default = "default_margin")]
     pub(super) timeout_margin_ms: u64,
     pub(super) sprt: Option<crate::stats::Sprt>,
+    pub(super) training: Option<crate::training::Settings>,
 }
 
 fn default_format() -> Format {

@@ -4,7 +4,8 @@
 //! seeded split and writes the model file; `similarity` learns seed 002's distance weights by
 //! linear programming from FAR pairs of positions of different strategy families; `openings`
 //! (the `council-openings` program) builds a balanced opening suite from the positions a corpus
-//! reaches at one ply, spread by that distance.
+//! reaches at one ply, spread by that distance; `export` writes training data (PackedSfenValue,
+//! hcpe, plain text) from runs and corpora.
 //!
 //! A program room like `analyze/`: each subcommand is a module with a `run` from its options
 //! to a typed report (or a typed error naming the file at fault); the binary parses flags,
@@ -14,6 +15,7 @@
 
 pub mod candidates;
 pub mod corpus;
+pub mod export;
 pub mod openings;
 pub mod similarity;
 

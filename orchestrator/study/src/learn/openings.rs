@@ -11,7 +11,9 @@
 //! **Steps.** (1) Every corpus game with at least N moves gives its position after N plies, as
 //! the line `startpos moves ...` (or `sfen ... moves ...`): the game's history is kept, so the
 //! position's strategy label (which reads the history) is the same wherever the line is
-//! replayed. (2) Identical positions (same board, side to move and hands) are one candidate,
+//! replayed. A YaneuraOu book given as an input (told by its `#YANEURAOU-DB2016` header) gives
+//! every position its moves reach from the start in N plies (`engine::book::Book::walk`), after
+//! the corpus games. (2) Identical positions (same board, side to move and hands) are one candidate,
 //! keeping the first line in corpus order, every source game and the count. (3) The reference
 //! scores each candidate once (a single-line search at the limit, `analyze::moves::root_scores`,
 //! the one way the project asks an engine for a score), in centipawns **from sente's view**.
@@ -97,6 +99,10 @@ pub enum OpeningsError {
     Weights(#[from] WeightsError),
     #[error(transparent)]
     Corpus(#[from] CorpusError),
+    #[error(transparent)]
+    Book(#[from] engine::book::BookError),
+    #[error("--ply {ply}: no line of {inputs} stays in the book that long")]
+    BookTooShort { ply: usize, inputs: String },
     #[error("{inputs}: no games read")]
     NoGames { inputs: String },
     #[error(
@@ -277,21 +283,28 @@ fn weights(
 }
 
 /// The distinct positions at `ply` of the games long enough, in corpus order.
-fn candidates(corpus: &corpus::Corpus, ply: usize, grouping: Grouping) -> Vec<Candidate> {
+fn candidates(
+    corpus: &corpus::Corpus,
+    ply: usize,
+    grouping: Grouping,
+    from_books: Vec<(Position, String)>,
+) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    for g in corpus.games.iter().filter(|g| g.moves.len() >= ply) {
-        let Ok(r) = replay(&g.start, &g.moves[..ply]) else {
-            continue;
-        };
-        let Ok(position) = r.finish() else {
-            continue;
-        };
+    let games = corpus
+        .games
+        .iter()
+        .filter(|g| g.moves.len() >= ply)
+        .filter_map(|g| {
+            let position = replay(&g.start, &g.moves[..ply]).ok()?.finish().ok()?;
+            Some((position, g.source.clone()))
+        });
+    for (position, source) in games.chain(from_books) {
         // Board, side to move and hands: the SFEN without its move number.
         let sfen = position.to_sfen();
         let key = sfen.rsplit_once(' ').map_or(sfen.as_str(), |(k, _)| k);
         if let Some(&i) = index.get(key) {
-            out[i].sources.push(g.source.clone());
+            out[i].sources.push(source);
             continue;
         }
         index.insert(key.to_string(), out.len());
@@ -299,11 +312,30 @@ fn candidates(corpus: &corpus::Corpus, ply: usize, grouping: Grouping) -> Vec<Ca
             line: position.to_usi_position(),
             family: strategy::label(&position).family(),
             attributes: similarity::attributes(&position, grouping),
-            sources: vec![g.source.clone()],
+            sources: vec![source],
             position,
         });
     }
     out
+}
+
+/// The positions YaneuraOu books reach at `ply` from the start (every book move taken,
+/// transpositions one: `engine::book::Book::walk`), each with its source: the book and the
+/// line of the move that reached it.
+fn book_positions(
+    books: &[PathBuf],
+    ply: usize,
+) -> Result<Vec<(Position, String)>, engine::book::BookError> {
+    let mut out = Vec::new();
+    for path in books {
+        let book = engine::book::Book::read(path)?;
+        let walk = book.walk(&Position::startpos(), ply, 0)?;
+        for l in walk.lines {
+            let line = l.line.map(|n| format!(" line {n}")).unwrap_or_default();
+            out.push((l.position, format!("{}{line}", path.display())));
+        }
+    }
+    Ok(out)
 }
 
 /// The seed's permutation of `0..n` (Fisher-Yates, ChaCha8).
@@ -385,14 +417,28 @@ pub fn run(
     }
     let mut warnings = Vec::new();
     let (weights, grouping, weights_name) = weights(options, &mut warnings)?;
-    let read = corpus::read(&options.corpus)?;
+    // YaneuraOu books (told by their header) give the positions their moves reach at the ply;
+    // every other input is read as a corpus.
+    let (books, files): (Vec<PathBuf>, Vec<PathBuf>) = options
+        .corpus
+        .iter()
+        .cloned()
+        .partition(|p| engine::book::is_book(p));
+    let from_books = book_positions(&books, options.ply)?;
+    let read = corpus::read(&files)?;
     warnings.extend(read.warnings.iter().map(ToString::to_string));
     let inputs = options
         .corpus
         .iter()
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>();
-    if read.games.is_empty() {
+    if read.games.is_empty() && from_books.is_empty() {
+        if !books.is_empty() {
+            return Err(OpeningsError::BookTooShort {
+                ply: options.ply,
+                inputs: inputs.join(", "),
+            });
+        }
         return Err(OpeningsError::NoGames {
             inputs: inputs.join(", "),
         });
@@ -402,7 +448,7 @@ pub fn run(
         .iter()
         .filter(|g| g.moves.len() >= options.ply)
         .count();
-    if long_enough == 0 {
+    if long_enough == 0 && from_books.is_empty() {
         return Err(OpeningsError::TooShort {
             ply: options.ply,
             inputs: inputs.join(", "),
@@ -410,7 +456,7 @@ pub fn run(
             longest: read.games.iter().map(|g| g.moves.len()).max().unwrap_or(0),
         });
     }
-    let pool = candidates(&read, options.ply, grouping);
+    let pool = candidates(&read, options.ply, grouping, from_books);
     let positions: Vec<Position> = pool.iter().map(|c| c.position.clone()).collect();
     let started = Instant::now();
     let scores = score(&positions).map_err(|cause| OpeningsError::Search {

@@ -42,14 +42,108 @@ pub(super) fn openings(path: &Path, base: &Path, m: &RawMatch) -> Result<Opening
             giver: m.handicap_giver.clone(),
         });
     }
+    let book_keys = book_keys(m);
     if let Some(file) = &m.openings {
         let full = base.join(file);
-        let lines = openings_file(path, &full)?;
+        let is_book = match m.openings_format.as_deref() {
+            None => engine::book::is_book(&full),
+            Some("yaneuraou-db") => true,
+            Some("lines") => false,
+            Some(other) => {
+                return Err(err(
+                    "match.openings_format",
+                    format!("`{other}`: give lines or yaneuraou-db"),
+                ));
+            }
+        };
+        if !is_book {
+            if let Some(key) = book_keys.first() {
+                return Err(err(
+                    &format!("match.{key}"),
+                    format!(
+                        "needs match.openings to be a YaneuraOu book; {} is a file of lines",
+                        full.display()
+                    ),
+                ));
+            }
+            let lines = openings_file(path, &full)?;
+            return Ok(Openings::File { path: full, lines });
+        }
+        let lines = book_lines(path, &full, m)?;
         return Ok(Openings::File { path: full, lines });
+    }
+    if m.openings_format.is_some() {
+        return Err(err("match.openings_format", "needs match.openings".into()));
+    }
+    if let Some(key) = book_keys.first() {
+        return Err(err(&format!("match.{key}"), "needs match.openings".into()));
     }
     let start = m.start.clone().unwrap_or_else(|| "startpos".into());
     check_start(&start).map_err(|p| err("match.start", p.to_string()))?;
     Ok(Openings::Single(start))
+}
+
+/// Default `book_depth`: YaneuraOu's own `BookMoves`.
+pub const DEFAULT_BOOK_DEPTH: u64 = 16;
+/// Default `book_lines`.
+pub const DEFAULT_BOOK_LINES: u64 = 100;
+
+/// The `book_*` keys given, by name.
+fn book_keys(m: &RawMatch) -> Vec<&'static str> {
+    [
+        ("book_depth", m.book_depth.is_some()),
+        ("book_min_count", m.book_min_count.is_some()),
+        ("book_score_band", m.book_score_band.is_some()),
+        ("book_choice", m.book_choice.is_some()),
+        ("book_lines", m.book_lines.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, given)| given.then_some(k))
+    .collect()
+}
+
+/// The lines a YaneuraOu book gives under the `book_*` keys: `[match] seed`'s draw
+/// (`engine::book::Book::sample`) from the start position, each as `startpos moves ...`.
+fn book_lines(path: &Path, full: &Path, m: &RawMatch) -> Result<Vec<String>, ConfigError> {
+    let err = |key: &str, problem: String| ConfigError::key(path, key, problem);
+    let depth = m.book_depth.unwrap_or(DEFAULT_BOOK_DEPTH);
+    if depth == 0 {
+        return Err(err("match.book_depth", "give 1 or more plies".into()));
+    }
+    let lines = m.book_lines.unwrap_or(DEFAULT_BOOK_LINES);
+    if lines == 0 {
+        return Err(err("match.book_lines", "give 1 or more lines".into()));
+    }
+    let score_band = match m.book_score_band {
+        None => None,
+        Some(b) if (1..=100_000).contains(&b) => i32::try_from(b).ok(),
+        Some(b) => {
+            return Err(err(
+                "match.book_score_band",
+                format!("{b}: give a half-width in centipawns from 1 to 100000"),
+            ));
+        }
+    };
+    let choice = match m.book_choice.as_deref() {
+        None => engine::book::Choice::default(),
+        Some(c) => c.parse().map_err(|p| err("match.book_choice", p))?,
+    };
+    let sampling = engine::book::Sampling {
+        depth: usize::try_from(depth).unwrap_or(usize::MAX),
+        min_count: m.book_min_count.unwrap_or(0),
+        score_band,
+        choice,
+        lines: usize::try_from(lines).unwrap_or(usize::MAX),
+        seed: m.seed,
+    };
+    let book = engine::book::Book::read(full).map_err(|e| err("match.openings", e.to_string()))?;
+    let drawn = book
+        .sample(&engine::position::Position::startpos(), &sampling)
+        .map_err(|e| err("match.openings", e.to_string()))?;
+    Ok(drawn
+        .iter()
+        .map(engine::position::Position::to_usi_position)
+        .collect())
 }
 
 /// The positions of an openings file: one a line, blank lines and `#` comments skipped.

@@ -485,3 +485,102 @@ mod resign {
         }
     }
 }
+
+mod book_openings {
+    use super::*;
+
+    const BOOK: &str = "#YANEURAOU-DB2016 1.00\n\
+        sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n\
+        7g7f 3c3d 30 20 3\n\
+        2g2f 8c8d 40 20 1\n\
+        sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\n\
+        3c3d none -30 18 5\n\
+        sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/7P1/PPPPPPP1P/1B5R1/LNSGKGSNL w - 2\n\
+        8c8d 7g7f -45 18 2\n";
+
+    fn setup(name: &str, book: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("council-book-cfg-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(dir.join("book.db"), book).expect("write");
+        std::fs::write(dir.join("lines.txt"), "startpos moves 7g7f\n").expect("write");
+        dir.join("c.toml")
+    }
+
+    fn config(extra: &str) -> String {
+        format!(
+            "[match]\nplayers = [\"a\", \"b\"]\nseed = 5\n{extra}\n\
+             [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 100\n\
+             [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 100\n"
+        )
+    }
+
+    fn lines(c: &Config) -> Vec<String> {
+        match &c.openings {
+            Openings::File { lines, .. } => lines.clone(),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn one_key_plays_from_a_book_detected_by_its_header() {
+        let path = setup("detect", BOOK);
+        let c = Config::parse(&path, &config("openings = \"book.db\"")).expect("valid");
+        let mut got = lines(&c);
+        got.sort();
+        assert_eq!(
+            got,
+            vec!["startpos moves 2g2f 8c8d", "startpos moves 7g7f 3c3d"]
+        );
+        // The same seed draws the same lines in the same order.
+        let again = Config::parse(&path, &config("openings = \"book.db\"")).expect("valid");
+        assert_eq!(lines(&again), lines(&c));
+        // Stated format and every book key.
+        let c = Config::parse(
+            &path,
+            &config(
+                "openings = \"book.db\"\nopenings_format = \"yaneuraou-db\"\nbook_depth = 1\n\
+                 book_min_count = 2\nbook_score_band = 35\nbook_choice = \"uniform\"\nbook_lines = 4",
+            ),
+        )
+        .expect("valid");
+        assert_eq!(lines(&c), vec!["startpos moves 7g7f"]);
+    }
+
+    #[test]
+    fn bad_book_keys_and_a_bad_book_line_are_one_clear_line() {
+        let path = setup("bad", BOOK);
+        let at = |path: &Path, extra: &str| {
+            let e = Config::parse(path, &config(extra))
+                .expect_err("refused")
+                .to_string();
+            assert!(!e.contains('\n'), "{e}");
+            e
+        };
+        let one = |extra: &str| at(&path, extra);
+        let e = one("openings = \"lines.txt\"\nbook_depth = 4");
+        assert!(
+            e.contains("match.book_depth") && e.contains("file of lines"),
+            "{e}"
+        );
+        let e = one("book_lines = 4");
+        assert!(
+            e.contains("match.book_lines") && e.contains("needs match.openings"),
+            "{e}"
+        );
+        let e = one("openings = \"book.db\"\nopenings_format = \"db\"");
+        assert!(e.contains("give lines or yaneuraou-db"), "{e}");
+        let e = one("openings = \"book.db\"\nbook_choice = \"best\"");
+        assert!(e.contains("give weighted or uniform"), "{e}");
+        let e = one("openings = \"book.db\"\nbook_depth = 0");
+        assert!(e.contains("match.book_depth"), "{e}");
+        let e = one("openings = \"book.db\"\nbook_min_count = 99");
+        assert!(e.contains("count of at least 99"), "{e}");
+        let corrupt = setup(
+            "corrupt",
+            &BOOK.replace("3c3d none -30 18 5", "3c3d none -30 x 5"),
+        );
+        let e = at(&corrupt, "openings = \"book.db\"");
+        assert!(e.contains("book.db: line 6: "), "{e}");
+    }
+}

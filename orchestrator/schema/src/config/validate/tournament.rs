@@ -41,6 +41,14 @@ pub(super) fn validate_match(
             .map_err(|e| err("match.sprt", e.to_string()))?;
     }
     let openings = openings::openings(path, base, &m)?;
+    if let Some(t) = &m.training
+        && t.max_score.is_some_and(|b| b < 0)
+    {
+        return Err(err(
+            "match.training",
+            "max_score: give a bound of 0 or more centipawns".into(),
+        ));
+    }
     Ok(Config {
         file: path.to_path_buf(),
         // `Config::parse` keeps the text it validated.
@@ -55,6 +63,7 @@ pub(super) fn validate_match(
         resign,
         timeout_margin_ms: m.timeout_margin_ms,
         sprt: m.sprt,
+        training: m.training,
         tune: None,
     })
 }

@@ -1,0 +1,734 @@
+//! YaneuraOu opening books: the `#YANEURAOU-DB2016 1.00` text format of `standard_book.db` and
+//! of the books built from floodgate records, read whole, and the walk a GUI makes through one.
+//!
+//! The format is rsshogi's to read (`rsshogi::book::YaneuraOuBook`, each entry's SFEN normalised
+//! and its moves with their value, depth and count); this file adds what its reader does not
+//! keep: the line of the file each entry and each move came from, so that a bad entry is named
+//! by its line (`book.db: line 57: invalid DB2016 move`), and a move that is not legal in its
+//! position too, when a walk meets it. Books are keyed by the position alone (board, side to
+//! move, hands: the SFEN without its move number), as YaneuraOu looks them up; a position given
+//! twice keeps its first entry.
+//!
+//! [`Book::walk`] follows the book from a position as a GUI plays from it: at each ply every
+//! book move of the position whose count is at least `min_count`, to a fixed depth. Positions
+//! reached by transposed move orders are one, keeping the first line found; each carries the
+//! probability that a player choosing book moves in proportion to their counts reaches it.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use rsshogi::book::{YaneuraOuAccessMode, YaneuraOuBook, YaneuraOuBookOpenOptions};
+
+use crate::position::Position;
+use crate::types::Move;
+
+/// The first line of a book in this format.
+pub const HEADER: &str = "#YANEURAOU-DB2016 1.00";
+
+/// A book that does not read, or a move in it that is not legal: the file, the line (when one
+/// is at fault) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {}{problem}", path.display(), line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+pub struct BookError {
+    pub path: PathBuf,
+    pub line: Option<usize>,
+    pub problem: String,
+}
+
+/// One move of a book entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookMove {
+    /// The move (not yet checked against the entry's position: [`Book::walk`] does).
+    pub mv: Move,
+    /// Its value, centipawns from the mover's view (mates as YaneuraOu writes them, beyond
+    /// ±30000), when the book gives one.
+    pub value: Option<i32>,
+    pub depth: Option<u32>,
+    /// How often it was played (or chosen), when the book gives it.
+    pub count: Option<u64>,
+    /// Its line in the file, from 1.
+    pub line: usize,
+}
+
+impl BookMove {
+    /// The count a walk weighs the move by: the book's, or 1 when it gives none.
+    #[must_use]
+    pub fn weight(&self) -> u64 {
+        self.count.unwrap_or(1)
+    }
+}
+
+/// One position of a book and its moves, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Board, side to move and hands (the SFEN's first three fields).
+    pub key: String,
+    /// The move number the entry's SFEN gives, if any.
+    pub ply: Option<u32>,
+    /// The line of its `sfen` line, from 1.
+    pub line: usize,
+    /// Its moves, `none` and `resign` left out.
+    pub moves: Vec<BookMove>,
+}
+
+/// A whole book.
+#[derive(Debug, Clone)]
+pub struct Book {
+    path: PathBuf,
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    /// Entries for a position given before (the first is kept).
+    pub duplicates: usize,
+}
+
+/// Whether `path` starts with the format's header (`#YANEURAOU-DB2016`, a UTF-8 BOM allowed):
+/// how `[match] openings` tells a book from a file of start lines.
+#[must_use]
+pub fn is_book(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    if BufReader::new(file).read_line(&mut first).is_err() {
+        return false;
+    }
+    first
+        .trim_start_matches('\u{feff}')
+        .starts_with("#YANEURAOU-DB2016")
+}
+
+/// The book's key of a position: its SFEN's first three fields.
+#[must_use]
+pub fn key_of(position: &Position) -> String {
+    let sfen = position.to_sfen();
+    match sfen.rsplit_once(' ') {
+        Some((key, _)) => key.to_string(),
+        None => sfen,
+    }
+}
+
+impl Book {
+    /// Reads the whole book at `path`.
+    ///
+    /// # Errors
+    /// [`BookError`] for a file that cannot be read, an unsupported header, or the first entry
+    /// that does not parse (its line and rsshogi's reason).
+    pub fn read(path: &Path) -> Result<Self, BookError> {
+        let fail = |line: Option<usize>, problem: String| BookError {
+            path: path.to_path_buf(),
+            line,
+            problem,
+        };
+        let lines = LineMap::scan(path).map_err(|e| fail(None, format!("cannot read: {e}")))?;
+        let reader = YaneuraOuBook::open_with_options(
+            path,
+            YaneuraOuBookOpenOptions::with_access_mode(YaneuraOuAccessMode::ScanOnly),
+        )
+        .map_err(|e| fail(Some(1), e.to_string()))?;
+        let entries = reader
+            .iter_entries()
+            .map_err(|e| fail(None, format!("cannot read: {e}")))?;
+        let mut book = Book {
+            path: path.to_path_buf(),
+            entries: Vec::new(),
+            index: HashMap::new(),
+            duplicates: 0,
+        };
+        for (k, entry) in entries.enumerate() {
+            let entry = entry.map_err(|e| {
+                let problem = e.to_string();
+                let line = match (lines.orphan, lines.entries.get(k)) {
+                    (Some(orphan), _) if problem.contains("before first position") => orphan,
+                    (_, None) => lines.last,
+                    (_, Some(at)) if problem.contains("SFEN") || problem.contains("DB2016 ply") => {
+                        at.sfen
+                    }
+                    (_, Some(at)) => at
+                        .moves
+                        .iter()
+                        .find(|&&(_, bad)| bad)
+                        .map_or(at.sfen, |&(line, _)| line),
+                };
+                fail(Some(line), problem)
+            })?;
+            let Some(at) = lines.entries.get(k) else {
+                return Err(fail(
+                    Some(lines.last),
+                    "an entry the line scan did not see".into(),
+                ));
+            };
+            let moves = entry
+                .moves()
+                .iter()
+                .zip(&at.moves)
+                .filter(|(m, _)| m.mv().is_normal())
+                .map(|(m, &(line, _))| BookMove {
+                    mv: Move::from_rs(m.mv()),
+                    value: m.score(),
+                    depth: m.depth(),
+                    count: m.count(),
+                    line,
+                })
+                .collect();
+            let key = match entry.sfen().rsplit_once(' ') {
+                Some((key, _)) => key.to_string(),
+                None => entry.sfen().to_string(),
+            };
+            if book.index.contains_key(&key) {
+                book.duplicates += 1;
+                continue;
+            }
+            book.index.insert(key.clone(), book.entries.len());
+            book.entries.push(Entry {
+                key,
+                ply: entry.original_ply(),
+                line: at.sfen,
+                moves,
+            });
+        }
+        Ok(book)
+    }
+
+    /// The file it was read from.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every entry, in file order (a duplicate position's later entries left out).
+    #[must_use]
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The entry of `position`, if the book has one.
+    #[must_use]
+    pub fn entry(&self, position: &Position) -> Option<&Entry> {
+        self.index.get(&key_of(position)).map(|&i| &self.entries[i])
+    }
+
+    /// Follows the book from `root` for `depth` plies, taking at each position every book move
+    /// whose count ([`BookMove::weight`]) is at least `min_count`.
+    ///
+    /// # Errors
+    /// [`BookError`] naming the line of a book move that is not legal in its position.
+    pub fn walk(&self, root: &Position, depth: usize, min_count: u64) -> Result<Walk, BookError> {
+        let mut frontier = vec![BookLine {
+            position: root.clone(),
+            probability: 1.0,
+            value: None,
+            line: None,
+        }];
+        let mut walk = Walk::default();
+        for _ in 0..depth {
+            let mut next: Vec<BookLine> = Vec::new();
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for from in &frontier {
+                let kept: Vec<&BookMove> = self
+                    .entry(&from.position)
+                    .map(|e| e.moves.iter().filter(|m| m.weight() >= min_count).collect())
+                    .unwrap_or_default();
+                if kept.is_empty() {
+                    walk.left_book += 1;
+                    continue;
+                }
+                let total: u64 = kept.iter().map(|m| m.weight()).sum();
+                let count = kept.len();
+                for m in kept {
+                    if !from.position.is_legal(m.mv) {
+                        return Err(self.illegal(&from.position, m));
+                    }
+                    let share = if total == 0 {
+                        1.0 / count as f64
+                    } else {
+                        m.weight() as f64 / total as f64
+                    };
+                    let mut position = from.position.clone();
+                    position.play(m.mv);
+                    let key = key_of(&position);
+                    if let Some(&i) = seen.get(&key) {
+                        next[i].probability += from.probability * share;
+                        continue;
+                    }
+                    seen.insert(key, next.len());
+                    next.push(BookLine {
+                        position,
+                        probability: from.probability * share,
+                        value: m.value,
+                        line: Some(m.line),
+                    });
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            walk.deepest += 1;
+            frontier = next;
+        }
+        if walk.deepest == depth {
+            walk.lines = frontier;
+        }
+        Ok(walk)
+    }
+}
+
+/// How [`Book::sample`] picks a move among a position's book moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Choice {
+    /// In proportion to the moves' counts ([`BookMove::weight`]), as YaneuraOu's
+    /// `BookPvMoves`-less book play does; every move equally when all counts are 0.
+    #[default]
+    Weighted,
+    /// Every kept move equally.
+    Uniform,
+}
+
+impl std::str::FromStr for Choice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "weighted" => Ok(Choice::Weighted),
+            "uniform" => Ok(Choice::Uniform),
+            other => Err(format!("`{other}`: give weighted or uniform")),
+        }
+    }
+}
+
+/// Which book moves a line may take, and how many lines to draw: `[match]`'s `book_*` keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sampling {
+    /// Book plies a line follows at most (a line that leaves the book earlier stops there).
+    pub depth: usize,
+    /// A move is taken only if its count ([`BookMove::weight`]) is at least this.
+    pub min_count: u64,
+    /// A move is taken only if its value (mover's view) is within ±this many centipawns; moves
+    /// the book gives no value are taken.
+    pub score_band: Option<i32>,
+    pub choice: Choice,
+    /// Distinct lines wanted (fewer when the book holds fewer).
+    pub lines: usize,
+    pub seed: u64,
+}
+
+/// Draws tried per line wanted before [`Book::sample`] settles for fewer distinct lines.
+const DRAWS_PER_LINE: usize = 20;
+
+/// SplitMix64: the sampler's seeded generator (small, exact, the same on every platform).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`), by rejection so that no value is favoured.
+    fn below(&mut self, n: u64) -> u64 {
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let x = self.next();
+            if x < zone {
+                return x % n;
+            }
+        }
+    }
+}
+
+impl Book {
+    /// The book moves of `position` a line may take under `sampling` (count floor, score band).
+    fn kept(&self, position: &Position, sampling: &Sampling) -> Vec<&BookMove> {
+        self.entry(position)
+            .map(|e| {
+                e.moves
+                    .iter()
+                    .filter(|m| m.weight() >= sampling.min_count)
+                    .filter(|m| match (sampling.score_band, m.value) {
+                        (Some(band), Some(v)) => v.abs() <= band,
+                        _ => true,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Draws distinct lines from `root` as a GUI plays from the book: at each ply one of the
+    /// position's kept moves, chosen by `sampling.choice` with the seeded generator, until
+    /// `sampling.depth` plies or a position without a kept move. Two draws that reach the same
+    /// position (board, side to move, hands) are one line, the first kept. The same book and
+    /// sampling give the same lines in the same order.
+    ///
+    /// # Errors
+    /// [`BookError`] when `root` has no kept move (naming what was asked), or naming the line of
+    /// a book move that is not legal in its position.
+    pub fn sample(&self, root: &Position, sampling: &Sampling) -> Result<Vec<Position>, BookError> {
+        if self.kept(root, sampling).is_empty() {
+            let why = match self.entry(root) {
+                None => "the book has no entry for the start position".to_string(),
+                Some(e) => format!(
+                    "no move of the start position's entry (line {}) has a count of at least {}{}",
+                    e.line,
+                    sampling.min_count,
+                    sampling
+                        .score_band
+                        .map(|b| format!(" and a value within ±{b}"))
+                        .unwrap_or_default()
+                ),
+            };
+            return Err(BookError {
+                path: self.path.clone(),
+                line: None,
+                problem: why,
+            });
+        }
+        let mut rng = SplitMix(sampling.seed);
+        let mut lines = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..sampling.lines.saturating_mul(DRAWS_PER_LINE) {
+            if lines.len() >= sampling.lines {
+                break;
+            }
+            let mut position = root.clone();
+            for _ in 0..sampling.depth {
+                let kept = self.kept(&position, sampling);
+                if kept.is_empty() {
+                    break;
+                }
+                let total: u64 = kept.iter().map(|m| m.weight()).sum();
+                let pick = match sampling.choice {
+                    Choice::Weighted if total > 0 => {
+                        let mut x = rng.below(total);
+                        let mut at = kept.len() - 1;
+                        for (i, m) in kept.iter().enumerate() {
+                            if x < m.weight() {
+                                at = i;
+                                break;
+                            }
+                            x -= m.weight();
+                        }
+                        kept[at]
+                    }
+                    _ => kept[rng.below(kept.len() as u64) as usize],
+                };
+                if !position.is_legal(pick.mv) {
+                    return Err(self.illegal(&position, pick));
+                }
+                position.play(pick.mv);
+            }
+            if seen.insert(key_of(&position)) {
+                lines.push(position);
+            }
+        }
+        Ok(lines)
+    }
+
+    fn illegal(&self, position: &Position, m: &BookMove) -> BookError {
+        let reason = position
+            .parse_usi_move(&m.mv.to_usi())
+            .err()
+            .map_or_else(String::new, |e| format!(": {e}"));
+        BookError {
+            path: self.path.clone(),
+            line: Some(m.line),
+            problem: format!("move `{}` is not legal in its position{reason}", m.mv),
+        }
+    }
+}
+
+/// A position a walk reached at its depth.
+#[derive(Debug, Clone)]
+pub struct BookLine {
+    /// The position, with the book moves that led to it from the root (the first order found).
+    pub position: Position,
+    /// The chance that a player choosing book moves in proportion to their counts reaches it
+    /// (each transposition added).
+    pub probability: f64,
+    /// The book's value of the last move, from its mover's view, when the book gives one.
+    pub value: Option<i32>,
+    /// The file line of the last move.
+    pub line: Option<usize>,
+}
+
+/// What a walk found.
+#[derive(Debug, Clone, Default)]
+pub struct Walk {
+    /// The distinct positions at the depth, in the order found (empty when no line is that
+    /// long).
+    pub lines: Vec<BookLine>,
+    /// The most plies any line followed.
+    pub deepest: usize,
+    /// Positions before the depth with no book move to take (lines that left the book).
+    pub left_book: usize,
+}
+
+/// Where each entry and move of the file is: rsshogi's reader reads the entries; this scan of
+/// the same lines, by the same rules (blank lines and the header skipped, `#` and `//` lines
+/// comments, `sfen ` lines entries, any other line a move of the entry above), gives their
+/// line numbers, and marks a move line its parser would refuse so an error can name it.
+#[derive(Debug, Default)]
+struct LineMap {
+    entries: Vec<EntryLines>,
+    /// The first move line before any `sfen` line.
+    orphan: Option<usize>,
+    /// The file's last line.
+    last: usize,
+}
+
+#[derive(Debug)]
+struct EntryLines {
+    sfen: usize,
+    /// Each move line, and whether it is malformed.
+    moves: Vec<(usize, bool)>,
+}
+
+impl LineMap {
+    fn scan(path: &Path) -> std::io::Result<Self> {
+        let mut map = LineMap::default();
+        let reader = BufReader::new(File::open(path)?);
+        for (i, line) in reader.split(b'\n').enumerate() {
+            let bytes = line?;
+            let n = i + 1;
+            map.last = n;
+            let text = String::from_utf8_lossy(&bytes);
+            let mut text = text.trim_end_matches('\r');
+            if n == 1 {
+                text = text.trim_start_matches('\u{feff}');
+            }
+            if text.trim().is_empty() || (n == 1 && text == HEADER) {
+                continue;
+            }
+            if text.starts_with("//") || text.starts_with('#') {
+                continue;
+            }
+            if text.starts_with("sfen ") {
+                map.entries.push(EntryLines {
+                    sfen: n,
+                    moves: Vec::new(),
+                });
+                continue;
+            }
+            match map.entries.last_mut() {
+                Some(e) => e.moves.push((n, malformed_move_line(text))),
+                None => {
+                    map.orphan.get_or_insert(n);
+                }
+            }
+        }
+        Ok(map)
+    }
+}
+
+/// Whether rsshogi's move-line parser refuses `line`: `[move] MOVE [PONDER [VALUE [DEPTH
+/// [COUNT]]]]`, each move USI, `none` or `resign`, each number an integer or `none`, a comment
+/// (`#`, `//`) ending the line.
+fn malformed_move_line(line: &str) -> bool {
+    let body = line
+        .split(['#'])
+        .next()
+        .unwrap_or("")
+        .split("//")
+        .next()
+        .unwrap_or("");
+    let mut tokens: Vec<&str> = body.split_whitespace().collect();
+    if tokens.first() == Some(&"move") {
+        tokens.remove(0);
+    }
+    let is_move = |t: &str| {
+        matches!(t, "none" | "None" | "resign")
+            || rsshogi::types::Move::from_usi(t).is_some_and(rsshogi::types::Move::is_normal)
+    };
+    let number = |t: Option<&&str>, signed: bool| match t {
+        None | Some(&("none" | "None")) => true,
+        Some(t) if signed => t.parse::<i32>().is_ok(),
+        Some(t) => t.parse::<u64>().is_ok(),
+    };
+    let Some(first) = tokens.first() else {
+        return true;
+    };
+    !(is_move(first)
+        && tokens.get(1).is_none_or(|t| is_move(t))
+        && number(tokens.get(2), true)
+        && number(tokens.get(3), false)
+        && number(tokens.get(4), false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("council-book-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp folder");
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write book");
+        path
+    }
+
+    const START: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -";
+    const AFTER_76: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w -";
+    const AFTER_26: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/7P1/PPPPPPP1P/1B5R1/LNSGKGSNL w -";
+
+    fn small() -> String {
+        format!(
+            "{HEADER}\n\
+             sfen {START} 1\n\
+             7g7f 3c3d 30 20 3\n\
+             // a comment on 2g2f\n\
+             2g2f 8c8d 40 20 1\n\
+             \n\
+             sfen {AFTER_76} 2\n\
+             3c3d none -30 18 5 #the main line\n\
+             8c8d none -10 18 0\n\
+             sfen {AFTER_26} 2\n\
+             8c8d 7g7f -45 18 2\n"
+        )
+    }
+
+    #[test]
+    fn a_book_reads_back_entry_for_entry_with_its_lines() {
+        let path = write("small.db", &small());
+        assert!(is_book(&path));
+        let book = Book::read(&path).expect("reads");
+        let keys: Vec<&str> = book.entries().iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, vec![START, AFTER_76, AFTER_26]);
+        let lines: Vec<usize> = book.entries().iter().map(|e| e.line).collect();
+        assert_eq!(lines, vec![2, 7, 10]);
+        let first = &book.entries()[0];
+        assert_eq!(first.moves.len(), 2);
+        assert_eq!(
+            (first.moves[1].mv.to_usi(), first.moves[1].line),
+            ("2g2f".to_string(), 5)
+        );
+        assert_eq!(
+            (
+                first.moves[0].value,
+                first.moves[0].depth,
+                first.moves[0].count
+            ),
+            (Some(30), Some(20), Some(3))
+        );
+        assert!(book.entry(&Position::startpos()).is_some());
+    }
+
+    #[test]
+    fn a_walk_weighs_lines_by_count_and_merges_transpositions() {
+        let book = Book::read(&write("walk.db", &small())).expect("reads");
+        let walk = book.walk(&Position::startpos(), 2, 0).expect("walks");
+        assert_eq!(walk.deepest, 2);
+        let got: Vec<(String, f64)> = walk
+            .lines
+            .iter()
+            .map(|l| (l.position.to_usi_position(), l.probability))
+            .collect();
+        // 7g7f (3/4) then 3c3d (5/5) or 8c8d (0/5); 2g2f (1/4) then 8c8d.
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(got[0].0, "startpos moves 7g7f 3c3d");
+        assert!((got[0].1 - 0.75).abs() < 1e-12);
+        assert_eq!(got[1].0, "startpos moves 7g7f 8c8d");
+        assert!(got[1].1.abs() < 1e-12);
+        assert!((got[2].1 - 0.25).abs() < 1e-12);
+        assert_eq!(walk.lines[0].value, Some(-30));
+        // A count floor of 2 drops 2g2f and 8c8d.
+        let floor = book.walk(&Position::startpos(), 2, 2).expect("walks");
+        assert_eq!(floor.lines.len(), 1);
+        // Three plies: every line leaves the book.
+        let deep = book.walk(&Position::startpos(), 3, 0).expect("walks");
+        assert!(deep.lines.is_empty());
+        assert_eq!(deep.deepest, 2);
+    }
+
+    #[test]
+    fn a_bad_line_is_named() {
+        let text = small().replace("8c8d none -10 18 0", "8c8d none -10 eighteen 0");
+        let err = Book::read(&write("bad.db", &text)).expect_err("refused");
+        assert_eq!(err.line, Some(9), "{err}");
+        assert!(err.to_string().contains("bad.db: line 9: "), "{err}");
+        let text = small().replace(&format!("sfen {AFTER_26} 2"), "sfen xyz b - 2");
+        let err = Book::read(&write("bad-sfen.db", &text)).expect_err("refused");
+        assert_eq!(err.line, Some(10), "{err}");
+    }
+
+    fn sampling(lines: usize, seed: u64) -> Sampling {
+        Sampling {
+            depth: 2,
+            min_count: 0,
+            score_band: None,
+            choice: Choice::Weighted,
+            lines,
+            seed,
+        }
+    }
+
+    #[test]
+    fn a_sample_is_seeded_distinct_and_follows_the_filters() {
+        let book = Book::read(&write("sample.db", &small())).expect("reads");
+        let root = Position::startpos();
+        let lines = |s: &Sampling| -> Vec<String> {
+            book.sample(&root, s)
+                .expect("samples")
+                .iter()
+                .map(Position::to_usi_position)
+                .collect()
+        };
+        // Weighted: 8c8d after 7g7f has count 0, so only two lines can be drawn.
+        let got = lines(&sampling(5, 1));
+        let mut sorted = got.clone();
+        sorted.sort();
+        assert_eq!(
+            sorted,
+            vec!["startpos moves 2g2f 8c8d", "startpos moves 7g7f 3c3d"]
+        );
+        assert_eq!(got, lines(&sampling(5, 1)), "the same seed, the same lines");
+        // Uniform reaches the count-0 move too.
+        let uniform = lines(&Sampling {
+            choice: Choice::Uniform,
+            ..sampling(5, 1)
+        });
+        assert_eq!(uniform.len(), 3, "{uniform:?}");
+        // A band of 40 cp drops 2g2f 8c8d (-45) at ply 2: that line stops after 2g2f.
+        let banded = lines(&Sampling {
+            score_band: Some(40),
+            ..sampling(5, 3)
+        });
+        assert!(
+            banded.contains(&"startpos moves 2g2f".to_string()),
+            "{banded:?}"
+        );
+        assert!(
+            !banded.iter().any(|l| l.ends_with("2g2f 8c8d")),
+            "{banded:?}"
+        );
+        // A count floor no root move reaches is an error that says so.
+        let err = book
+            .sample(
+                &root,
+                &Sampling {
+                    min_count: 10,
+                    ..sampling(5, 1)
+                },
+            )
+            .expect_err("refused");
+        assert!(err.to_string().contains("count of at least 10"), "{err}");
+        // Weighted by counts 3 : 1 over many seeds' first lines.
+        let firsts = (0..400)
+            .filter(|&seed| lines(&sampling(1, seed))[0].starts_with("startpos moves 7g7f"))
+            .count();
+        assert!(
+            (240..=360).contains(&firsts),
+            "7g7f first in {firsts} of 400"
+        );
+    }
+
+    #[test]
+    fn an_illegal_book_move_is_named_when_walked() {
+        let text = small().replace("3c3d none -30", "3c3e none -30");
+        let book = Book::read(&write("illegal.db", &text)).expect("reads");
+        let err = book.walk(&Position::startpos(), 2, 0).expect_err("refused");
+        assert_eq!(err.line, Some(8), "{err}");
+        assert!(err.problem.contains("3c3e"), "{err}");
+    }
+}
