@@ -18,14 +18,11 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::Instant;
 
 use super::engine_log::{Direction, LogTag, ProcessLog};
 
-/// Lines read ahead of the player.
-const LINE_BUFFER: usize = 1024;
 /// The longest line kept whole, bytes.
 const MAX_LINE: u64 = 64 * 1024;
 /// The read buffers of an engine's stdout and stderr, bytes: per engine, so per concurrent game
@@ -114,7 +111,12 @@ pub(crate) struct EngineProcess {
     child: Child,
     pgid: Option<Pid>,
     stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
+    /// Its output, read by the task that waits for the answer (no reader task, no channel:
+    /// one wake-up per batch of lines, not two); `None` once it ended.
+    stdout: Option<BufReader<ChildStdout>>,
+    /// A line begun but not ended when a read was given up (a deadline, the exit): kept, so
+    /// the next read goes on with it.
+    partial: Vec<u8>,
     label: String,
     /// How the process ended and when that was seen, once it was.
     exited: Option<(String, Instant)>,
@@ -175,35 +177,10 @@ impl EngineProcess {
         let stdin = child.stdin.take();
         // Bounded: an engine that floods its output blocks on its own pipe instead of filling our
         // memory; an endless line is cut into pieces of at most MAX_LINE bytes.
-        let (tx, lines) = mpsc::channel(LINE_BUFFER);
-        if let Some(stdout) = child.stdout.take() {
-            let label = label.to_string();
-            let log = log.clone();
-            tokio::spawn(async move {
-                let mut reader = BufReader::with_capacity(STDOUT_BUFFER, stdout);
-                let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    match (&mut reader)
-                        .take(MAX_LINE)
-                        .read_until(b'\n', &mut buf)
-                        .await
-                    {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => {
-                            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                            tracing::trace!(player = %label, "< {line}");
-                            if let Some(log) = &log {
-                                log.line(Direction::Received, &line);
-                            }
-                            if tx.send(line).await.is_err() {
-                                break;
-                            }
-                        }
-                    }
-                }
-            });
-        }
+        let stdout = child
+            .stdout
+            .take()
+            .map(|out| BufReader::with_capacity(STDOUT_BUFFER, out));
         if let Some(stderr) = child.stderr.take() {
             let label = label.to_string();
             let log = log.clone();
@@ -228,7 +205,8 @@ impl EngineProcess {
             child,
             pgid,
             stdin,
-            lines,
+            stdout,
+            partial: Vec::new(),
             label: label.to_string(),
             exited: None,
             log,
@@ -277,15 +255,27 @@ impl EngineProcess {
     pub(crate) async fn read_line(&mut self, deadline: Deadline) -> Result<String, ProcessError> {
         loop {
             if let Some((how, at)) = &self.exited {
-                let how = how.clone();
-                return match tokio::time::timeout_at(*at + EXIT_DRAIN, self.lines.recv()).await {
+                let (how, at) = (how.clone(), *at);
+                let next = next_line(
+                    &mut self.stdout,
+                    &mut self.partial,
+                    &self.label,
+                    self.log.as_ref(),
+                );
+                return match tokio::time::timeout_at(at + EXIT_DRAIN, next).await {
                     Ok(Some(line)) => Ok(line),
                     _ => Err(ProcessError::Exited(how)),
                 };
             }
+            let next = next_line(
+                &mut self.stdout,
+                &mut self.partial,
+                &self.label,
+                self.log.as_ref(),
+            );
             tokio::select! {
                 biased;
-                line = self.lines.recv() => {
+                line = next => {
                     return match line {
                         Some(line) => Ok(line),
                         None => Err(self.exit_error().await),
@@ -340,6 +330,7 @@ impl EngineProcess {
                 self.note(&format!("process {}", describe_exit(status)));
                 // Helpers the engine started may still live in its group.
                 self.kill_group();
+                self.log_unread().await;
                 return;
             }
         }
@@ -348,6 +339,27 @@ impl EngineProcess {
         }
         self.kill_group();
         let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
+        self.log_unread().await;
+    }
+
+    /// With a log: what the process wrote that nobody read, logged as a reader task did
+    /// (briefly: the group is dead, so its output ends at once).
+    async fn log_unread(&mut self) {
+        if self.log.is_none() {
+            return;
+        }
+        let until = Instant::now() + EXIT_DRAIN;
+        while let Ok(Some(_)) = tokio::time::timeout_at(
+            until,
+            next_line(
+                &mut self.stdout,
+                &mut self.partial,
+                &self.label,
+                self.log.as_ref(),
+            ),
+        )
+        .await
+        {}
     }
 
     fn kill_group(&mut self) {
@@ -357,6 +369,40 @@ impl EngineProcess {
         }
         let _ = self.child.start_kill();
     }
+}
+
+/// The next line of `stdout` (trailing whitespace trimmed, read lossily), logged; `None` at
+/// its end. Cancel-safe: a line cut off by a cancelled read stays in `partial`.
+async fn next_line(
+    stdout: &mut Option<BufReader<ChildStdout>>,
+    partial: &mut Vec<u8>,
+    label: &str,
+    log: Option<&ProcessLog>,
+) -> Option<String> {
+    let reader = stdout.as_mut()?;
+    let room = MAX_LINE.saturating_sub(partial.len() as u64);
+    if room > 0 {
+        match reader.take(room).read_until(b'\n', partial).await {
+            Ok(0) | Err(_) if partial.is_empty() => {
+                *stdout = None;
+                return None;
+            }
+            Err(_) => {
+                // As a reader task did: a failed read drops the line begun, and ends the output.
+                partial.clear();
+                *stdout = None;
+                return None;
+            }
+            Ok(_) => {}
+        }
+    }
+    let line = String::from_utf8_lossy(partial).trim_end().to_string();
+    partial.clear();
+    tracing::trace!(player = %label, "< {line}");
+    if let Some(log) = log {
+        log.line(Direction::Received, &line);
+    }
+    Some(line)
 }
 
 impl Drop for EngineProcess {
