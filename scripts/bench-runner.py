@@ -128,6 +128,8 @@ def run_once(runner, config_text, concurrency, work, mock=True):
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
+    # Each run's folder is kept (its results.jsonl says why a game was lost); the records are not.
+
     config = work / "bench.toml"
     config.write_text(config_text)
     out = work / "out"
@@ -151,14 +153,15 @@ def run_once(runner, config_text, concurrency, work, mock=True):
     cpu = proc_cpu(proc.pid)  # a zombie still has its own times, not yet its reaper's
     rc = proc.wait()
     games = [json.loads(l) for l in open(out / "results.jsonl")]
+    shutil.rmtree(out / "records", ignore_errors=True)
     stamps = []
     stamp_file = work / "usi-stamps"
     if stamp_file.exists():
         stamps = [int(l) for l in stamp_file.read_text().split()]
-    moves = sum(len(g["times_ms"]) for g in games)
+    moves = sum(len(g.get("times_ms", [])) for g in games)
     added = []
     for g in games if mock else []:
-        for t, s in zip(g["times_ms"], g["scores"]):
+        for t, s in zip(g.get("times_ms", []), g.get("scores", [])):
             if s and "cp" in s and s["cp"] >= 0:
                 added.append(t - s["cp"] // 1000)
     overhead_us = sum(c["overhead_us"] for g in games for c in g["costs"])
@@ -325,7 +328,7 @@ def main():
     for rep in range(a.repeat):
         for workload, lv in plan:
             for label, path in runners:
-                work = a.out / "work"
+                work = a.out / "work" / f"{label}-{workload}-{lv}-{rep + 1}"
                 if workload == "real":
                     text = real_config(a.engine, a.real_games)
                 else:
