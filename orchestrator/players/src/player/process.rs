@@ -18,11 +18,14 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::engine_log::{Direction, LogTag, ProcessLog};
 
+/// Lines read ahead of the player.
+const LINE_BUFFER: usize = 1024;
 /// The longest line kept whole, bytes.
 const MAX_LINE: u64 = 64 * 1024;
 /// The read buffers of an engine's stdout and stderr, bytes: per engine, so per concurrent game
@@ -111,12 +114,7 @@ pub(crate) struct EngineProcess {
     child: Child,
     pgid: Option<Pid>,
     stdin: Option<ChildStdin>,
-    /// Its output, read by the task that waits for the answer (no reader task, no channel:
-    /// one wake-up per batch of lines, not two); `None` once it ended.
-    stdout: Option<BufReader<ChildStdout>>,
-    /// A line begun but not ended when a read was given up (a deadline, the exit): kept, so
-    /// the next read goes on with it.
-    partial: Vec<u8>,
+    lines: mpsc::Receiver<String>,
     label: String,
     /// How the process ended and when that was seen, once it was.
     exited: Option<(String, Instant)>,
@@ -177,10 +175,35 @@ impl EngineProcess {
         let stdin = child.stdin.take();
         // Bounded: an engine that floods its output blocks on its own pipe instead of filling our
         // memory; an endless line is cut into pieces of at most MAX_LINE bytes.
-        let stdout = child
-            .stdout
-            .take()
-            .map(|out| BufReader::with_capacity(STDOUT_BUFFER, out));
+        let (tx, lines) = mpsc::channel(LINE_BUFFER);
+        if let Some(stdout) = child.stdout.take() {
+            let label = label.to_string();
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut reader = BufReader::with_capacity(STDOUT_BUFFER, stdout);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match (&mut reader)
+                        .take(MAX_LINE)
+                        .read_until(b'\n', &mut buf)
+                        .await
+                    {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                            tracing::trace!(player = %label, "< {line}");
+                            if let Some(log) = &log {
+                                log.line(Direction::Received, &line);
+                            }
+                            if tx.send(line).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            });
+        }
         if let Some(stderr) = child.stderr.take() {
             let label = label.to_string();
             let log = log.clone();
@@ -205,8 +228,7 @@ impl EngineProcess {
             child,
             pgid,
             stdin,
-            stdout,
-            partial: Vec::new(),
+            lines,
             label: label.to_string(),
             exited: None,
             log,
@@ -255,27 +277,15 @@ impl EngineProcess {
     pub(crate) async fn read_line(&mut self, deadline: Deadline) -> Result<String, ProcessError> {
         loop {
             if let Some((how, at)) = &self.exited {
-                let (how, at) = (how.clone(), *at);
-                let next = next_line(
-                    &mut self.stdout,
-                    &mut self.partial,
-                    &self.label,
-                    self.log.as_ref(),
-                );
-                return match tokio::time::timeout_at(at + EXIT_DRAIN, next).await {
+                let how = how.clone();
+                return match tokio::time::timeout_at(*at + EXIT_DRAIN, self.lines.recv()).await {
                     Ok(Some(line)) => Ok(line),
                     _ => Err(ProcessError::Exited(how)),
                 };
             }
-            let next = next_line(
-                &mut self.stdout,
-                &mut self.partial,
-                &self.label,
-                self.log.as_ref(),
-            );
             tokio::select! {
                 biased;
-                line = next => {
+                line = self.lines.recv() => {
                     return match line {
                         Some(line) => Ok(line),
                         None => Err(self.exit_error().await),
@@ -330,7 +340,6 @@ impl EngineProcess {
                 self.note(&format!("process {}", describe_exit(status)));
                 // Helpers the engine started may still live in its group.
                 self.kill_group();
-                self.log_unread().await;
                 return;
             }
         }
@@ -339,27 +348,6 @@ impl EngineProcess {
         }
         self.kill_group();
         let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
-        self.log_unread().await;
-    }
-
-    /// With a log: what the process wrote that nobody read, logged as a reader task did
-    /// (briefly: the group is dead, so its output ends at once).
-    async fn log_unread(&mut self) {
-        if self.log.is_none() {
-            return;
-        }
-        let until = Instant::now() + EXIT_DRAIN;
-        while let Ok(Some(_)) = tokio::time::timeout_at(
-            until,
-            next_line(
-                &mut self.stdout,
-                &mut self.partial,
-                &self.label,
-                self.log.as_ref(),
-            ),
-        )
-        .await
-        {}
     }
 
     fn kill_group(&mut self) {
@@ -369,40 +357,6 @@ impl EngineProcess {
         }
         let _ = self.child.start_kill();
     }
-}
-
-/// The next line of `stdout` (trailing whitespace trimmed, read lossily), logged; `None` at
-/// its end. Cancel-safe: a line cut off by a cancelled read stays in `partial`.
-async fn next_line(
-    stdout: &mut Option<BufReader<ChildStdout>>,
-    partial: &mut Vec<u8>,
-    label: &str,
-    log: Option<&ProcessLog>,
-) -> Option<String> {
-    let reader = stdout.as_mut()?;
-    let room = MAX_LINE.saturating_sub(partial.len() as u64);
-    if room > 0 {
-        match reader.take(room).read_until(b'\n', partial).await {
-            Ok(0) | Err(_) if partial.is_empty() => {
-                *stdout = None;
-                return None;
-            }
-            Err(_) => {
-                // As a reader task did: a failed read drops the line begun, and ends the output.
-                partial.clear();
-                *stdout = None;
-                return None;
-            }
-            Ok(_) => {}
-        }
-    }
-    let line = String::from_utf8_lossy(partial).trim_end().to_string();
-    partial.clear();
-    tracing::trace!(player = %label, "< {line}");
-    if let Some(log) = log {
-        log.line(Direction::Received, &line);
-    }
-    Some(line)
 }
 
 impl Drop for EngineProcess {
