@@ -23,7 +23,13 @@
 //! then play, or for `stop`, then answer the pondered position's first legal move: a stale
 //! answer the player must drop), `spend` (well-mannered, but thinks the mover's whole allowance
 //! as the `go` states it, `btime + binc + byoyomi` for sente, plus `--spend-offset-ms N`, which
-//! may be negative). `--exit-status S`: the status
+//! may be negative), `sleep` (the runner benchmark's engine, `scripts/bench-runner.py`: it answers
+//! the first legal move after `--share F` (default 0.9) of the mover's allowance as `go` states
+//! it, `time / 20 + inc + byoyomi`, rounded down to whole milliseconds and counted from the
+//! arrival of `position`; it sleeps, using no CPU, and reports the time it took by its own
+//! clock in microseconds as its score, `score cp US`, so that `results.jsonl` holds it beside
+//! the arbiter's `times_ms`; `--usi-stamp F` appends the Unix time in nanoseconds at which
+//! `usi` arrived to `F`). `--exit-status S`: the status
 //! the crashes exit with (default 3). `--delay-ms` also slows every normal move; `--child`
 //! starts a grandchild process (`sleep 600`, which inherits stdin, stdout and stderr) so tests
 //! can check the whole process group is stopped, and, with a crash, that an engine which exits
@@ -46,6 +52,8 @@ struct Args {
     child_pid_file: Option<String>,
     mute_after_first_start: Option<String>,
     spend_offset_ms: i64,
+    share: f64,
+    usi_stamp: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -62,6 +70,8 @@ fn parse_args() -> Result<Args, String> {
         child_pid_file: None,
         mute_after_first_start: None,
         spend_offset_ms: 0,
+        share: 0.9,
+        usi_stamp: None,
     };
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -90,6 +100,14 @@ fn parse_args() -> Result<Args, String> {
                     .and_then(|v| v.parse().ok())
                     .ok_or("--spend-offset-ms needs a number (ms, may be negative)")?;
             }
+            "--share" => {
+                args.share = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|s: &f64| (0.0..=1.0).contains(s))
+                    .ok_or("--share needs a number from 0 to 1")?;
+            }
+            "--usi-stamp" => args.usi_stamp = Some(it.next().ok_or("--usi-stamp needs a path")?),
             "--child" => args.child = true,
             "--mute-after-first-start" => {
                 args.mute_after_first_start =
@@ -143,6 +161,7 @@ fn main() {
         moves_this_game: 0,
         games_begun: 0,
         waiting: None,
+        asked: None,
     };
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
@@ -156,8 +175,12 @@ fn main() {
                 mock.moves_this_game = 0;
                 mock.games_begun += 1;
             }
-            GuiCommand::Position { start, moves } => mock.set_position(start, &moves),
+            GuiCommand::Position { start, moves } => {
+                mock.asked = Some(std::time::Instant::now());
+                mock.set_position(start, &moves)
+            }
             GuiCommand::Go(go) if go.ponder => mock.waiting = Some(Wait::Ponder),
+            GuiCommand::Go(go) if mock.args.scenario == "sleep" => mock.sleep(&go),
             GuiCommand::Go(go) => {
                 if mock.args.scenario == "spend" {
                     std::thread::sleep(mock.allowance(&go));
@@ -205,6 +228,8 @@ struct Mock {
     games_begun: usize,
     /// A search under way that only a command ends.
     waiting: Option<Wait>,
+    /// When the last `position` arrived (`sleep` counts its time from there).
+    asked: Option<std::time::Instant>,
 }
 
 /// What a search under way waits for.
@@ -218,6 +243,16 @@ enum Wait {
 
 impl Mock {
     fn usi(&self) {
+        if let Some(path) = &self.args.usi_stamp {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let _ = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(format!("{now}\n").as_bytes()));
+        }
         match self.args.scenario.as_str() {
             "crash-on-usi" => std::process::exit(self.args.exit_status),
             "no-usiok" => return,
@@ -242,6 +277,32 @@ impl Mock {
         let ms = [time, inc, go.byoyomi].map(|x| x.unwrap_or(0) as i64);
         let total = ms.iter().sum::<i64>() + self.args.spend_offset_ms;
         Duration::from_millis(total.max(0) as u64)
+    }
+
+    /// `sleep`: the first legal move after `--share` of the mover's allowance (see the module's
+    /// docs), its own time in microseconds as its score.
+    fn sleep(&mut self, go: &engine::usi::protocol::Go) {
+        let began = self.asked.take().unwrap_or_else(std::time::Instant::now);
+        let (time, inc) = match self.position.side_to_move() {
+            engine::types::Color::Sente => (go.btime, go.binc),
+            engine::types::Color::Gote => (go.wtime, go.winc),
+        };
+        let allowance = time.unwrap_or(0) / 20 + inc.unwrap_or(0) + go.byoyomi.unwrap_or(0);
+        let ms = (allowance as f64 * self.args.share).floor() as u64;
+        let chosen = self.position.legal_moves().first().map(|m| m.to_usi());
+        let until = began + Duration::from_millis(ms);
+        let now = std::time::Instant::now();
+        if until > now {
+            std::thread::sleep(until - now);
+        }
+        let own = began.elapsed().as_micros();
+        match chosen {
+            Some(m) => {
+                say(&format!("info depth 1 time {ms} score cp {own} pv {m}"));
+                say(&format!("bestmove {m}"));
+            }
+            None => say("bestmove resign"),
+        }
     }
 
     fn set_position(&mut self, start: PositionStart, moves: &[String]) {

@@ -424,64 +424,67 @@ pub async fn run(
     // Bounded: a finished game waits (holding its permit) until the writer takes it, so no new
     // game starts while results are unwritten and an SPRT decision stops the match promptly.
     let (tx, mut rx) = mpsc::channel::<PlayedGame>(opts.concurrency.max(1));
-    // Games start in the schedule's order: one dispatcher takes each game's permit before it
-    // spawns the game (tasks that each waited for a permit would start in whatever order the
-    // runtime first polled them), so the console's lines and an SPRT's stop follow the ids.
-    let dispatcher = (
-        config.clone(),
-        pool.clone(),
-        permits.clone(),
-        cancel.clone(),
-        tx.clone(),
-        stop_new.clone(),
-        opts.feed.clone(),
-        logs.clone(),
-        tracker.clone(),
-    );
-    tracker.spawn(async move {
-        let (config, pool, permits, cancel, tx, stop_new, feed, logs, tracker) = dispatcher;
-        for spec in todo {
-            let Ok(permit) = permits.clone().acquire_owned().await else {
-                return;
-            };
-            if cancel.is_cancelled() || stop_new.is_cancelled() {
-                return;
-            }
-            let (config, pool, tx, feed, logs) = (
-                config.clone(),
-                pool.clone(),
-                tx.clone(),
-                feed.clone(),
-                logs.clone(),
-            );
-            let cancel = cancel.clone();
-            tracker.spawn(async move {
-                let _permit = permit;
-                let mut sente = pool.take(&config, &spec.sente, logs.as_ref());
-                let mut gote = pool.take(&config, &spec.gote, logs.as_ref());
-                let span = tracing::info_span!("game", id = spec.id);
-                let played = engine_log::in_game(
-                    spec.id,
-                    tracing::Instrument::instrument(
-                        play::play_game(
-                            &config,
-                            &spec,
-                            [sente.as_mut(), gote.as_mut()],
-                            &cancel,
-                            feed,
-                        ),
-                        span,
-                    ),
-                )
-                .await;
-                pool.put(sente);
-                pool.put(gote);
-                if let Some(p) = played {
-                    let _ = tx.send(p).await;
+    // One task hands out the permits in schedule order and starts a game's task only when the
+    // game may start: a run of thousands of games holds `concurrency` game tasks, not thousands,
+    // and games start in the schedule's order (tasks that each waited for a permit would start
+    // in whatever order the runtime first polled them), so the console's lines and an SPRT's
+    // stop follow the ids.
+    let scheduler = {
+        let (config, pool, cancel, tx, stop_new, feed, logs, games) = (
+            config.clone(),
+            pool.clone(),
+            cancel.clone(),
+            tx.clone(),
+            stop_new.clone(),
+            opts.feed.clone(),
+            logs.clone(),
+            tracker.clone(),
+        );
+        async move {
+            for spec in todo {
+                let Ok(permit) = permits.clone().acquire_owned().await else {
+                    return;
+                };
+                if cancel.is_cancelled() || stop_new.is_cancelled() {
+                    return;
                 }
-            });
+                let (config, pool, cancel, tx, feed, logs) = (
+                    config.clone(),
+                    pool.clone(),
+                    cancel.clone(),
+                    tx.clone(),
+                    feed.clone(),
+                    logs.clone(),
+                );
+                games.spawn(async move {
+                    let _permit = permit;
+                    let mut sente = pool.take(&config, &spec.sente, logs.as_ref());
+                    let mut gote = pool.take(&config, &spec.gote, logs.as_ref());
+                    let span = tracing::info_span!("game", id = spec.id);
+                    let played = engine_log::in_game(
+                        spec.id,
+                        tracing::Instrument::instrument(
+                            play::play_game(
+                                &config,
+                                &spec,
+                                [sente.as_mut(), gote.as_mut()],
+                                &cancel,
+                                feed,
+                            ),
+                            span,
+                        ),
+                    )
+                    .await;
+                    pool.put(sente);
+                    pool.put(gote);
+                    if let Some(p) = played {
+                        let _ = tx.send(p).await;
+                    }
+                });
+            }
         }
-    });
+    };
+    tracker.spawn(scheduler);
     tracker.close();
     drop(tx);
 
@@ -489,11 +492,32 @@ pub async fn run(
     let mut played_now = 0;
     let mut write_error = None;
     while let Some(p) = rx.recv().await {
-        // Records first, then the results line: the line is the commit point of a game.
-        if let Err(e) = records::write_records(&records_dir, &config, &p) {
-            tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
-        }
-        if let Err(e) = writer.append(&p.result) {
+        // Records first, then the results line: the line is the commit point of a game. Both
+        // (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
+        // holds up the runtime's threads, where the games read their engines' answers.
+        let (dir, cfg) = (records_dir.clone(), config.clone());
+        let written = tokio::task::spawn_blocking(move || {
+            if let Err(e) = records::write_records(&dir, &cfg, &p) {
+                tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
+            }
+            let appended = writer.append(&p.result);
+            (writer, p, appended)
+        })
+        .await;
+        let (w, p, appended) = match written {
+            Ok(w) => w,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => {
+                write_error = Some(RunError::Io {
+                    path: results_path.clone(),
+                    cause: std::io::Error::other(e),
+                });
+                cancel.cancel();
+                break;
+            }
+        };
+        writer = w;
+        if let Err(e) = appended {
             write_error = Some(RunError::Io {
                 path: results_path.clone(),
                 cause: e,

@@ -28,6 +28,10 @@ use super::engine_log::{Direction, LogTag, ProcessLog};
 const LINE_BUFFER: usize = 1024;
 /// The longest line kept whole, bytes.
 const MAX_LINE: u64 = 64 * 1024;
+/// The read buffers of an engine's stdout and stderr, bytes: per engine, so per concurrent game
+/// twice (a longer line is still read whole, up to [`MAX_LINE`]; stderr is seldom written).
+const STDOUT_BUFFER: usize = 4096;
+const STDERR_BUFFER: usize = 512;
 /// How long output written before an exit is still read once the process is gone (its group
 /// is killed at the exit, so the pipe normally closes well before this).
 const EXIT_DRAIN: Duration = Duration::from_millis(200);
@@ -176,7 +180,7 @@ impl EngineProcess {
             let label = label.to_string();
             let log = log.clone();
             tokio::spawn(async move {
-                let mut reader = BufReader::new(stdout);
+                let mut reader = BufReader::with_capacity(STDOUT_BUFFER, stdout);
                 let mut buf = Vec::new();
                 loop {
                     buf.clear();
@@ -204,7 +208,7 @@ impl EngineProcess {
             let label = label.to_string();
             let log = log.clone();
             tokio::spawn(async move {
-                let mut reader = BufReader::new(stderr);
+                let mut reader = BufReader::with_capacity(STDERR_BUFFER, stderr);
                 let mut buf = Vec::new();
                 while let Ok(n) = reader.read_until(b'\n', &mut buf).await {
                     if n == 0 {
@@ -233,16 +237,28 @@ impl EngineProcess {
 
     /// Send one line (a newline is added) and flush.
     pub async fn send(&mut self, line: &str) -> Result<(), ProcessError> {
-        tracing::trace!(player = %self.label, "> {line}");
-        if let Some(log) = &self.log {
-            log.sent(line);
+        self.send_lines(std::slice::from_ref(&line)).await
+    }
+
+    /// Send `lines` in order (a newline added to each) in one write, and flush.
+    pub async fn send_lines<S: AsRef<str>>(&mut self, lines: &[S]) -> Result<(), ProcessError> {
+        let mut len = 0;
+        for line in lines {
+            let line = line.as_ref();
+            tracing::trace!(player = %self.label, "> {line}");
+            if let Some(log) = &self.log {
+                log.sent(line);
+            }
+            len += line.len() + 1;
         }
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(ProcessError::Exited("its input is closed".into()));
         };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
+        let mut bytes = Vec::with_capacity(len);
+        for line in lines {
+            bytes.extend_from_slice(line.as_ref().as_bytes());
+            bytes.push(b'\n');
+        }
         let write = async {
             stdin.write_all(&bytes).await?;
             stdin.flush().await

@@ -51,6 +51,12 @@ use super::time::{STOP_ANSWER_WAIT, STOP_GRACE};
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
 use council_schema::config::{DropNotation, OptionValue, UsiEngineSettings};
 
+/// The start position's SFEN, built once (a `Position` costs more to build than a move does).
+fn startpos_sfen() -> &'static str {
+    static SFEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SFEN.get_or_init(|| Position::startpos().root_sfen().to_string())
+}
+
 /// Plies reported for a mate whose length the engine did not say.
 pub(crate) const UNKNOWN_MATE_PLIES: i32 = 99;
 
@@ -361,7 +367,7 @@ impl UsiPlayer {
     fn position_command(&self, position: &Position) -> GuiCommand {
         let s = &self.settings;
         let root = position.root_sfen();
-        let start = if s.position_startpos && root == Position::startpos().root_sfen() {
+        let start = if s.position_startpos && root == startpos_sfen() {
             PositionStart::Startpos
         } else {
             PositionStart::Sfen(root.to_string())
@@ -371,7 +377,10 @@ impl UsiPlayer {
             moves: position
                 .moves()
                 .iter()
-                .map(|m| to_engine(s.drop_notation, &m.to_usi()))
+                .map(|m| match s.drop_notation {
+                    DropNotation::Star => m.to_usi(),
+                    at => to_engine(at, &m.to_usi()),
+                })
                 .collect(),
         }
     }
@@ -402,13 +411,16 @@ impl UsiPlayer {
                 detail: "not running".into(),
             });
         };
-        for line in lines {
-            let word = line.split_whitespace().next().unwrap_or("");
-            p.send(line)
-                .await
-                .map_err(|e| process_error(&name, e, word))?;
-        }
-        Ok(())
+        // One write for all of them (`position` and `go`: one wake-up of the engine, one
+        // system call); a failure names the first command, as a line-by-line send did when the
+        // pipe was already broken.
+        let word = lines
+            .first()
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or("");
+        p.send_lines(lines)
+            .await
+            .map_err(|e| process_error(&name, e, word))
     }
 
     /// Read a search's answer (see [`UsiPlayer::search`]); its time counts from `began`.
@@ -451,7 +463,7 @@ impl UsiPlayer {
                 detail: "not running".into(),
             });
         };
-        let mut infos: Vec<Info> = Vec::new();
+        let mut infos: std::collections::VecDeque<Info> = std::collections::VecDeque::new();
         let mut wait = deadline;
         loop {
             let gui_stopping = gui_stop.as_ref().filter(|_| owed.is_none());
@@ -505,10 +517,16 @@ impl UsiPlayer {
             if line.trim().is_empty() {
                 continue;
             }
+            // Only a scored `info` is kept: one without a `score` word is not even parsed.
+            if is_info(&line) && !line.split_whitespace().any(|w| w == "score") {
+                continue;
+            }
             match parse_engine_message(&line) {
                 Ok(EngineMessage::Info(mut info)) => {
                     if let Some(score) = info.score {
-                        info.pv = info.pv.iter().map(|m| from_engine(m)).collect();
+                        if drop_notation != DropNotation::Star {
+                            info.pv = info.pv.iter().map(|m| from_engine(m)).collect();
+                        }
                         if let Some(progress) = &progress {
                             progress.publish(
                                 &name,
@@ -524,9 +542,9 @@ impl UsiPlayer {
                                 },
                             );
                         }
-                        infos.push(info);
+                        infos.push_back(info);
                         if infos.len() > keep {
-                            infos.remove(0);
+                            infos.pop_front();
                         }
                     }
                 }
@@ -539,7 +557,7 @@ impl UsiPlayer {
                         },
                         other => other,
                     };
-                    return Ok((infos, best, began.elapsed()));
+                    return Ok((infos.into(), best, began.elapsed()));
                 }
                 Ok(_) => {}
                 Err(e) if line.trim_start().starts_with("bestmove") => {
@@ -784,6 +802,11 @@ pub(crate) fn to_engine(notation: DropNotation, mv: &str) -> String {
         DropNotation::Star => mv.to_string(),
         DropNotation::At => mv.replacen('*', "@", 1),
     }
+}
+
+/// Whether `line` is an `info` message (its first word), without parsing it.
+fn is_info(line: &str) -> bool {
+    line.split_whitespace().next() == Some("info")
 }
 
 /// A move from an engine with `notation` as USI text. An engine not configured for `@` drops
