@@ -20,12 +20,15 @@ Usage:
 Exits non-zero (loudly) if cshogi is missing: the Rust test reports that as a failure.
 """
 import argparse
+import collections
 import json
+import os
 import queue
 import statistics
 import sys
 import threading
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 try:
@@ -102,10 +105,13 @@ class Side:
         self.ponder = ponder
         self.bestmove_at = None
         self.pending = None  # (future, expected reply, the moves it ponders after)
+        # The last lines to and from the engine (ms since the start, line), for a failure's report.
+        self.trace = collections.deque(maxlen=80)
         self.record = {"moves": 0, "times_ms": [], "fractions": [], "hits": 0, "misses": 0,
                        "stop_ms": [], "time_losses": 0, "illegal": 0, "bad_stop_answers": []}
 
     def listen(self, line):
+        self.trace.append(f"{(time.perf_counter() - STARTED) * 1000:10.1f} {line}")
         if line.startswith("bestmove"):
             self.bestmove_at = time.perf_counter()
 
@@ -128,7 +134,7 @@ class Side:
         future, expected, before = self.pending
         self.pending = None
         sent = time.perf_counter()
-        self.engine.stop()
+        self.engine.stop(listener=self.listen)
         best, _ = future.result(timeout=60)
         self.record["stop_ms"].append(round((self.bestmove_at - sent) * 1000, 1))
         board = cshogi.Board()
@@ -169,13 +175,13 @@ def play_game(sides, control, max_plies, executor):
                 me.pending = None
                 hit = True
                 began = time.perf_counter()
-                me.engine.ponderhit()
+                me.engine.ponderhit(listener=me.listen)
                 best, ponder = future.result(timeout=120)
             else:
                 hit = False
                 me.settle()
         if not hit:
-            me.engine.position(moves)
+            me.engine.position(moves, listener=me.listen)
             began = time.perf_counter()
             best, ponder = me.engine.go(listener=me.listen, **clock_args(clocks, control))
         took = (me.bestmove_at - began) * 1000
@@ -230,7 +236,7 @@ def play_game(sides, control, max_plies, executor):
                 result, reason = "draw", "repetition"
             break
         if me.ponder and ponder and ponder != "resign":
-            me.engine.position(moves + [ponder])
+            me.engine.position(moves + [ponder], listener=me.listen)
             future = executor.submit(me.engine.go, ponder=True, listener=me.listen,
                                      **clock_args(clocks, control))
             me.pending = (future, ponder, list(moves))
@@ -249,11 +255,34 @@ def games(args):
     two = Side(args.engine2, options(args.options2), args.ponder)
     executor = ThreadPoolExecutor(max_workers=2)
     played = []
-    for n in range(args.games):
-        sides = (one, two) if n % 2 == 0 else (two, one)
-        played.append(play_game(sides, control, args.max_plies, executor))
+
+    def fail(why):
+        sys.stderr.write(why)
+        for s in (one, two):
+            sys.stderr.write(f"-- the last lines with {s.path} (ms, line):\n")
+            sys.stderr.write("\n".join(s.trace) + "\n")
+            if s.engine.proc is not None:
+                s.engine.proc.kill()
+        sys.stderr.write(json.dumps({"games so far": played}) + "\n")
+        sys.stderr.flush()
+        os._exit(1)
+
+    # A watchdog: an engine that never answers (a read cshogi makes without a timeout) ends
+    # the client with the lines so far, never a hang.
+    watchdog = threading.Timer(args.deadline, fail, [f"gui_client.py: no end after {args.deadline} s\n"])
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        for n in range(args.games):
+            sides = (one, two) if n % 2 == 0 else (two, one)
+            played.append(play_game(sides, control, args.max_plies, executor))
+    except BaseException:
+        # Fail loudly and at once: an engine still searching (a ponder nobody stops) would keep
+        # an executor thread reading it, and the interpreter would wait for it at exit forever.
+        fail(traceback.format_exc())
     for s in (one, two):
         s.engine.quit()
+    watchdog.cancel()
     executor.shutdown()
     figures = {}
     for s in (one, two):
@@ -277,6 +306,9 @@ def games(args):
     print(json.dumps({"games": played, "engines": figures}))
 
 
+STARTED = time.perf_counter()
+
+
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
@@ -296,6 +328,8 @@ def main():
     g.add_argument("--max-plies", type=int, default=256)
     g.add_argument("--options1", default="")
     g.add_argument("--options2", default="")
+    g.add_argument("--deadline", type=float, default=1800.0,
+                   help="seconds after which the client gives up, reporting the last lines")
     args = parser.parse_args()
     if args.command == "analysis":
         analysis(args)

@@ -828,6 +828,9 @@ fn pondering_games(name: &str, config: &str, opponent: &Path, clock: &[&str], op
         "--ponder".as_ref(),
         "--options2".as_ref(),
         opts.as_ref(),
+        // A hang ends the client with the last lines it saw, as a failure, in 5 minutes.
+        "--deadline".as_ref(),
+        "300".as_ref(),
     ];
     args.extend(clock.iter().map(|a| std::ffi::OsStr::new(*a)));
     let report = gui_client(&args);
