@@ -126,6 +126,32 @@ class Side:
         self.engine.isready()
         self.engine.usinewgame()
 
+    def start_pondering(self, moves, expected, clocks, control, executor):
+        """`go ponder` on `moves` + `expected`, written here, in the caller's thread, so that a
+        `stop` the caller sends next always comes after it (cshogi's `go` writes it in whatever
+        thread runs it); the answer is read on `executor`."""
+        self.engine.position(moves + [expected], listener=self.listen)
+        cmd = "go ponder"
+        for key, value in clock_args(clocks, control).items():
+            cmd += f" {key} {value}"
+        self.listen(cmd)
+        self.engine.proc.stdin.write(cmd.encode("ascii") + b"\n")
+        self.engine.proc.stdin.flush()
+        self.pending = (executor.submit(self.answer), expected, list(moves))
+
+    def answer(self):
+        """The engine's lines up to its `bestmove`: (move, ponder move or None)."""
+        while True:
+            line = self.engine.proc.stdout.readline()
+            if line == b"":
+                raise EOFError(f"{self.path} closed its output")
+            line = line.strip().decode()
+            self.listen(line)
+            if line.startswith("bestmove"):
+                words = line.split()
+                ponder = words[3] if len(words) >= 4 and words[2] == "ponder" else None
+                return words[1], ponder
+
     def settle(self):
         """Ends any search in the opponent's time: `stop`, and its answer (a GUI drops it) must
         come and be a move of the position pondered. Its time from `stop` is recorded."""
@@ -236,10 +262,7 @@ def play_game(sides, control, max_plies, executor):
                 result, reason = "draw", "repetition"
             break
         if me.ponder and ponder and ponder != "resign":
-            me.engine.position(moves + [ponder], listener=me.listen)
-            future = executor.submit(me.engine.go, ponder=True, listener=me.listen,
-                                     **clock_args(clocks, control))
-            me.pending = (future, ponder, list(moves))
+            me.start_pondering(moves, ponder, clocks, control, executor)
     for s in sides:
         s.settle()
     for s in sides:
