@@ -241,8 +241,11 @@ fn the_shipped_config_handshakes_and_answers_a_legal_move_with_every_members_vot
         .find(|l| l.starts_with("info string council council chose "))
         .unwrap_or_else(|| panic!("no rule line: {lines:?}"));
     assert!(rule.contains(&format!("chose {best} by rule ")), "{rule}");
+    // The council's row for its answer is the last one: rows shown while it thought may name
+    // another move.
     let info = lines
         .iter()
+        .rev()
         .find(|l| l.contains(" score ") && l.contains(" pv "))
         .unwrap_or_else(|| panic!("no score and pv: {lines:?}"));
     assert!(
