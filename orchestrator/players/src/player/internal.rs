@@ -401,10 +401,8 @@ impl Player for InternalPlayer {
         Box::pin(self.start_pondering(req, expected))
     }
 
-    /// The second move of its last pv, when legal (the USI player's rule).
     fn expected_reply(&self, after: &Position) -> Option<String> {
-        let reply = self.last_pv.get(1)?;
-        after.parse_usi_move(reply).is_ok().then(|| reply.clone())
+        super::expected_reply_in(&self.last_pv, after)
     }
 
     fn game_over(&mut self, _outcome: Outcome) -> BoxFuture<'_, ()> {

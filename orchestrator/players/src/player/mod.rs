@@ -166,3 +166,10 @@ pub trait Player: Send {
     /// Stop for good: quit processes, give back threads.
     fn shutdown(&mut self) -> BoxFuture<'_, ()>;
 }
+
+/// The reply a player expects after its move: the second move of its last pv, when it is legal
+/// in `after` (the one pondering rule of a single engine, in-process or USI).
+pub(crate) fn expected_reply_in(pv: &[String], after: &Position) -> Option<String> {
+    let reply = pv.get(1)?;
+    after.parse_usi_move(reply).is_ok().then(|| reply.clone())
+}
