@@ -62,7 +62,7 @@ nodes = 1000
 
 fn request(config: &Config, position: &Position) -> MoveRequest {
     MoveRequest {
-        position: position.clone(),
+        position: position.clone().into(),
         budget: Budget::per_move(&config.player("fairy").limits),
         deadline: tokio::time::Instant::now() + Duration::from_secs(30),
         multipv: 1,

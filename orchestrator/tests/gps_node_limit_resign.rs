@@ -83,7 +83,7 @@ async fn answers(nodes: u32, log: &EngineLog) -> Vec<Thought> {
                 .finish()
                 .expect("the game's moves are legal");
             let request = MoveRequest {
-                position,
+                position: position.into(),
                 budget: Budget::per_move(&pc.limits),
                 deadline: tokio::time::Instant::now() + Duration::from_secs(30),
                 multipv: 1,

@@ -168,7 +168,7 @@ impl<'a> Game<'a> {
     fn request(&self) -> MoveRequest {
         let p = self.plan();
         MoveRequest {
-            position: self.position.clone(),
+            position: self.position.clone().into(),
             budget: p.budget,
             deadline: Instant::now() + p.deadline,
             multipv: 1,
@@ -241,8 +241,10 @@ impl<'a> Game<'a> {
                 }
                 continue;
             }
+            // Waiting for the server: the player's engines are read meanwhile (its pondering).
             let line = tokio::select! {
                 line = session.recv() => line,
+                never = player.idle() => match never {},
                 () = stop.requested() => return self.stopped(st, stop),
             };
             if let Some(end) = self.hear(line, &mut st, ponders) {

@@ -147,7 +147,8 @@ pub(crate) struct Arbiter<'a> {
     /// Grace past a clock or deadline before a move is a timeout.
     margin: Duration,
     start: StartPosition,
-    position: Position,
+    /// Shared with the requests (no copy per move); played on in place once they are gone.
+    position: Arc<Position>,
     /// Each side's clock, `None` for a side without one.
     clocks: [Option<SideClock>; 2],
     resign: ResignTracker,
@@ -181,7 +182,7 @@ impl<'a> Arbiter<'a> {
             players,
             max_plies: config.max_plies as usize,
             margin: Duration::from_millis(config.timeout_margin_ms),
-            position: start.position.clone(),
+            position: Arc::new(start.position.clone()),
             sheet: Sheet {
                 moves: start.opening.clone(),
                 times_ms: Vec::new(),
@@ -270,9 +271,17 @@ impl<'a> Arbiter<'a> {
         }
         let asked = Instant::now();
         let req = self.request(mover, asked);
+        // The side that waits reads its engines meanwhile (its pondering lines, an exit).
+        let [sente, gote] = players;
+        let (asked_player, waiting) = match mover {
+            Color::Sente => (sente, gote),
+            Color::Gote => (gote, sente),
+        };
         let think_began = Instant::now();
         let reply = tokio::select! {
-            a = players[mover.index()].think(&req) => a,
+            biased;
+            a = asked_player.think(&req) => a,
+            never = waiting.idle() => match never {},
             () = cancel.cancelled() => return Err(Cancelled),
         };
         Ok(Answer {
@@ -309,7 +318,7 @@ impl<'a> Arbiter<'a> {
             None => Duration::from_millis(pc.move_timeout_ms),
         };
         MoveRequest {
-            position: self.position.clone(),
+            position: Arc::clone(&self.position),
             budget,
             deadline: asked + wait,
             multipv: 1,
@@ -359,7 +368,7 @@ impl<'a> Arbiter<'a> {
             Decision::Win => Some(impasse_verdict(&self.position)),
             Decision::Move(text) => match judge_move(&self.position, name, &text) {
                 Ok(mv) => {
-                    self.position.play(mv);
+                    Arc::make_mut(&mut self.position).play(mv);
                     self.sheet.moves.push(mv.to_usi());
                     self.sheet.times_ms.push(answer.spent.as_millis() as u64);
                     self.sheet.scores.push(eval);

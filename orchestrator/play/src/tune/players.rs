@@ -240,6 +240,16 @@ impl Player for Borrowed {
         })
     }
 
+    fn idle(&mut self) -> BoxFuture<'_, std::convert::Infallible> {
+        Box::pin(async move {
+            // Never waits for the engine: a think that needs it takes it (the idle is dropped).
+            match self.kept.try_lock() {
+                Ok(mut kept) => kept.engine.player().idle().await,
+                Err(_) => std::future::pending().await,
+            }
+        })
+    }
+
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             self.kept

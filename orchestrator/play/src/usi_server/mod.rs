@@ -431,7 +431,7 @@ impl Server {
         let multipv = self.multipv;
         let games = self.games;
         let request = move |position: Position| MoveRequest {
-            position,
+            position: position.into(),
             budget: plan.budget,
             deadline: tokio::time::Instant::now() + plan.deadline,
             multipv,
@@ -454,9 +454,11 @@ impl Server {
             if let Some(reply) = before.undo() {
                 player.ponder(&request(before), Some(&reply.to_usi())).await;
             }
+            // Its engines are read while it ponders.
             tokio::select! {
                 _ = heard => {}
                 () = stopped(&stop) => {}
+                never = player.idle() => match never {},
             }
             // Its clock from now on; after `stop` the stop flag is up, so it answers at once.
             let r = player.think(&request(position)).await;

@@ -22,6 +22,7 @@
 
 pub mod vote;
 
+use std::convert::Infallible;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -749,7 +750,7 @@ impl Player for CouncilPlayer {
             let mv = req.position.parse_usi_move(&expected).ok()?;
             // The members' requests as for the council's next move, after the expected reply.
             let mut next = req.clone();
-            next.position.play(mv);
+            std::sync::Arc::make_mut(&mut next.position).play(mv);
             let (requests, _) = self.member_requests(&next, Instant::now());
             let pondering =
                 futures::future::join_all(self.members.iter_mut().zip(requests).map(|(m, r)| {
@@ -772,6 +773,15 @@ impl Player for CouncilPlayer {
 
     fn expected_reply(&self, after: &Position) -> Option<String> {
         self.reply_most_expect(after)
+    }
+
+    fn idle(&mut self) -> BoxFuture<'_, Infallible> {
+        // Every member's processes, pondering or not (a member that sits out has none running).
+        let members: Vec<_> = self.members.iter_mut().map(|m| m.player.idle()).collect();
+        if members.is_empty() {
+            return Box::pin(std::future::pending());
+        }
+        Box::pin(async move { futures::future::select_all(members).await.0 })
     }
 
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {

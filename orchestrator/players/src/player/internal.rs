@@ -269,7 +269,7 @@ impl InternalPlayer {
             None => self.expected_reply(&req.position)?,
         };
         let mv = req.position.parse_usi_move(&expected).ok()?;
-        let mut next = req.position.clone();
+        let mut next = Position::clone(&req.position);
         next.play(mv);
         let run = self.start(&next, Self::limits(&req.budget), req.multipv.max(1), true);
         self.pondering = Some(run);

@@ -17,8 +17,10 @@ pub mod process;
 pub mod time;
 pub mod usi;
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use engine::position::Position;
@@ -34,8 +36,9 @@ pub use budget::Budget;
 /// Everything a player needs to choose a move.
 #[derive(Clone)]
 pub struct MoveRequest {
-    /// The current position, with the game's start and every move played since.
-    pub position: Position,
+    /// The current position, with the game's start and every move played since: shared, not
+    /// copied per request (a position carries its whole history).
+    pub position: Arc<Position>,
     pub budget: Budget,
     /// Hard wall-time cap for this move (the arbiter's deadline plus a margin); a player that
     /// has not answered by then has timed out.
@@ -158,6 +161,16 @@ pub trait Player: Send {
     fn late_answer(&mut self, until: tokio::time::Instant) -> BoxFuture<'_, Option<Thought>> {
         let _ = until;
         Box::pin(async { None })
+    }
+
+    /// Read what its engine processes write while nobody waits for its answer: between its
+    /// moves, while it ponders in the opponent's time. Their pipes never fill, the engine log
+    /// gets each line when it is written, an exit is seen when it happens; the lines stay for
+    /// the next [`Player::think`]. Never resolves: whoever holds the player between its moves
+    /// runs this beside the other wait (`select!`, e.g. the opponent's think) and drops it.
+    /// The default: a player without a process has nothing to read.
+    fn idle(&mut self) -> BoxFuture<'_, Infallible> {
+        Box::pin(std::future::pending())
     }
 
     /// The game ended (players that failed may ignore it).

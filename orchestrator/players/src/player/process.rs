@@ -9,7 +9,18 @@
 //! is killed then, so nothing it started outlives it). Output that is not UTF-8 is read
 //! lossily, never a panic. With a [`LogTag`] every line both ways, the engine's stderr and the
 //! process's start and end go to the engine log ([`super::engine_log`]) as they pass.
+//!
+//! How a line reaches the code that waits for it: its stdout has no reader task and no channel.
+//! The task that waits for an answer reads the pipe itself ([`EngineProcess::read_line`]) into
+//! one buffer and cuts the next line there, borrowed (a caller copies only the lines it keeps),
+//! so a line costs one wake-up of that task and no hand-off between tasks or threads (as a
+//! thread per game reads its engines in a runner without an async runtime). While nobody waits
+//! (between moves, pondering in the opponent's time) [`EngineProcess::idle`] reads and logs
+//! what comes and keeps it for the next read: the game runs it beside the opponent's think
+//! ([`super::Player::idle`]), so the pipe never fills, the log's times are when lines came and an
+//! exit is seen when it happens. Only stderr, seldom written, keeps a small task of its own.
 
+use std::borrow::Cow;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -18,19 +29,20 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::Instant;
 
 use super::engine_log::{Direction, LogTag, ProcessLog};
 
-/// Lines read ahead of the player.
-const LINE_BUFFER: usize = 1024;
 /// The longest line kept whole, bytes.
-const MAX_LINE: u64 = 64 * 1024;
+const MAX_LINE: usize = 64 * 1024;
 /// The read buffers of an engine's stdout and stderr, bytes: per engine, so per concurrent game
-/// twice (a longer line is still read whole, up to [`MAX_LINE`]; stderr is seldom written).
+/// twice (stdout's grows for a longer line, up to [`MAX_LINE`], and for what is read while
+/// nobody waits; stderr is seldom written).
 const STDOUT_BUFFER: usize = 4096;
+/// The most output [`EngineProcess::idle`] reads ahead of the player, bytes (a pondering
+/// engine's lines wait here until its next move reads them).
+const IDLE_KEPT: usize = 1024 * 1024;
 const STDERR_BUFFER: usize = 512;
 /// How long output written before an exit is still read once the process is gone (its group
 /// is killed at the exit, so the pipe normally closes well before this).
@@ -109,12 +121,94 @@ impl Deadline {
     }
 }
 
+/// An engine's stdout as the task that waits for it reads it: one growing buffer, cut into
+/// lines where they are asked for, so a line costs no hand-off and no copy until someone keeps it.
+struct Output {
+    stdout: Option<ChildStdout>,
+    /// Bytes read and not yet taken: `buf[start..]`.
+    buf: Vec<u8>,
+    start: usize,
+    /// The lines in `buf[start..logged]` were logged when read (by [`EngineProcess::idle`]).
+    logged: usize,
+    /// The output ended (or failed): no more bytes will come.
+    ended: bool,
+}
+
+impl Output {
+    fn new(stdout: Option<ChildStdout>) -> Self {
+        Self {
+            ended: stdout.is_none(),
+            stdout,
+            buf: Vec::new(),
+            start: 0,
+            logged: 0,
+        }
+    }
+
+    /// The length of the piece that begins at `from`, when it is whole: up to and with its
+    /// newline, or [`MAX_LINE`] bytes of a longer line, or the rest once the output ended.
+    fn piece(&self, from: usize) -> Option<usize> {
+        let rest = &self.buf[from..];
+        let window = &rest[..rest.len().min(MAX_LINE)];
+        match window.iter().position(|&b| b == b'\n') {
+            Some(i) => Some(i + 1),
+            None if window.len() == MAX_LINE => Some(MAX_LINE),
+            None if self.ended && !rest.is_empty() => Some(rest.len()),
+            None => None,
+        }
+    }
+
+    /// Bytes read and not yet taken.
+    fn pending(&self) -> usize {
+        self.buf.len() - self.start
+    }
+
+    /// Read what the pipe holds into the buffer (at least one byte, or the end of the output).
+    /// Cancel-safe: a read that did not complete took nothing.
+    async fn fill(&mut self) {
+        let Some(stdout) = self.stdout.as_mut() else {
+            self.ended = true;
+            return std::future::pending().await;
+        };
+        if self.start == self.buf.len() {
+            self.buf.clear();
+            self.logged = 0;
+            self.start = 0;
+        } else if self.start >= STDOUT_BUFFER && self.start * 2 >= self.buf.len() {
+            self.buf.drain(..self.start);
+            self.logged -= self.start;
+            self.start = 0;
+        }
+        // At most a buffer's worth a read, so what idle keeps stays within its bound.
+        self.buf.reserve(STDOUT_BUFFER);
+        match stdout
+            .take(STDOUT_BUFFER as u64)
+            .read_buf(&mut self.buf)
+            .await
+        {
+            Ok(0) | Err(_) => {
+                self.ended = true;
+                self.stdout = None;
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+/// A piece of output as a line: lossy UTF-8, trailing whitespace trimmed (borrowed when valid).
+fn as_line(bytes: &[u8]) -> Cow<'_, str> {
+    match String::from_utf8_lossy(bytes) {
+        Cow::Borrowed(s) => Cow::Borrowed(s.trim_end()),
+        Cow::Owned(s) => Cow::Owned(s.trim_end().to_string()),
+    }
+}
+
 /// A running engine process.
 pub(crate) struct EngineProcess {
     child: Child,
     pgid: Option<Pid>,
     stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
+    output: Output,
     label: String,
     /// How the process ended and when that was seen, once it was.
     exited: Option<(String, Instant)>,
@@ -173,38 +267,9 @@ impl EngineProcess {
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
         let stdin = child.stdin.take();
-        // Bounded: an engine that floods its output blocks on its own pipe instead of filling our
-        // memory; an endless line is cut into pieces of at most MAX_LINE bytes.
-        let (tx, lines) = mpsc::channel(LINE_BUFFER);
-        if let Some(stdout) = child.stdout.take() {
-            let label = label.to_string();
-            let log = log.clone();
-            tokio::spawn(async move {
-                let mut reader = BufReader::with_capacity(STDOUT_BUFFER, stdout);
-                let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    match (&mut reader)
-                        .take(MAX_LINE)
-                        .read_until(b'\n', &mut buf)
-                        .await
-                    {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => {
-                            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                            tracing::trace!(player = %label, "< {line}");
-                            if let Some(log) = &log {
-                                log.line(Direction::Received, &line);
-                            }
-                            if tx.send(line).await.is_err() {
-                                break;
-                            }
-                        }
-                    }
-                }
-            });
-        }
+        let output = Output::new(child.stdout.take());
         if let Some(stderr) = child.stderr.take() {
+            // Seldom written: its own small task, which logs each line as it comes.
             let label = label.to_string();
             let log = log.clone();
             tokio::spawn(async move {
@@ -228,7 +293,7 @@ impl EngineProcess {
             child,
             pgid,
             stdin,
-            lines,
+            output,
             label: label.to_string(),
             exited: None,
             log,
@@ -270,32 +335,106 @@ impl EngineProcess {
         }
     }
 
-    /// The next line; an error when the process exits (at once, whoever still holds its
-    /// output), when its output ends, or at the deadline.
+    /// Log (and trace) the whole lines read since the last were logged.
+    fn log_read(&mut self) {
+        let out = &mut self.output;
+        while out.logged < out.buf.len() {
+            let Some(len) = out.piece(out.logged) else {
+                break;
+            };
+            let line = as_line(&out.buf[out.logged..out.logged + len]);
+            tracing::trace!(player = %self.label, "< {line}");
+            if let Some(log) = &self.log {
+                log.line(Direction::Received, &line);
+            }
+            out.logged += len;
+        }
+    }
+
+    /// The next line, borrowed from the read buffer until the next read; an error when the
+    /// process exits (at once, whoever still holds its output), when its output ends, or at
+    /// the deadline.
     ///
     /// Lines the process wrote before it exited are still returned first.
-    pub(crate) async fn read_line(&mut self, deadline: Deadline) -> Result<String, ProcessError> {
+    pub(crate) async fn read_line(
+        &mut self,
+        deadline: Deadline,
+    ) -> Result<Cow<'_, str>, ProcessError> {
         loop {
+            if self.output.piece(self.output.start).is_some() {
+                break;
+            }
             if let Some((how, at)) = &self.exited {
                 let how = how.clone();
-                return match tokio::time::timeout_at(*at + EXIT_DRAIN, self.lines.recv()).await {
-                    Ok(Some(line)) => Ok(line),
-                    _ => Err(ProcessError::Exited(how)),
-                };
+                let drain = *at + EXIT_DRAIN;
+                if self.output.ended
+                    || tokio::time::timeout_at(drain, self.output.fill())
+                        .await
+                        .is_err()
+                {
+                    if self.output.piece(self.output.start).is_some() {
+                        break;
+                    }
+                    return Err(ProcessError::Exited(how));
+                }
+                continue;
+            }
+            if self.output.ended {
+                return Err(self.exit_error().await);
             }
             tokio::select! {
                 biased;
-                line = self.lines.recv() => {
-                    return match line {
-                        Some(line) => Ok(line),
-                        None => Err(self.exit_error().await),
-                    };
-                }
+                () = self.output.fill() => {}
                 status = self.child.wait() => {
                     self.on_exit(status);
                 }
                 () = tokio::time::sleep_until(deadline.at) => {
                     return Err(ProcessError::Timeout(deadline.budget));
+                }
+            }
+        }
+        let out = &mut self.output;
+        let from = out.start;
+        let len = out.piece(from).unwrap_or_default();
+        out.start += len;
+        if from >= out.logged {
+            out.logged = out.start;
+            let line = as_line(&out.buf[from..from + len]);
+            tracing::trace!(player = %self.label, "< {line}");
+            if let Some(log) = &self.log {
+                log.line(Direction::Received, &line);
+            }
+        }
+        Ok(as_line(&self.output.buf[from..from + len]))
+    }
+
+    /// Read and log the process's output as it comes while nobody waits for a line (between
+    /// moves, while it ponders in the opponent's time): its pipe never fills, its lines reach the
+    /// engine log when written, and an exit is noted (and its group killed) when it happens.
+    /// Whole lines stay for [`EngineProcess::read_line`]; past [`IDLE_KEPT`] unread bytes it
+    /// stops reading, so an engine that floods its output blocks on its own pipe. Never ends:
+    /// run it beside the wait it fills (`select!`) and drop it.
+    pub(crate) async fn idle(&mut self) -> std::convert::Infallible {
+        loop {
+            self.log_read();
+            let full = self.output.ended || self.output.pending() >= IDLE_KEPT;
+            if self.exited.is_some() {
+                if full {
+                    return std::future::pending().await;
+                }
+                self.output.fill().await;
+                continue;
+            }
+            if full {
+                let status = self.child.wait().await;
+                self.on_exit(status);
+                continue;
+            }
+            tokio::select! {
+                biased;
+                () = self.output.fill() => {}
+                status = self.child.wait() => {
+                    self.on_exit(status);
                 }
             }
         }
@@ -443,7 +582,11 @@ mod tests {
         let mut p = sh("sleep 30 & echo $!; exit 3");
         // Far beyond the grandchild's life: only the exit itself can end this read in time.
         let deadline = Deadline::after(Duration::from_secs(60));
-        let pid = p.read_line(deadline).await.expect("the grandchild's pid");
+        let pid = p
+            .read_line(deadline)
+            .await
+            .expect("the grandchild's pid")
+            .into_owned();
         assert_eq!(
             p.read_line(deadline).await,
             Err(ProcessError::Exited("exited with status 3".into()))
@@ -460,6 +603,142 @@ mod tests {
         }
         assert!(gone(&pid), "grandchild {pid} outlived the engine");
         p.stop(Duration::ZERO).await;
+    }
+
+    /// An engine log in a scratch folder, and its path.
+    fn scratch_log(name: &str) -> (LogTag, std::path::PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("council-process-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let path = dir.join("engines.log");
+        let log = super::super::engine_log::EngineLog::open(&path, u64::MAX).expect("open");
+        (log.tag("e"), path)
+    }
+
+    /// The texts of the log's lines (after `<time> <game> <who> `).
+    fn logged(path: &Path) -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.splitn(4, ' ').nth(3).unwrap_or_default().to_string())
+            .collect()
+    }
+
+    /// Runs `p.idle()` until the log holds `line` (a minute at most: then the test fails).
+    async fn idle_until_logged(p: &mut EngineProcess, path: &Path, line: &str) {
+        let seen = async {
+            while !logged(path).iter().any(|l| l == line) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::select! {
+            never = p.idle() => match never {},
+            () = seen => {}
+            () = tokio::time::sleep(Duration::from_secs(60)) => panic!("`{line}` never logged"),
+        }
+    }
+
+    #[tokio::test]
+    async fn idle_logs_lines_as_they_come_and_keeps_them_for_the_next_read() {
+        let (tag, path) = scratch_log("idle");
+        let mut p = EngineProcess::spawn(
+            "test",
+            Path::new("sh"),
+            &[
+                "-c".to_string(),
+                "echo info one; echo bestmove 7g7f; exec sleep 30".to_string(),
+            ],
+            None,
+            Some(tag),
+        )
+        .expect("start sh");
+        // Nobody reads a line: idle alone logs both.
+        idle_until_logged(&mut p, &path, "< bestmove 7g7f").await;
+        let deadline = Deadline::after(Duration::from_secs(60));
+        assert_eq!(p.read_line(deadline).await.as_deref(), Ok("info one"));
+        assert_eq!(p.read_line(deadline).await.as_deref(), Ok("bestmove 7g7f"));
+        // Each line logged once, when it came, not again when it was read.
+        let received: Vec<String> = logged(&path)
+            .into_iter()
+            .filter(|l| l.starts_with('<'))
+            .collect();
+        assert_eq!(received, ["< info one", "< bestmove 7g7f"]);
+        p.stop(Duration::ZERO).await;
+    }
+
+    #[tokio::test]
+    async fn idle_sees_an_exit_when_it_happens() {
+        let (tag, path) = scratch_log("exit");
+        let mut p = EngineProcess::spawn(
+            "test",
+            Path::new("sh"),
+            &["-c".to_string(), "echo last words; exit 3".to_string()],
+            None,
+            Some(tag),
+        )
+        .expect("start sh");
+        idle_until_logged(&mut p, &path, "# process exited with status 3").await;
+        // What it wrote first is still read, then the exit.
+        let deadline = Deadline::after(Duration::from_secs(60));
+        assert_eq!(p.read_line(deadline).await.as_deref(), Ok("last words"));
+        assert_eq!(
+            p.read_line(deadline).await,
+            Err(ProcessError::Exited("exited with status 3".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn idle_keeps_a_bounded_backlog_of_a_flooding_engine() {
+        let mut p = sh("yes info string flood");
+        // Idle until its backlog is at its bound (reads continue to be asked for meanwhile).
+        let waited = tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                tokio::select! {
+                    never = p.idle() => match never {},
+                    () = tokio::time::sleep(Duration::from_millis(20)) => {}
+                }
+                if p.output.pending() >= IDLE_KEPT {
+                    break;
+                }
+            }
+        })
+        .await;
+        assert!(waited.is_ok(), "the backlog never reached its bound");
+        tokio::select! {
+            never = p.idle() => match never {},
+            () = tokio::time::sleep(Duration::from_millis(100)) => {}
+        }
+        assert!(
+            p.output.pending() < IDLE_KEPT + STDOUT_BUFFER,
+            "{} bytes kept",
+            p.output.pending()
+        );
+        // The lines are all there, whole, in order.
+        let deadline = Deadline::after(Duration::from_secs(60));
+        assert_eq!(
+            p.read_line(deadline).await.as_deref(),
+            Ok("info string flood")
+        );
+        p.stop(Duration::ZERO).await;
+    }
+
+    #[tokio::test]
+    async fn a_line_longer_than_the_cap_comes_in_pieces() {
+        let mut p = sh("head -c 70000 /dev/zero | tr '\\0' x; echo; echo usiok");
+        let deadline = Deadline::after(Duration::from_secs(60));
+        assert_eq!(p.read_line(deadline).await.map(|l| l.len()), Ok(MAX_LINE));
+        assert_eq!(
+            p.read_line(deadline).await.map(|l| l.len()),
+            Ok(70000 - MAX_LINE)
+        );
+        assert_eq!(p.read_line(deadline).await.as_deref(), Ok("usiok"));
+        // Not UTF-8: read lossily.
+        let mut p = sh("printf 'bestmove \\377\\n'");
+        assert_eq!(
+            p.read_line(deadline).await.as_deref(),
+            Ok("bestmove \u{fffd}")
+        );
     }
 
     #[tokio::test]

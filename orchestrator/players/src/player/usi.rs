@@ -34,6 +34,7 @@
 //! and its `bestmove` within [`STOP_ANSWER_WAIT`] is its answer (not late: the GUI asked for
 //! it now); one that does not come is owed as at a deadline.
 
+use std::convert::Infallible;
 use std::time::Duration;
 
 use engine::position::Position;
@@ -686,7 +687,7 @@ impl UsiPlayer {
         };
         let mv = req.position.parse_usi_move(&expected).ok()?;
         let mut next = req.clone();
-        next.position.play(mv);
+        std::sync::Arc::make_mut(&mut next.position).play(mv);
         let position = self.position_command(&next.position).to_string();
         let go = Go {
             ponder: true,
@@ -833,7 +834,8 @@ fn process_error(name: &str, e: ProcessError, doing: &str) -> PlayerError {
     }
 }
 
-/// Read lines until one parses to a message `done` accepts; other lines are skipped.
+/// Read lines until one parses to a message `done` accepts; other lines are skipped (`info`
+/// lines without being parsed: `done` never wants one, and a dropped search sends many).
 async fn wait_for(
     p: &mut EngineProcess,
     deadline: Deadline,
@@ -841,6 +843,9 @@ async fn wait_for(
 ) -> Result<(), ProcessError> {
     loop {
         let line = p.read_line(deadline).await?;
+        if is_info(&line) {
+            continue;
+        }
         if let Ok(m) = parse_engine_message(&line)
             && done(&m)
         {
@@ -925,6 +930,13 @@ impl Player for UsiPlayer {
 
     fn expected_reply(&self, after: &Position) -> Option<String> {
         super::expected_reply_in(&self.last_pv, after)
+    }
+
+    fn idle(&mut self) -> BoxFuture<'_, Infallible> {
+        match self.process.as_mut() {
+            Some(p) => Box::pin(p.idle()),
+            None => Box::pin(std::future::pending()),
+        }
     }
 
     fn game_over(&mut self, outcome: Outcome) -> BoxFuture<'_, ()> {
