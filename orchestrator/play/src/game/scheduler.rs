@@ -142,7 +142,12 @@ impl Scheduler {
 
     /// Play `specs` under `config`, starting them in this order; the played games come out of
     /// the returned [`Games`] as they end. Call within a tokio runtime (the dispatcher's).
-    pub fn play(&self, config: Arc<Config>, specs: Vec<GameSpec>, cancel: &CancellationToken) -> Games {
+    pub fn play(
+        &self,
+        config: Arc<Config>,
+        specs: Vec<GameSpec>,
+        cancel: &CancellationToken,
+    ) -> Games {
         let (tx, played) = mpsc::channel(self.concurrency);
         let stop_new = CancellationToken::new();
         let batch = TaskTracker::new();
@@ -324,10 +329,16 @@ mod tests {
         let s = scheduler(1, 2);
         let mut games = s.play(config.clone(), specs.clone(), &CancellationToken::new());
         let first = games.next().await.expect("a game");
-        assert_eq!(first.result.id, specs[0].id, "games start in schedule order");
+        assert_eq!(
+            first.result.id, specs[0].id,
+            "games start in schedule order"
+        );
         games.stop_new();
         let rest = ids(&mut games).await;
-        assert!(rest.len() <= 1, "at most the game already started: {rest:?}");
+        assert!(
+            rest.len() <= 1,
+            "at most the game already started: {rest:?}"
+        );
 
         let cancel = CancellationToken::new();
         cancel.cancel();

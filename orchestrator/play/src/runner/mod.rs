@@ -450,8 +450,10 @@ impl Book {
             Some(settings) => {
                 let path = opts.out.join(settings.format.run_file());
                 Some(
-                    council_schema::training::write::RunExport::open(&opts.out, settings, &finished)
-                        .map_err(io(&path))?,
+                    council_schema::training::write::RunExport::open(
+                        &opts.out, settings, &finished,
+                    )
+                    .map_err(io(&path))?,
                 )
             }
             None => None,

@@ -19,8 +19,8 @@ use crate::game::feed::RunFeed;
 use crate::game::pool::Keep;
 use crate::game::scheduler::{Scheduler, SchedulerOptions};
 use council_schema::config::{Config, TuneConfig};
-use council_schema::results::{GameResult, Winner};
 use council_schema::results::append::ResultsWriter;
+use council_schema::results::{GameResult, Winner};
 use council_schema::run::schedule::GameSpec;
 use council_schema::run::shard::Shard;
 
@@ -220,7 +220,11 @@ fn open_log(
 
 /// An iteration's games drawn from the bowl: `elos` are the values θ+, θ− and every other
 /// player play with.
-fn simulated(tune: &TuneConfig, specs: Vec<GameSpec>, values: [&[f64]; 3]) -> Vec<(GameSpec, Winner)> {
+fn simulated(
+    tune: &TuneConfig,
+    specs: Vec<GameSpec>,
+    values: [&[f64]; 3],
+) -> Vec<(GameSpec, Winner)> {
     let elo = |name: &str| {
         let v = if name == plus_name(tune) {
             values[0]
@@ -254,7 +258,11 @@ struct RealGames {
 impl RealGames {
     /// Open `games.jsonl` (an interrupted tune's games kept), check every engine starts and
     /// declares the tuned options, start the game workers.
-    async fn open(config: &Config, tune: &TuneConfig, opts: &TuneOptions) -> Result<Self, TuneError> {
+    async fn open(
+        config: &Config,
+        tune: &TuneConfig,
+        opts: &TuneOptions,
+    ) -> Result<Self, TuneError> {
         let games_path = shards::games_file(&opts.out, opts.shard);
         let (played_before, complete_len) = games::finished_games(&games_path)?;
         let writer = ResultsWriter::open(&games_path, complete_len)
