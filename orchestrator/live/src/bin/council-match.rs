@@ -189,7 +189,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         config.games = g;
     }
     let shard = shard(cli.shard.as_deref())?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    // Games run on the scheduler's own workers; this runtime keeps the signals, the live page
+    // and the writer.
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;

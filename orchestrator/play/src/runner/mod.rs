@@ -1,31 +1,30 @@
 //! The match runner: plays the schedule's games concurrently and writes every finished game.
 //!
-//! Invariants: one task per game, at most `concurrency` at once (a `Semaphore`), all tracked by a
-//! `TaskTracker` and cancelled by one `CancellationToken`; a game is written (records first, then
-//! its `results.jsonl` line, flushed) as soon as it ends, by one writer, so a crash or SIGKILL
-//! loses only unfinished games; `--resume` replays exactly the schedule's ids that have no line.
-//! Player instances are pooled per player name: a game takes one instance per side and gives it
-//! back, so a USI process is reused across games and restarted after a failure.
+//! The games are the one scheduler's ([`crate::game::scheduler`]: at most `concurrency` at once,
+//! started in schedule order, cancelled by one `CancellationToken`, players kept per name from
+//! game to game and restarted after a failure); the runner keeps the run's own books: a game is
+//! written (records first, then its `results.jsonl` line, flushed) as soon as it ends, by one
+//! writer, so a crash or SIGKILL loses only unfinished games; `--resume` replays exactly the
+//! schedule's ids that have no line; an SPRT that decides starts no more games.
 
 pub mod merge;
 pub mod report;
 pub mod sprt_stop;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use crate::game::arbiter::PlayedGame;
 use crate::game::feed::{RunFeed, RunStart};
-use crate::game::{play, records};
-use council_players::factory::{EngineLogs, build_player_logged};
-use council_players::player::Player;
-use council_players::player::engine_log::{self, EngineLog, EngineLogError};
+use crate::game::pool::Keep;
+use crate::game::records;
+use crate::game::scheduler::{Scheduler, SchedulerOptions};
+use council_players::factory::EngineLogs;
+use council_players::player::engine_log::{EngineLog, EngineLogError};
 use council_schema::config::Config;
 use council_schema::results::append::ResultsWriter;
 use council_schema::results::{self, GameResult};
@@ -140,40 +139,6 @@ pub struct RunOutcome {
     /// Stopped early (Ctrl-C): some scheduled games were not played.
     pub interrupted: bool,
     pub summary: summary::Summary,
-}
-
-/// Idle player instances by name.
-#[derive(Default)]
-struct IdlePlayers {
-    idle: Mutex<HashMap<String, Vec<Box<dyn Player>>>>,
-}
-
-impl IdlePlayers {
-    fn take(&self, config: &Config, name: &str, logs: Option<&EngineLogs>) -> Box<dyn Player> {
-        let pooled = self
-            .idle
-            .lock()
-            .ok()
-            .and_then(|mut m| m.get_mut(name).and_then(Vec::pop));
-        pooled.unwrap_or_else(|| build_player_logged(config, name, None, logs))
-    }
-
-    fn put(&self, p: Box<dyn Player>) {
-        if let Ok(mut m) = self.idle.lock() {
-            m.entry(p.name().to_string()).or_default().push(p);
-        }
-    }
-
-    async fn shutdown(&self) {
-        let all: Vec<Box<dyn Player>> = match self.idle.lock() {
-            Ok(mut m) => m.drain().flat_map(|(_, v)| v).collect(),
-            Err(_) => Vec::new(),
-        };
-        futures::future::join_all(all.into_iter().map(|mut p| async move {
-            p.shutdown().await;
-        }))
-        .await;
-    }
 }
 
 /// Prepare the output folder: a fresh run writes `run.json`; a resumed one checks it (config,
@@ -359,7 +324,7 @@ pub async fn run(
         plan,
         seed,
         shard,
-        mut finished,
+        finished,
         complete_len,
     } = prepare_out(&mut config, opts)?;
     let started = Instant::now();
@@ -376,11 +341,10 @@ pub async fn run(
             let _ = stop.add(g);
         }
     }
-    let sprt_decided =
-        |sprt: &Option<sprt_stop::SprtStop>| sprt.as_ref().is_some_and(|s| s.decided());
+    let decided = sprt.as_ref().is_some_and(sprt_stop::SprtStop::decided);
     let todo: Vec<_> = schedule
         .into_iter()
-        .filter(|g| !done.contains(&g.id) && !sprt_decided(&sprt))
+        .filter(|g| !done.contains(&g.id) && !decided)
         .collect();
     let total = done.len() + todo.len();
     if let Some(feed) = &opts.feed {
@@ -390,19 +354,6 @@ pub async fn run(
             finished: &finished,
         });
     }
-    let results_path = opts.out.join("results.jsonl");
-    let mut writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
-    // `[match] training`: rewritten from the finished games, then a game's records as it ends.
-    let mut training = match &config.training {
-        Some(settings) => {
-            let path = opts.out.join(settings.format.run_file());
-            Some(
-                council_schema::training::write::RunExport::open(&opts.out, settings, &finished)
-                    .map_err(io(&path))?,
-            )
-        }
-        None => None,
-    };
     let logs = engine_logs(&config, opts)?;
     if let Some(logs) = &logs {
         logs.log.note(&format!(
@@ -411,163 +362,47 @@ pub async fn run(
             opts.out.display()
         ));
     }
-
     let console = report::Console::new(opts.console, total as u64, done.len() as u64);
     console.set_message(report::live_score(&config.playing, &finished));
+    let mut book = Book::open(&config, opts, complete_len, finished, sprt, console)?;
 
     let config = Arc::new(config);
-    let pool = Arc::new(IdlePlayers::default());
-    let permits = Arc::new(Semaphore::new(opts.concurrency.max(1)));
-    // Cancelled when the SPRT decides: games not yet started are skipped, running ones finish.
-    let stop_new = CancellationToken::new();
-    let tracker = TaskTracker::new();
-    // Bounded: a finished game waits (holding its permit) until the writer takes it, so no new
-    // game starts while results are unwritten and an SPRT decision stops the match promptly.
-    let (tx, mut rx) = mpsc::channel::<PlayedGame>(opts.concurrency.max(1));
-    // One task hands out the permits in schedule order and starts a game's task only when the
-    // game may start: a run of thousands of games holds `concurrency` game tasks, not thousands,
-    // and games start in the schedule's order (tasks that each waited for a permit would start
-    // in whatever order the runtime first polled them), so the console's lines and an SPRT's
-    // stop follow the ids.
-    let scheduler = {
-        let (config, pool, cancel, tx, stop_new, feed, logs, games) = (
-            config.clone(),
-            pool.clone(),
-            cancel.clone(),
-            tx.clone(),
-            stop_new.clone(),
-            opts.feed.clone(),
-            logs.clone(),
-            tracker.clone(),
-        );
-        async move {
-            for spec in todo {
-                let Ok(permit) = permits.clone().acquire_owned().await else {
-                    return;
-                };
-                if cancel.is_cancelled() || stop_new.is_cancelled() {
-                    return;
-                }
-                let (config, pool, cancel, tx, feed, logs) = (
-                    config.clone(),
-                    pool.clone(),
-                    cancel.clone(),
-                    tx.clone(),
-                    feed.clone(),
-                    logs.clone(),
-                );
-                games.spawn(async move {
-                    let _permit = permit;
-                    let mut sente = pool.take(&config, &spec.sente, logs.as_ref());
-                    let mut gote = pool.take(&config, &spec.gote, logs.as_ref());
-                    let span = tracing::info_span!("game", id = spec.id);
-                    let played = engine_log::in_game(
-                        spec.id,
-                        tracing::Instrument::instrument(
-                            play::play_game(
-                                &config,
-                                &spec,
-                                [sente.as_mut(), gote.as_mut()],
-                                &cancel,
-                                feed,
-                            ),
-                            span,
-                        ),
-                    )
-                    .await;
-                    pool.put(sente);
-                    pool.put(gote);
-                    if let Some(p) = played {
-                        let _ = tx.send(p).await;
-                    }
-                });
-            }
-        }
-    };
-    tracker.spawn(scheduler);
-    tracker.close();
-    drop(tx);
-
-    let records_dir = opts.out.join("records");
-    let mut played_now = 0;
+    let scheduler = Scheduler::start(SchedulerOptions {
+        concurrency: opts.concurrency,
+        workers: None,
+        keep: Keep::Whole { logs },
+        feed: opts.feed.clone(),
+    })
+    .map_err(io(&opts.out))?;
+    let mut games = scheduler.play(config.clone(), todo, &cancel);
     let mut write_error = None;
-    while let Some(p) = rx.recv().await {
-        // Records first, then the results line: the line is the commit point of a game. Both
-        // (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
-        // holds up the runtime's threads, where the games read their engines' answers.
-        let (dir, cfg) = (records_dir.clone(), config.clone());
-        let written = tokio::task::spawn_blocking(move || {
-            if let Err(e) = records::write_records(&dir, &cfg, &p) {
-                tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
-            }
-            let appended = writer.append(&p.result);
-            (writer, p, appended)
-        })
-        .await;
-        let (w, p, appended) = match written {
-            Ok(w) => w,
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+    while let Some(p) = games.next().await {
+        match book.add(p, &config).await {
+            Ok(true) => games.stop_new(),
+            Ok(false) => {}
             Err(e) => {
-                write_error = Some(RunError::Io {
-                    path: results_path.clone(),
-                    cause: std::io::Error::other(e),
-                });
+                write_error = Some(e);
                 cancel.cancel();
+                games.close().await;
                 break;
             }
-        };
-        writer = w;
-        if let Err(e) = appended {
-            write_error = Some(RunError::Io {
-                path: results_path.clone(),
-                cause: e,
-            });
-            cancel.cancel();
-            break;
         }
-        if let Some(t) = &mut training
-            && let Err(e) = t.add(&p.result)
-        {
-            tracing::warn!(
-                "game {}: cannot write its training records to {}: {e}",
-                p.result.id,
-                t.path().display()
-            );
-        }
-        played_now += 1;
-        if let Some(feed) = &opts.feed {
-            feed.game_ended(&p.result);
-        }
-        if let Some(stop) = &mut sprt
-            && stop.add(&p.result).is_some()
-        {
-            stop_new.cancel();
-        }
-        finished.push(p.result);
-        let llr = sprt.as_ref().map(|stop| {
-            let t = stop.last();
-            format!("LLR {:.2} ({:.2}, {:.2})", t.llr, t.lower, t.upper)
-        });
-        if let Some(last) = finished.last() {
-            console.game_ended(last, &config.playing, &finished, llr.clone());
-        }
-        let mut message = report::live_score(&config.playing, &finished);
-        if let Some(llr) = llr {
-            message.push_str("  ");
-            message.push_str(&llr);
-        }
-        console.set_message(message);
     }
-    tracker.wait().await;
-    pool.shutdown().await;
-    console.finish();
+    scheduler.shutdown().await;
+    book.console.finish();
     if let Some(e) = write_error {
         return Err(e);
     }
 
+    let Book {
+        mut finished,
+        played_now,
+        sprt,
+        ..
+    } = book;
     finished.sort_by_key(|g| g.id);
     let wall = started.elapsed();
-    let interrupted = finished.len() < total && !sprt_decided(&sprt);
+    let interrupted = finished.len() < total && !sprt.as_ref().is_some_and(|s| s.decided());
     let mut summary = summary::Summary::new(&plan, &finished, seed, played_now, wall);
     summary.shard = shard;
     summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
@@ -583,6 +418,123 @@ pub async fn run(
         interrupted,
         summary,
     })
+}
+
+/// What the run keeps of its finished games, and where each one is written as it ends.
+struct Book {
+    /// `None` only while a game is being written (on a blocking thread).
+    writer: Option<ResultsWriter>,
+    results_path: PathBuf,
+    records_dir: PathBuf,
+    /// `[match] training`: rewritten from the finished games, then a game's records as it ends.
+    training: Option<council_schema::training::write::RunExport>,
+    sprt: Option<sprt_stop::SprtStop>,
+    finished: Vec<GameResult>,
+    played_now: usize,
+    console: report::Console,
+    feed: Option<Arc<dyn RunFeed>>,
+}
+
+impl Book {
+    fn open(
+        config: &Config,
+        opts: &RunOptions,
+        complete_len: Option<u64>,
+        finished: Vec<GameResult>,
+        sprt: Option<sprt_stop::SprtStop>,
+        console: report::Console,
+    ) -> Result<Self, RunError> {
+        let results_path = opts.out.join("results.jsonl");
+        let writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
+        let training = match &config.training {
+            Some(settings) => {
+                let path = opts.out.join(settings.format.run_file());
+                Some(
+                    council_schema::training::write::RunExport::open(
+                        &opts.out, settings, &finished,
+                    )
+                    .map_err(io(&path))?,
+                )
+            }
+            None => None,
+        };
+        Ok(Book {
+            writer: Some(writer),
+            results_path,
+            records_dir: opts.out.join("records"),
+            training,
+            sprt,
+            finished,
+            played_now: 0,
+            console,
+            feed: opts.feed.clone(),
+        })
+    }
+
+    /// Write a played game (records first, then its results line: the line is the commit point
+    /// of a game), tell the feed and the console. True when the SPRT has just decided (start no
+    /// more games).
+    async fn add(&mut self, p: PlayedGame, config: &Arc<Config>) -> Result<bool, RunError> {
+        // Both (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
+        // holds up the thread that reads results.
+        let (dir, cfg) = (self.records_dir.clone(), config.clone());
+        let Some(mut writer) = self.writer.take() else {
+            unreachable!("the writer is back after every game")
+        };
+        let written = tokio::task::spawn_blocking(move || {
+            if let Err(e) = records::write_records(&dir, &cfg, &p) {
+                tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
+            }
+            let appended = writer.append(&p.result);
+            (writer, p, appended)
+        })
+        .await;
+        let failed = |cause| RunError::Io {
+            path: self.results_path.clone(),
+            cause,
+        };
+        let (writer, p, appended) = match written {
+            Ok(w) => w,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => return Err(failed(std::io::Error::other(e))),
+        };
+        self.writer = Some(writer);
+        appended.map_err(failed)?;
+        if let Some(t) = &mut self.training
+            && let Err(e) = t.add(&p.result)
+        {
+            tracing::warn!(
+                "game {}: cannot write its training records to {}: {e}",
+                p.result.id,
+                t.path().display()
+            );
+        }
+        self.played_now += 1;
+        if let Some(feed) = &self.feed {
+            feed.game_ended(&p.result);
+        }
+        let decided = self
+            .sprt
+            .as_mut()
+            .is_some_and(|stop| stop.add(&p.result).is_some());
+        self.finished.push(p.result);
+        let llr = self.sprt.as_ref().map(|stop| {
+            let t = stop.last();
+            format!("LLR {:.2} ({:.2}, {:.2})", t.llr, t.lower, t.upper)
+        });
+        let playing = &config.playing;
+        if let Some(last) = self.finished.last() {
+            self.console
+                .game_ended(last, playing, &self.finished, llr.clone());
+        }
+        let mut message = report::live_score(playing, &self.finished);
+        if let Some(llr) = llr {
+            message.push_str("  ");
+            message.push_str(&llr);
+        }
+        self.console.set_message(message);
+        Ok(decided)
+    }
 }
 
 #[cfg(test)]
@@ -604,7 +556,7 @@ mod tests {
             console: report::ConsoleOptions::QUIET,
             feed: None,
             engine_log: None,
-            engine_log_cap: engine_log::DEFAULT_CAP_BYTES,
+            engine_log_cap: council_players::player::engine_log::DEFAULT_CAP_BYTES,
         }
     }
 

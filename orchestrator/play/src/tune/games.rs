@@ -1,22 +1,18 @@
 //! Real games for a tune: θ± written into copies of the tuned player's config ([`apply`]), and the
-//! iteration's games played by the match runner's own game loop ([`play_game`]) spread over
-//! `concurrency` tasks with engines kept from game to game ([`super::players`]), each finished game appended to `DIR/games.jsonl` by the one results
-//! writer ([`ResultsWriter`]) as it ends, so an interrupted iteration replays only its
-//! unfinished games.
+//! iteration's games played by the one game scheduler ([`Scheduler`], its engines kept from game
+//! to game and re-parameterised in place: [`crate::game::pool`]), each finished game appended
+//! to `DIR/games.jsonl` by the one results writer ([`ResultsWriter`]) as it ends, so an
+//! interrupted iteration replays only its unfinished games.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use super::TuneError;
 use super::plan::{minus_name, plus_name};
-use super::players::{KeptPlayers, Lent};
-use crate::game::feed::RunFeed;
-use crate::game::play::play_game;
+use crate::game::scheduler::Scheduler;
 use council_schema::config::{
     Config, OptionValue, ParamKey, ParamTarget, PlayerConfig, PlayerKind, TuneConfig,
 };
@@ -161,85 +157,29 @@ pub fn finished_games(path: &Path) -> Result<(BTreeMap<u64, GameResult>, Option<
     Ok((read.games.into_iter().map(|g| (g.id, g)).collect(), len))
 }
 
-/// Where a tune's games are played, the same for every iteration.
-pub struct Tables {
-    /// Games at once.
-    pub concurrency: usize,
-    /// The engines kept from earlier games.
-    pub kept: Arc<KeptPlayers>,
-    /// Where the games in play publish their moves (the live page).
-    pub feed: Option<Arc<dyn RunFeed>>,
-}
-
-/// Play `specs` under `config` (an [`iteration_config`]) at `tables`, appending each finished
-/// game to `writer`. Returns the winners by id; a game cancelled before its end is missing.
+/// Play `specs` under `config` (an [`iteration_config`]) on `scheduler` (its pool re-parameterises
+/// the kept engines), appending each finished game to `writer`. Returns the winners by id; a
+/// game cancelled before its end is missing.
 pub async fn play(
     config: Config,
     specs: Vec<GameSpec>,
-    tables: &Tables,
+    scheduler: &Scheduler,
     writer: &mut ResultsWriter,
     cancel: &CancellationToken,
     mut on_game: impl FnMut(),
 ) -> Result<BTreeMap<u64, Winner>, TuneError> {
-    let config = Arc::new(config);
-    let concurrency = tables.concurrency;
-    let permits = Arc::new(Semaphore::new(concurrency.max(1)));
-    let tracker = TaskTracker::new();
-    let (tx, mut rx) = mpsc::channel::<GameResult>(concurrency.max(1));
-    for spec in specs {
-        let (config, permits, cancel, tx, kept, feed) = (
-            config.clone(),
-            permits.clone(),
-            cancel.clone(),
-            tx.clone(),
-            tables.kept.clone(),
-            tables.feed.clone(),
-        );
-        tracker.spawn(async move {
-            let Ok(_permit) = permits.acquire_owned().await else {
-                return;
-            };
-            if cancel.is_cancelled() {
-                return;
-            }
-            let mut lent = Lent::new();
-            let mut sente = kept.take(&config, &spec.sente, &mut lent).await;
-            let mut gote = kept.take(&config, &spec.gote, &mut lent).await;
-            let played = play_game(
-                &config,
-                &spec,
-                [sente.as_mut(), gote.as_mut()],
-                &cancel,
-                feed,
-            )
-            .await;
-            drop((sente, gote));
-            kept.give_back(lent);
-            if let Some(p) = played {
-                let _ = tx.send(p.result).await;
-            }
-        });
-    }
-    tracker.close();
-    drop(tx);
+    let mut games = scheduler.play(Arc::new(config), specs, cancel);
     let mut winners = BTreeMap::new();
-    let mut failed = None;
-    while let Some(g) = rx.recv().await {
-        if let Err(e) = writer.append(&g) {
-            failed = Some(TuneError::io(writer.path(), e));
+    while let Some(g) = games.next().await {
+        if let Err(e) = writer.append(&g.result) {
             cancel.cancel();
-            break;
+            games.close().await;
+            return Err(TuneError::io(writer.path(), e));
         }
-        winners.insert(g.id, g.result);
+        winners.insert(g.result.id, g.result.result);
         on_game();
     }
-    // Tasks still sending after a write failure must not wait for a reader that is gone.
-    drop(rx);
-    tracker.wait().await;
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(winners),
-    }
+    Ok(winners)
 }
 
 #[cfg(test)]

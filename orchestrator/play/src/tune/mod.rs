@@ -3,17 +3,17 @@
 //!
 //! One place per concern: `spsa` is the algorithm as pure functions of (θ, k, seed); `plan`
 //! is an iteration's games and the tally of their outcomes; `simulate` is the bowl; `games` plays
-//! real games and writes `games.jsonl`; `players` keeps their engines from game to game;
-//! `shards` shares each iteration between shards; `log` is `tune.jsonl` (the resume point);
-//! `report` is the closing table (the SVGs are the live crate's `tune_svg`); `run` is the loop
-//! that ties them. Imports run one way: `run` -> `games` -> `players`; `run` -> `shards`,
+//! real games on the one game scheduler (`crate::game::scheduler`, whose pool keeps the engines
+//! from game to game and re-parameterises them) and writes `games.jsonl`; `shards` shares each
+//! iteration between shards; `log` is `tune.jsonl` (the resume point); `report` is the closing
+//! table (the SVGs are the live crate's `tune_svg`); `run` is the loop that ties them. Imports
+//! run one way: `run` -> `games`; `run` -> `shards`,
 //! `simulate`, `report`, `log` -> `plan`, `spsa`, this file (the error type); out of the room
 //! only to `council_schema`, `crate::game` and `council_players`, never to another room.
 
 pub mod games;
 pub mod log;
 pub mod plan;
-pub mod players;
 pub mod report;
 pub mod run;
 pub mod shards;

@@ -13,13 +13,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::log::{Header, IterationLine, ParamRange};
 use super::plan::{IterationResult, minus_name, plus_name};
-use super::players::KeptPlayers;
 use super::report::{ParamSummary, summarize};
 use super::{TuneError, games, log, plan, shards, simulate, spsa};
 use crate::game::feed::RunFeed;
+use crate::game::pool::Keep;
+use crate::game::scheduler::{Scheduler, SchedulerOptions};
 use council_schema::config::{Config, TuneConfig};
-use council_schema::results::Winner;
 use council_schema::results::append::ResultsWriter;
+use council_schema::results::{GameResult, Winner};
 use council_schema::run::schedule::GameSpec;
 use council_schema::run::shard::Shard;
 
@@ -86,80 +87,22 @@ pub async fn tune(
     }
     // Shard 0 (or the one process of an unsharded tune) keeps the log; the others only play.
     let keeps_log = opts.shard.is_none_or(|s| s.index == 0);
-    let out = &opts.out;
-    std::fs::create_dir_all(out).map_err(|e| TuneError::io(out, e))?;
-    let header = Header {
-        config_file: config.file.display().to_string(),
-        config_text: config.text.clone(),
-        seed: tune.seed,
-        iterations: tune.iterations,
-        simulate: opts.simulate,
-        params: tune.params.iter().map(|p| p.path.clone()).collect(),
-        ranges: Some(
-            tune.params
-                .iter()
-                .map(|p| ParamRange {
-                    start: p.start,
-                    min: p.min,
-                    max: p.max,
-                })
-                .collect(),
-        ),
-        games_per_iteration: Some(plan::games_per_iteration(&tune)),
-    };
-    let log_path = out.join("tune.jsonl");
-    let (mut lines, mut writer) = match log::read(&log_path)? {
-        Some(read) => {
-            check_same(&log_path, &read.header, &header)?;
-            if keeps_log {
-                let w = log::Writer::open(&log_path, read.complete_len, None)?;
-                (read.lines, Some(w))
-            } else {
-                // Another shard replays the iterations from the games files.
-                (Vec::new(), None)
-            }
-        }
-        None if keeps_log => (
-            Vec::new(),
-            Some(log::Writer::open(&log_path, 0, Some(&header))?),
-        ),
-        None => (Vec::new(), None),
-    };
+    std::fs::create_dir_all(&opts.out).map_err(|e| TuneError::io(&opts.out, e))?;
+    let (mut lines, mut writer) = open_log(&config, &tune, opts, keeps_log)?;
     let resumed_at = lines.len() as u64;
     let mut theta: Vec<f64> = match lines.last() {
         Some(l) => l.theta_next.clone(),
         None => tune.params.iter().map(|p| p.start).collect(),
     };
-
-    // Real games: what an interrupted iteration already played, and the one writer.
-    let games_path = shards::games_file(out, opts.shard);
-    let mut others = opts.shard.map(|s| shards::Others::new(out, s));
-    let mut played_before = BTreeMap::new();
-    let mut games_writer = None;
-    if !opts.simulate {
-        let (finished, complete_len) = games::finished_games(&games_path)?;
-        played_before = finished;
-        games_writer = Some(
-            ResultsWriter::open(&games_path, complete_len)
-                .map_err(|e| TuneError::io(&games_path, e))?,
-        );
-        let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
-        games::check_declared_spins(&config, &tune).await?;
-        let probe_config = games::iteration_config(&config, &tune, &start, &start);
-        council_players::factory::preflight(&probe_config).await?;
-    }
-
-    let tables = games::Tables {
-        concurrency: opts.concurrency,
-        kept: Arc::new(KeptPlayers::default()),
-        feed: opts.feed.clone(),
+    let mut real = if opts.simulate {
+        None
+    } else {
+        Some(RealGames::open(&config, &tune, opts).await?)
     };
     let bar = progress_bar(tune.iterations, opts.progress);
     bar.set_position(resumed_at);
-    let start_played = spsa::played(
-        &tune.params,
-        &tune.params.iter().map(|p| p.start).collect::<Vec<_>>(),
-    );
+    let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
+    let start_played = spsa::played(&tune.params, &start);
     let mut interrupted = false;
     for k in resumed_at..tune.iterations {
         if cancel.is_cancelled() {
@@ -171,69 +114,19 @@ pub async fn tune(
         let plus = spsa::played(&tune.params, &probe.plus);
         let minus = spsa::played(&tune.params, &probe.minus);
         let specs = plan::iteration_games(&config, &tune, k);
-        let outcomes: Vec<(GameSpec, Winner)> = if opts.simulate {
-            let elo = |name: &str| {
-                let values = if name == plus_name(&tune) {
-                    &plus
-                } else if name == minus_name(&tune) {
-                    &minus
-                } else {
-                    &start_played
-                };
-                simulate::bowl_elo(&tune.simulate, &tune.params, values)
-            };
-            specs
-                .into_iter()
-                .map(|s| {
-                    let gap = elo(&s.sente) - elo(&s.gote);
-                    let w = simulate::game(gap, tune.simulate.draw_ratio, s.seed);
-                    (s, w)
-                })
-                .collect()
-        } else {
-            let todo: Vec<GameSpec> = specs
-                .iter()
-                .filter(|s| opts.shard.is_none_or(|me| me.holds(s)))
-                .filter(|s| !played_before.contains_key(&s.id))
-                .cloned()
-                .collect();
-            let iteration_config = games::iteration_config(&config, &tune, &plus, &minus);
-            let Some(writer) = games_writer.as_mut() else {
-                unreachable!("the games writer is open whenever games are played")
-            };
-            let bar_ref = &bar;
-            let todo_count = todo.len();
-            let winners = games::play(iteration_config, todo, &tables, writer, &cancel, || {
-                bar_ref.tick()
-            })
-            .await?;
-            let mine_done = todo_count == winners.len();
-            if let Some(others) = others.as_mut()
-                && !(mine_done && others.wait_for(k, &specs, opts.shard_wait, &cancel).await?)
-            {
-                interrupted = true;
-                break;
-            }
-            let mut all = Vec::new();
-            for s in specs {
-                let w = winners
-                    .get(&s.id)
-                    .copied()
-                    .or_else(|| played_before.get(&s.id).map(|g| g.result))
-                    .or_else(|| {
-                        let o = others.as_ref()?;
-                        o.get(s.id).map(|g| g.result)
-                    });
-                match w {
-                    Some(w) => all.push((s, w)),
-                    None => break,
+        let outcomes = match real.as_mut() {
+            None => simulated(&tune, specs, [&plus, &minus, &start_played]),
+            Some(real) => {
+                let iteration = games::iteration_config(&config, &tune, &plus, &minus);
+                let played = real.iteration(iteration, k, specs, opts, &cancel, &bar);
+                match played.await? {
+                    Some(outcomes) => outcomes,
+                    None => {
+                        interrupted = true;
+                        break;
+                    }
                 }
             }
-            if all.len() as u64 != plan::games_per_iteration(&tune) {
-                interrupted = true;
-                break;
-            }
-            all
         };
         let result: IterationResult = plan::tally(&tune, &outcomes);
         let r = result.r();
@@ -257,17 +150,15 @@ pub async fn tune(
         lines.push(line);
         theta = theta_next;
         bar.inc(1);
-        bar.set_message(
-            tune.params
-                .iter()
-                .zip(&theta)
-                .map(|(p, v)| format!("{} {v:.2}", p.path))
-                .collect::<Vec<_>>()
-                .join("  "),
-        );
+        let values: Vec<String> = (tune.params.iter().zip(&theta))
+            .map(|(p, v)| format!("{} {v:.2}", p.path))
+            .collect();
+        bar.set_message(values.join("  "));
     }
     bar.finish_and_clear();
-    tables.kept.shutdown().await;
+    if let Some(real) = real {
+        real.scheduler.shutdown().await;
+    }
     let summary = summarize(&tune, &lines, opts.simulate);
     Ok(TuneOutcome {
         tune,
@@ -278,6 +169,164 @@ pub async fn tune(
         summary,
         keeps_log,
     })
+}
+
+/// `tune.jsonl`: the iterations it holds and its writer (checked against this tune when it
+/// exists; written only by the process that keeps the log).
+fn open_log(
+    config: &Config,
+    tune: &TuneConfig,
+    opts: &TuneOptions,
+    keeps_log: bool,
+) -> Result<(Vec<IterationLine>, Option<log::Writer>), TuneError> {
+    let header = Header {
+        config_file: config.file.display().to_string(),
+        config_text: config.text.clone(),
+        seed: tune.seed,
+        iterations: tune.iterations,
+        simulate: opts.simulate,
+        params: tune.params.iter().map(|p| p.path.clone()).collect(),
+        ranges: Some(
+            tune.params
+                .iter()
+                .map(|p| ParamRange {
+                    start: p.start,
+                    min: p.min,
+                    max: p.max,
+                })
+                .collect(),
+        ),
+        games_per_iteration: Some(plan::games_per_iteration(tune)),
+    };
+    let log_path = opts.out.join("tune.jsonl");
+    Ok(match log::read(&log_path)? {
+        Some(read) => {
+            check_same(&log_path, &read.header, &header)?;
+            if keeps_log {
+                let w = log::Writer::open(&log_path, read.complete_len, None)?;
+                (read.lines, Some(w))
+            } else {
+                // Another shard replays the iterations from the games files.
+                (Vec::new(), None)
+            }
+        }
+        None if keeps_log => (
+            Vec::new(),
+            Some(log::Writer::open(&log_path, 0, Some(&header))?),
+        ),
+        None => (Vec::new(), None),
+    })
+}
+
+/// An iteration's games drawn from the bowl: `elos` are the values θ+, θ− and every other
+/// player play with.
+fn simulated(
+    tune: &TuneConfig,
+    specs: Vec<GameSpec>,
+    values: [&[f64]; 3],
+) -> Vec<(GameSpec, Winner)> {
+    let elo = |name: &str| {
+        let v = if name == plus_name(tune) {
+            values[0]
+        } else if name == minus_name(tune) {
+            values[1]
+        } else {
+            values[2]
+        };
+        simulate::bowl_elo(&tune.simulate, &tune.params, v)
+    };
+    specs
+        .into_iter()
+        .map(|s| {
+            let gap = elo(&s.sente) - elo(&s.gote);
+            let w = simulate::game(gap, tune.simulate.draw_ratio, s.seed);
+            (s, w)
+        })
+        .collect()
+}
+
+/// Where a tune's real games are played and written, the same for every iteration.
+struct RealGames {
+    scheduler: Scheduler,
+    writer: ResultsWriter,
+    /// What an interrupted iteration already played, by id.
+    played_before: BTreeMap<u64, GameResult>,
+    others: Option<shards::Others>,
+    games_per_iteration: u64,
+}
+
+impl RealGames {
+    /// Open `games.jsonl` (an interrupted tune's games kept), check every engine starts and
+    /// declares the tuned options, start the game workers.
+    async fn open(
+        config: &Config,
+        tune: &TuneConfig,
+        opts: &TuneOptions,
+    ) -> Result<Self, TuneError> {
+        let games_path = shards::games_file(&opts.out, opts.shard);
+        let (played_before, complete_len) = games::finished_games(&games_path)?;
+        let writer = ResultsWriter::open(&games_path, complete_len)
+            .map_err(|e| TuneError::io(&games_path, e))?;
+        let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
+        games::check_declared_spins(config, tune).await?;
+        let probe_config = games::iteration_config(config, tune, &start, &start);
+        council_players::factory::preflight(&probe_config).await?;
+        let scheduler = Scheduler::start(SchedulerOptions {
+            concurrency: opts.concurrency,
+            workers: None,
+            keep: Keep::Leaves,
+            feed: opts.feed.clone(),
+        })
+        .map_err(|e| TuneError::io(&opts.out, e))?;
+        Ok(RealGames {
+            scheduler,
+            writer,
+            played_before,
+            others: opts.shard.map(|s| shards::Others::new(&opts.out, s)),
+            games_per_iteration: plan::games_per_iteration(tune),
+        })
+    }
+
+    /// Iteration `k`'s games under `config`: this shard's unplayed ones played, the others' waited
+    /// for. `None` when it was interrupted (or another shard's games did not come).
+    async fn iteration(
+        &mut self,
+        config: Config,
+        k: u64,
+        specs: Vec<GameSpec>,
+        opts: &TuneOptions,
+        cancel: &CancellationToken,
+        bar: &ProgressBar,
+    ) -> Result<Option<Vec<(GameSpec, Winner)>>, TuneError> {
+        let todo: Vec<GameSpec> = specs
+            .iter()
+            .filter(|s| opts.shard.is_none_or(|me| me.holds(s)))
+            .filter(|s| !self.played_before.contains_key(&s.id))
+            .cloned()
+            .collect();
+        let todo_count = todo.len();
+        let (scheduler, writer) = (&self.scheduler, &mut self.writer);
+        let winners = games::play(config, todo, scheduler, writer, cancel, || bar.tick()).await?;
+        let mine_done = todo_count == winners.len();
+        if let Some(others) = self.others.as_mut()
+            && !(mine_done && others.wait_for(k, &specs, opts.shard_wait, cancel).await?)
+        {
+            return Ok(None);
+        }
+        let mut all = Vec::new();
+        for s in specs {
+            let w = winners
+                .get(&s.id)
+                .copied()
+                .or_else(|| self.played_before.get(&s.id).map(|g| g.result))
+                .or_else(|| self.others.as_ref()?.get(s.id).map(|g| g.result));
+            match w {
+                Some(w) => all.push((s, w)),
+                None => break,
+            }
+        }
+        Ok((all.len() as u64 == self.games_per_iteration).then_some(all))
+    }
 }
 
 /// Refuse to resume a tune started differently, naming what differs.
