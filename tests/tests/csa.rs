@@ -212,16 +212,32 @@ fn client(
     out: &Path,
     extra: &[&str],
 ) -> Child {
-    let password = if extra.contains(&"--password") {
+    let password = if extra.iter().any(|a| a.starts_with("--password")) {
         &[][..]
     } else {
         &["--password", "test,pw-secret"][..]
     };
-    Command::new(workspace_bin("council-csa"))
+    client_command(config, player, server, id, out, &[password, extra].concat())
+        .spawn()
+        .expect("start council-csa")
+}
+
+/// The command [`client`] runs without a password of its own (`extra` gives it, or the
+/// environment), to add to before it starts.
+fn client_command(
+    config: &Path,
+    player: &str,
+    server: &Server,
+    id: &str,
+    out: &Path,
+    extra: &[&str],
+) -> Command {
+    let mut command = Command::new(workspace_bin("council-csa"));
+    command
+        .env_remove(PASSWORD_VARIABLE)
         .arg(config)
         .arg(player)
         .args(["--server", &server.address(), "--id", id])
-        .args(password)
         .arg("--out")
         .arg(out)
         .args(["--keep-alive", "1"])
@@ -232,10 +248,12 @@ fn client(
         })
         .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start council-csa")
+        .stderr(Stdio::piped());
+    command
 }
+
+/// Where `council-csa` finds the password when no option gives it.
+const PASSWORD_VARIABLE: &str = "COUNCIL_CSA_PASSWORD";
 
 /// Log `first` in, then `second` (the first to log in plays sente), and wait for both.
 fn play_pair(
@@ -1196,4 +1214,66 @@ fn moves_the_server_gives_with_the_summary_are_not_charged() {
     }
     let first = client_clocks(&outs[0])[0];
     assert!(first.1 > 50_000 && first.2 == 60_000, "{first:?}");
+}
+
+#[test]
+fn the_password_comes_from_a_file_or_the_environment_and_never_from_the_command_line() {
+    let dir = scratch("password");
+    let config = config(&dir);
+    let server = Server::start(&["--games", "1", "--max-moves", "4"]);
+    let outs = [dir.join("file"), dir.join("env")];
+    // The game name is read from the password: the two clients meet in `secret-60-1`, not in
+    // the server's default game, only if each read its password where it was told to.
+    let file = dir.join("password.txt");
+    std::fs::write(&file, "secret-60-1,pw-in-a-file\nsecond line ignored\n").expect("file");
+    let from_file = ["--password-file", file.to_str().expect("a UTF-8 path")];
+    let a = client(&config, "engine", &server, "a", &outs[0], &from_file);
+    wait_logged_in(&outs[0]);
+    let b = client_command(&config, "engine", &server, "b", &outs[1], &[])
+        .env(PASSWORD_VARIABLE, "secret-60-1,pw-in-the-environment")
+        .spawn()
+        .expect("start council-csa");
+    for (child, out) in [(a, &outs[0]), (b, &outs[1])] {
+        let (status, o, e) = finish(child, "council-csa");
+        assert!(status.success(), "{status:?}\n{o}\n{e}");
+        let log = std::fs::read_to_string(out.join("protocol.log")).expect("log");
+        assert!(!log.contains("pw-in-"), "the password is masked: {log}");
+        assert_eq!(results(out).len(), 1);
+    }
+    let ends = server.ends();
+    assert!(ends[0].starts_with("end secret-60-1+a+b+1 "), "{ends:?}");
+}
+
+#[test]
+fn a_missing_or_empty_password_is_one_clear_line_before_connecting() {
+    let dir = scratch("no-password");
+    let config = config(&dir);
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, "\n").expect("file");
+    let missing = dir.join("missing.txt");
+    let cases: [(&[&str], &str); 4] = [
+        (&[], "no password: give --password-file PATH, the environment variable COUNCIL_CSA_PASSWORD"),
+        (&["--password-file", empty.to_str().expect("utf-8")], "the first line is empty"),
+        (&["--password-file", missing.to_str().expect("utf-8")], "missing.txt: No such file"),
+        (&["--password", "x", "--password-file", empty.to_str().expect("utf-8")], "cannot be used with"),
+    ];
+    for (args, expected) in cases {
+        let out = Command::new(workspace_bin("council-csa"))
+            .env_remove(PASSWORD_VARIABLE)
+            .arg(&config)
+            .arg("engine")
+            .args(["--server", "127.0.0.1:1", "--id", "x"])
+            .args(args)
+            .arg("--out")
+            .arg(dir.join("out"))
+            .output()
+            .expect("run council-csa");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        if !expected.contains("cannot be used") {
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        assert!(!dir.join("out").exists(), "nothing is created");
+    }
 }

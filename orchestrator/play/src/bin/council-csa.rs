@@ -1,5 +1,6 @@
-//! `council-csa CONFIG PLAYER --server HOST:PORT --id NAME --password PASS [--games N]
-//! [--out DIR] [--pv-comment on|off] [--quiet] [--log [FILE]]`: a player of a council-match config (a council
+//! `council-csa CONFIG PLAYER --server HOST:PORT --id NAME [--password-file PATH | --password
+//! PASS] [--games N] [--out DIR] [--pv-comment on|off] [--quiet] [--log [FILE]]` (the password
+//! may come from the environment variable `COUNCIL_CSA_PASSWORD` instead): a player of a council-match config (a council
 //! or one engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`,
 //! a protocol log and, when asked, the engines' log go to `--out`; a line per game and a closing summary to stdout. Exit
 //! status: 0 when the games were played, 1 on an error, 2 for bad input, 130 when stopped by
@@ -39,9 +40,15 @@ struct Cli {
     id: String,
     /// `<game name>,<password>` as shogi-server reads it: the game name is
     /// NAME-TOTAL-BYOYOMI, F after the byoyomi for a Fischer increment, -B or -W after that to
-    /// ask for sente or gote (e.g. `floodgate-300-10F,secret`). Masked in the protocol log.
-    #[arg(long)]
-    password: String,
+    /// ask for sente or gote (e.g. `floodgate-300-10F,secret`). Masked in the protocol log, but
+    /// a command line is visible to every user of the machine (`ps`): prefer --password-file or
+    /// the environment variable COUNCIL_CSA_PASSWORD.
+    #[arg(long, conflicts_with = "password_file")]
+    password: Option<String>,
+    /// A file whose first line is the password (`<game name>,<password>`), instead of
+    /// --password.
+    #[arg(long, value_name = "PATH")]
+    password_file: Option<PathBuf>,
     /// Games to play, logging in for each (a rejected game does not count).
     #[arg(long, default_value_t = 1)]
     games: u32,
@@ -106,9 +113,16 @@ fn main() -> ExitCode {
         eprintln!("council-csa: --games: 0 games to play; give at least 1");
         return ExitCode::from(2);
     }
-    if let Some(game) = GameName::from_password(&cli.password).filter(|g| g.stop_watch) {
+    let password = match password(&cli) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("council-csa: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(game) = GameName::from_password(&password).filter(|g| g.stop_watch) {
         eprintln!(
-            "council-csa: --password: `{}` is a stop-watch game (its byoyomi begins with 0), which council-csa does not play; use NAME-TOTAL-BYOYOMI or NAME-TOTAL-INCREMENTF",
+            "council-csa: the password's game `{}` is a stop-watch game (its byoyomi begins with 0), which council-csa does not play; use NAME-TOTAL-BYOYOMI or NAME-TOTAL-INCREMENTF",
             game.name
         );
         return ExitCode::from(2);
@@ -129,7 +143,7 @@ fn main() -> ExitCode {
     let opts = CsaOptions {
         server: cli.server.clone(),
         id: cli.id.clone(),
-        password: cli.password.clone(),
+        password,
         games: cli.games,
         out,
         margin: Duration::from_millis(cli.margin_ms),
@@ -197,6 +211,36 @@ fn main() -> ExitCode {
             eprintln!("council-csa: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The environment variable that holds the password when neither --password nor
+/// --password-file is given.
+const PASSWORD_VARIABLE: &str = "COUNCIL_CSA_PASSWORD";
+
+/// The password, from --password, the first line of --password-file, or
+/// [`PASSWORD_VARIABLE`], in that order; one line naming the source when none gives one.
+fn password(cli: &Cli) -> Result<String, String> {
+    if let Some(p) = &cli.password {
+        return Ok(p.clone());
+    }
+    if let Some(path) = &cli.password_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("--password-file {}: {e}", path.display()))?;
+        let first = text.lines().next().unwrap_or("").trim_end();
+        if first.is_empty() {
+            return Err(format!(
+                "--password-file {}: the first line is empty; write `<game name>,<password>` there",
+                path.display()
+            ));
+        }
+        return Ok(first.to_string());
+    }
+    match std::env::var(PASSWORD_VARIABLE) {
+        Ok(p) if !p.is_empty() => Ok(p),
+        _ => Err(format!(
+            "no password: give --password-file PATH, the environment variable {PASSWORD_VARIABLE}, or --password (`<game name>,<password>`)"
+        )),
     }
 }
 
