@@ -1277,3 +1277,85 @@ fn a_missing_or_empty_password_is_one_clear_line_before_connecting() {
         assert!(!dir.join("out").exists(), "nothing is created");
     }
 }
+
+#[test]
+fn the_test_server_explains_its_options() {
+    let out = Command::new(workspace_bin("csa-test-server"))
+        .arg("--help")
+        .output()
+        .expect("run csa-test-server --help");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for option in ["--port", "--games", "--total", "--drop-after", "--reject-game"] {
+        assert!(text.contains(option), "{option}: {text}");
+    }
+}
+
+/// A `runs/csa-YYYY-MM-DDTHH-MM-SS` folder name.
+fn utc_folder_name(name: &str) -> bool {
+    let Some(when) = name.strip_prefix("csa-") else {
+        return false;
+    };
+    let shape = "dddd-dd-ddTdd-dd-dd";
+    when.len() == shape.len()
+        && when.chars().zip(shape.chars()).all(|(c, s)| match s {
+            'd' => c.is_ascii_digit(),
+            s => c == s,
+        })
+}
+
+#[test]
+fn the_default_folder_is_named_by_the_utc_time_and_made_only_once_connected() {
+    let dir = scratch("default-out");
+    let config = config(&dir);
+    let run_in = |cwd: &Path, server: &str| {
+        std::fs::create_dir_all(cwd).expect("cwd");
+        Command::new(workspace_bin("council-csa"))
+            .current_dir(cwd)
+            .env_remove(PASSWORD_VARIABLE)
+            .arg(&config)
+            .arg("engine")
+            .args(["--server", server, "--id", "lone", "--password", "test,x"])
+            .args(["--keep-alive", "1", "--margin-ms", "200"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start council-csa")
+    };
+    // No server there: one line, nothing made.
+    let refused = dir.join("refused");
+    let (status, _, err) = finish(run_in(&refused, "127.0.0.1:1"), "council-csa (refused)");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
+    assert!(!refused.join("runs").exists(), "nothing is made before a connection");
+    // A game: recorded in runs/csa-<UTC date-time>.
+    let server = Server::start(&["--games", "1", "--max-moves", "2"]);
+    let here = dir.join("here");
+    let a = run_in(&here, &server.address());
+    let runs = here.join("runs");
+    let began = Instant::now();
+    let out = loop {
+        let made = std::fs::read_dir(&runs)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .next();
+        if let Some(out) = made.filter(|p| p.join("protocol.log").exists()) {
+            break out;
+        }
+        assert!(began.elapsed() < PATIENCE, "no folder in {}", runs.display());
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    wait_logged_in(&out);
+    let b = client(&config, "engine", &server, "other", &dir.join("other"), &[]);
+    let (sa, oa, ea) = finish(a, "council-csa (default folder)");
+    let (sb, _, eb) = finish(b, "council-csa (other)");
+    assert!(sa.success() && sb.success(), "{oa}\n{ea}\n{eb}");
+    let name = out.file_name().and_then(|n| n.to_str()).expect("a name");
+    assert!(utc_folder_name(name), "{name}");
+    assert_eq!(std::fs::read_dir(&runs).expect("runs").count(), 1);
+    assert_eq!(results(&out).len(), 1);
+    let _ = server.ends();
+}

@@ -10,7 +10,8 @@
 //!
 //! `csa-test-server [--port P] [--game NAME] [--total S] [--byoyomi S] [--increment S]
 //! [--least S] [--max-moves N] [--position FILE] [--games N] [--drop-after N]
-//! [--chudan-after N] [--reject-game N]`, or `csa-test-server --version`
+//! [--chudan-after N] [--reject-game N]`, or `csa-test-server --help` (each option explained) or
+//! `--version`
 //!
 //! - `--port 0` (the default) binds a free port; the first line on stdout is `port <n>`.
 //! - Logins, as shogi-server reads them: `LOGIN <name> <password>`, where the password is
@@ -49,16 +50,67 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use council_play::game::adjudicate::judge_move;
 use engine::clock::{Clocks, TimeControl};
 use engine::position::{Position, Repetition};
 use engine::record::{GameRecord, csa_move_to_usi};
 use engine::types::Color;
 
+/// The server's options (`--help` lists them).
+#[derive(Parser, Debug)]
+#[command(
+    name = "csa-test-server",
+    version,
+    about = "A small CSA protocol 1.2.1 server that behaves as shogi-server does, for the tests of council-csa",
+    after_help = "The first line on stdout is `port <n>`; then a line `clock <game id> <moves> <sente ms> <gote ms>` after each move and `end <game id> <#ENDING> <#WIN|#LOSE|#DRAW|#CENSORED for sente>` after each game."
+)]
+struct Cli {
+    /// The port to listen on, on 127.0.0.1 (0: a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// The game a password without a game name joins.
+    #[arg(long, default_value = "test")]
+    game: String,
+    /// The default game's main time, seconds.
+    #[arg(long, default_value_t = 60)]
+    total: u64,
+    /// The default game's byoyomi, seconds.
+    #[arg(long, default_value_t = 0)]
+    byoyomi: u64,
+    /// The default game's Fischer increment, seconds.
+    #[arg(long, default_value_t = 0)]
+    increment: u64,
+    /// The least time charged for a move, seconds (shogi-server's Least_Time_Per_Move).
+    #[arg(long, default_value_t = 0)]
+    least: u64,
+    /// Moves after which a game is drawn (`#MAX_MOVES`, `#CENSORED`).
+    #[arg(long, default_value_t = 256)]
+    max_moves: u32,
+    /// A CSA position to start every game from (its moves are not charged).
+    #[arg(long, value_name = "FILE")]
+    position: Option<PathBuf>,
+    /// Stop after hosting this many games, rejected ones included (default: serve until
+    /// killed).
+    #[arg(long)]
+    games: Option<u64>,
+    /// Fault: close both connections after this many moves of a game.
+    #[arg(long, value_name = "N")]
+    drop_after: Option<usize>,
+    /// Fault: send `#CHUDAN` after this many moves of a game.
+    #[arg(long, value_name = "N")]
+    chudan_after: Option<usize>,
+    /// Fault: answer the N-th game's `AGREE`s with `REJECT:<id> by the Server`.
+    #[arg(long, value_name = "N")]
+    reject_game: Option<u64>,
+}
+
+/// What the server runs with: the options, the start position read.
 struct Args {
     port: u16,
     game: String,
@@ -87,51 +139,32 @@ struct Time {
 const STANDARD: &str = "PI\n+\n";
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        port: 0,
-        game: "test".into(),
+    let cli = Cli::parse();
+    let position = match &cli.position {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--position {}: {e}", path.display()))?;
+            read_position(&text).map_err(|e| format!("--position {}: {e}", path.display()))?
+        }
+        None => read_position(STANDARD)?,
+    };
+    Ok(Args {
+        port: cli.port,
+        game: cli.game,
         time: Time {
-            total: 60,
-            byoyomi: 0,
-            increment: 0,
+            total: cli.total,
+            byoyomi: cli.byoyomi,
+            increment: cli.increment,
             stop_watch: false,
         },
-        least: 0,
-        max_moves: 256,
-        position: read_position(STANDARD)?,
-        games: None,
-        drop_after: None,
-        chudan_after: None,
-        reject_game: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        let mut value = || it.next().ok_or(format!("{a} needs a value"));
-        let number = |v: String| {
-            v.parse::<u64>()
-                .map_err(|_| format!("{a}: `{v}` is not a number"))
-        };
-        match a.as_str() {
-            "--port" => args.port = number(value()?)? as u16,
-            "--game" => args.game = value()?,
-            "--total" => args.time.total = number(value()?)?,
-            "--byoyomi" => args.time.byoyomi = number(value()?)?,
-            "--increment" => args.time.increment = number(value()?)?,
-            "--least" => args.least = number(value()?)?,
-            "--max-moves" => args.max_moves = number(value()?)? as u32,
-            "--games" => args.games = Some(number(value()?)?),
-            "--drop-after" => args.drop_after = Some(number(value()?)? as usize),
-            "--chudan-after" => args.chudan_after = Some(number(value()?)? as usize),
-            "--reject-game" => args.reject_game = Some(number(value()?)?),
-            "--position" => {
-                let path = value()?;
-                let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-                args.position = read_position(&text).map_err(|e| format!("{path}: {e}"))?;
-            }
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    Ok(args)
+        least: cli.least,
+        max_moves: cli.max_moves,
+        position,
+        games: cli.games,
+        drop_after: cli.drop_after,
+        chudan_after: cli.chudan_after,
+        reject_game: cli.reject_game,
+    })
 }
 
 /// A CSA position text: its `Position` section lines and the position after its moves.
@@ -205,10 +238,6 @@ fn game_of_password(password: &str, default: &str) -> GameName {
 }
 
 fn main() {
-    if std::env::args().nth(1).as_deref() == Some("--version") {
-        say_stdout(concat!("csa-test-server ", env!("CARGO_PKG_VERSION")));
-        return;
-    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

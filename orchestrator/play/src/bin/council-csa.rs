@@ -12,11 +12,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
-use council_play::csa::client::{CsaGame, CsaOptions, Event, run};
+use council_play::csa::client::{CsaGame, CsaOptions, EngineLogAsk, Event, run};
 use council_play::csa::protocol::GameName;
 use council_play::signals::{Stop, stop_on_signals};
 use council_players::factory::EngineLogs;
-use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 use council_schema::results::{Reason, Winner};
 use engine::types::Color;
@@ -52,7 +51,8 @@ struct Cli {
     /// Games to play, logging in for each (a rejected game does not count).
     #[arg(long, default_value_t = 1)]
     games: u32,
-    /// Output folder (default runs/csa-<unix time>/).
+    /// Output folder (default runs/csa-<UTC date and time>/, e.g. runs/csa-2026-11-29T04-05-00),
+    /// made once the first connection to the server is made.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Kept back from every move's time for the network and the server's measurement, ms.
@@ -128,18 +128,12 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let out = cli.out.clone().unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        PathBuf::from(format!("runs/csa-{secs}"))
+        PathBuf::from(format!(
+            "runs/csa-{}",
+            council_schema::utc::utc_now_for_names()
+        ))
     });
-    let engine_log = match engine_logs(&cli, &config, &out) {
-        Ok(logs) => logs,
-        Err(e) => {
-            eprintln!("council-csa: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let engine_log = engine_log(&cli, &config, &out);
     let opts = CsaOptions {
         server: cli.server.clone(),
         id: cli.id.clone(),
@@ -188,15 +182,9 @@ fn main() -> ExitCode {
                 std::process::exit(130);
             },
         );
-        let result = async {
-            council_players::factory::preflight_logged(&config, opts.engine_log.as_ref())
-                .await
-                .map_err(|e| e.to_string())?;
-            run(&config, &cli.player, &opts, &stop, &mut report)
-                .await
-                .map_err(|e| e.to_string())
-        }
-        .await;
+        let result = run(&config, &cli.player, &opts, &stop, &mut report)
+            .await
+            .map_err(|e| e.to_string());
         signals.abort();
         result
     });
@@ -309,23 +297,15 @@ fn summary_line(player: &str, games: &[CsaGame]) -> String {
     )
 }
 
-/// The engine log: `--log [FILE]` for every engine (FILE, or `engines.log` in `out`), else
-/// `engines.log` in `out` for the players with `log = true`, else none.
-fn engine_logs(
-    cli: &Cli,
-    config: &Config,
-    out: &std::path::Path,
-) -> Result<Option<EngineLogs>, String> {
+/// The engine log asked for: `--log [FILE]` for every engine (FILE, or `engines.log` in `out`),
+/// else `engines.log` in `out` for the players with `log = true`, else none. Opened by the
+/// session once it has connected.
+fn engine_log(cli: &Cli, config: &Config, out: &std::path::Path) -> Option<EngineLogAsk> {
     let (path, every_engine) = match &cli.log {
         Some(Some(file)) => (file.clone(), true),
         Some(None) => (out.join("engines.log"), true),
         None if EngineLogs::asked_in(config) => (out.join("engines.log"), false),
-        None => return Ok(None),
+        None => return None,
     };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    let log = EngineLog::open(&path, engine_log::DEFAULT_CAP_BYTES).map_err(|e| e.to_string())?;
-    log.note(&format!("council-csa as {}: session started", cli.player));
-    Ok(Some(EngineLogs { log, every_engine }))
+    Some(EngineLogAsk { path, every_engine })
 }

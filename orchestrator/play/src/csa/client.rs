@@ -45,7 +45,16 @@ pub struct CsaOptions {
     /// Attempts in a row to connect again after a dropped or refused connection (0: none).
     pub reconnect: u32,
     /// Where the player's engines log their lines (`--log`, `log = true`).
-    pub engine_log: Option<council_players::factory::EngineLogs>,
+    pub engine_log: Option<EngineLogAsk>,
+}
+
+/// The engine log asked for (`--log [FILE]`, `log = true`): opened, beside the protocol log,
+/// once the first connection is made, so that a session that cannot connect leaves nothing.
+#[derive(Debug, Clone)]
+pub struct EngineLogAsk {
+    pub path: PathBuf,
+    /// Every engine's lines (`--log`), not only those of players with `log = true`.
+    pub every_engine: bool,
 }
 
 /// What stops `council-csa` before or between games (a game that began always ends in a
@@ -66,6 +75,9 @@ pub enum CsaError {
     },
     #[error(transparent)]
     Results(#[from] council_schema::results::read::ReadError),
+    /// The player's engines failed their first start (`preflight`).
+    #[error("{0}")]
+    Player(String),
 }
 
 /// One game as it was played and recorded, for the caller's report.
@@ -117,18 +129,34 @@ pub async fn run(
         move |source| CsaError::Io { path, source }
     };
     let records = opts.out.join("records");
-    std::fs::create_dir_all(&records).map_err(io(&records))?;
     let results_path = opts.out.join("results.jsonl");
     let (mut next_id, complete_len) = games_so_far(&results_path)?;
-    let mut results =
-        ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
-    let log_path = opts.out.join("protocol.log");
-    let log = ProtocolLog::open(&log_path).map_err(io(&log_path))?;
+    let log = ProtocolLog::new(&opts.out.join("protocol.log"));
+    // The first connection is not retried, and nothing is written before it is made: a wrong
+    // `--server` leaves no folder behind. The protocol log's first line makes the folder.
+    let first = tokio::select! {
+        s = Session::connect(&opts.server, opts.keep_alive, log.clone()) => s?,
+        () = stop.requested() => {
+            return Ok(CsaRun { games: Vec::new(), stopped_by: stop.by().map(str::to_string) });
+        }
+    };
+    let engine_log = match &opts.engine_log {
+        Some(ask) => Some(open_engine_log(ask, player_name)?),
+        None => None,
+    };
+    if let Err(e) =
+        council_players::factory::preflight_logged(config, engine_log.as_ref()).await
+    {
+        first.close().await;
+        return Err(CsaError::Player(e.to_string()));
+    }
+    let mut first = Some(first);
+    let mut results = None;
     let mut player = council_players::factory::build_player_logged(
         config,
         player_name,
         None,
-        opts.engine_log.as_ref(),
+        engine_log.as_ref(),
     );
     let session = Sessions {
         config,
@@ -138,24 +166,38 @@ pub async fn run(
         stop,
     };
     let mut played = Vec::new();
-    let mut connected_once = false;
     let mut retries = 0;
     let mut outcome = Ok(());
     while played.len() < opts.games as usize && !stop.is_requested() {
         let seed = council_schema::seed::game_seed(opts.seed, next_id);
         let attempt = council_players::player::engine_log::in_game(
             next_id,
-            session.play_one(player.as_mut(), next_id, seed, &mut connected_once, report),
+            session.play_one(
+                first.take(),
+                player.as_mut(),
+                next_id,
+                seed,
+                report,
+            ),
         )
         .await;
         match attempt {
             Ok(Attempt::Played(game)) => {
                 retries = 0;
                 next_id += 1;
+                std::fs::create_dir_all(&records).map_err(io(&records))?;
                 write_event_records(&records, &game.game_id, &game.played).map_err(io(&records))?;
-                results
-                    .append(&game.played.result)
-                    .map_err(io(&results_path))?;
+                if results.is_none() {
+                    results = Some(
+                        ResultsWriter::open(&results_path, complete_len)
+                            .map_err(io(&results_path))?,
+                    );
+                }
+                if let Some(results) = results.as_mut() {
+                    results
+                        .append(&game.played.result)
+                        .map_err(io(&results_path))?;
+                }
                 let game = *game;
                 let g = CsaGame {
                     game_id: game.game_id,
@@ -175,7 +217,7 @@ pub async fn run(
                 }
             }
             Ok(Attempt::Stopped) => break,
-            Err(CsaError::Session(e)) if connected_once && retries < opts.reconnect => {
+            Err(CsaError::Session(e)) if retries < opts.reconnect => {
                 retries += 1;
                 let wait = backoff(retries);
                 report(Event::Notice(format!(
@@ -205,6 +247,27 @@ pub async fn run(
     outcome.map(|()| CsaRun {
         games: played,
         stopped_by: stop.by().map(str::to_string),
+    })
+}
+
+/// The engine log `ask` names, opened (its folder made) with a first note.
+fn open_engine_log(
+    ask: &EngineLogAsk,
+    player_name: &str,
+) -> Result<council_players::factory::EngineLogs, CsaError> {
+    use council_players::player::engine_log::{DEFAULT_CAP_BYTES, EngineLog};
+    if let Some(dir) = ask.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| CsaError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    let log = EngineLog::open(&ask.path, DEFAULT_CAP_BYTES)
+        .map_err(|e| CsaError::Player(e.to_string()))?;
+    log.note(&format!("council-csa as {player_name}: session started"));
+    Ok(council_players::factory::EngineLogs {
+        log,
+        every_engine: ask.every_engine,
     })
 }
 
@@ -260,18 +323,21 @@ impl Sessions<'_> {
         }
     }
 
-    /// Log in, wait for a game, agree, play it, log out (or leave at once on a stop).
+    /// Log in (on `connected`, the session's first connection, or a new one), wait for a game,
+    /// agree, play it, log out (or leave at once on a stop).
     async fn play_one(
         &self,
+        connected: Option<Session>,
         player: &mut dyn Player,
         number: u64,
         seed: u64,
-        connected_once: &mut bool,
         report: &mut dyn FnMut(Event<'_>),
     ) -> Result<Attempt, CsaError> {
         let opts = self.opts;
-        let mut session = Session::connect(&opts.server, opts.keep_alive, self.log.clone()).await?;
-        *connected_once = true;
+        let mut session = match connected {
+            Some(s) => s,
+            None => Session::connect(&opts.server, opts.keep_alive, self.log.clone()).await?,
+        };
         session.send(&login_line(&opts.id, &opts.password))?;
         let summary = loop {
             let line = tokio::select! {

@@ -30,24 +30,30 @@ use tokio::sync::mpsc;
 use super::protocol::{ServerLine, masked, parse_server_line};
 
 /// The protocol log: `<unix seconds.millis> <direction> <line>` per line, `>` sent, `<`
-/// received, `#` a note of the client's own (connect, close, keep-alive).
+/// received, `#` a note of the client's own (connect, close, keep-alive). The file (and its
+/// folder) is made at the first line, so a session that never connects leaves nothing.
 #[derive(Clone)]
 pub struct ProtocolLog {
-    file: Arc<Mutex<std::fs::File>>,
+    file: Arc<Mutex<Option<std::fs::File>>>,
     path: PathBuf,
 }
 
 impl ProtocolLog {
-    /// Create (or append to) the log at `path`.
-    pub fn open(path: &Path) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        Ok(ProtocolLog {
-            file: Arc::new(Mutex::new(file)),
+    /// The log at `path`, created (or appended to) at its first line.
+    pub fn new(path: &Path) -> Self {
+        ProtocolLog {
+            file: Arc::new(Mutex::new(None)),
             path: path.to_path_buf(),
-        })
+        }
+    }
+
+    /// Create (or append to) the log at `path` now.
+    pub fn open(path: &Path) -> std::io::Result<Self> {
+        let log = Self::new(path);
+        if let Ok(mut f) = log.file.lock() {
+            *f = Some(open_append(path)?);
+        }
+        Ok(log)
     }
 
     pub fn path(&self) -> &Path {
@@ -66,10 +72,26 @@ impl ProtocolLog {
             masked(text)
         );
         if let Ok(mut f) = self.file.lock() {
-            // A log that cannot be written must not stop a game.
-            let _ = f.write_all(entry.as_bytes());
+            if f.is_none() {
+                *f = open_append(&self.path).ok();
+            }
+            if let Some(f) = f.as_mut() {
+                // A log that cannot be written must not stop a game.
+                let _ = f.write_all(entry.as_bytes());
+            }
         }
     }
+}
+
+/// `path` opened to append, its folder made first.
+fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
 }
 
 /// A connection could not be made or broke.
