@@ -3,7 +3,9 @@
 //! resignation): two clients play each other (or a scripted raw client) for every ending the
 //! protocol names, and each game leaves its records, its `results.jsonl` line and a protocol
 //! log; the clocks, a stop by SIGTERM, rejected games, reconnection, floodgate's move comments
-//! and a pondering council are held to the server too. Short clocks, small node limits and
+//! and a pondering council are held to the server too, and so are the network's faults (a
+//! silent server, a reset, garbage, a line too long, a close during `LOGIN`), the password's
+//! sources and the output folder. Short clocks, small node limits and
 //! `--max-moves` keep the file to seconds a game, except the Fischer clock game (about 20 s)
 //! and the pondering council's four games (a few minutes).
 
@@ -1252,10 +1254,27 @@ fn a_missing_or_empty_password_is_one_clear_line_before_connecting() {
     std::fs::write(&empty, "\n").expect("file");
     let missing = dir.join("missing.txt");
     let cases: [(&[&str], &str); 4] = [
-        (&[], "no password: give --password-file PATH, the environment variable COUNCIL_CSA_PASSWORD"),
-        (&["--password-file", empty.to_str().expect("utf-8")], "the first line is empty"),
-        (&["--password-file", missing.to_str().expect("utf-8")], "missing.txt: No such file"),
-        (&["--password", "x", "--password-file", empty.to_str().expect("utf-8")], "cannot be used with"),
+        (
+            &[],
+            "no password: give --password-file PATH, the environment variable COUNCIL_CSA_PASSWORD",
+        ),
+        (
+            &["--password-file", empty.to_str().expect("utf-8")],
+            "the first line is empty",
+        ),
+        (
+            &["--password-file", missing.to_str().expect("utf-8")],
+            "missing.txt: No such file",
+        ),
+        (
+            &[
+                "--password",
+                "x",
+                "--password-file",
+                empty.to_str().expect("utf-8"),
+            ],
+            "cannot be used with",
+        ),
     ];
     for (args, expected) in cases {
         let out = Command::new(workspace_bin("council-csa"))
@@ -1286,7 +1305,13 @@ fn the_test_server_explains_its_options() {
         .expect("run csa-test-server --help");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    for option in ["--port", "--games", "--total", "--drop-after", "--reject-game"] {
+    for option in [
+        "--port",
+        "--games",
+        "--total",
+        "--drop-after",
+        "--reject-game",
+    ] {
         assert!(text.contains(option), "{option}: {text}");
     }
 }
@@ -1328,7 +1353,10 @@ fn the_default_folder_is_named_by_the_utc_time_and_made_only_once_connected() {
     assert_eq!(status.code(), Some(1), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
-    assert!(!refused.join("runs").exists(), "nothing is made before a connection");
+    assert!(
+        !refused.join("runs").exists(),
+        "nothing is made before a connection"
+    );
     // A game: recorded in runs/csa-<UTC date-time>.
     let server = Server::start(&["--games", "1", "--max-moves", "2"]);
     let here = dir.join("here");
@@ -1345,7 +1373,11 @@ fn the_default_folder_is_named_by_the_utc_time_and_made_only_once_connected() {
         if let Some(out) = made.filter(|p| p.join("protocol.log").exists()) {
             break out;
         }
-        assert!(began.elapsed() < PATIENCE, "no folder in {}", runs.display());
+        assert!(
+            began.elapsed() < PATIENCE,
+            "no folder in {}",
+            runs.display()
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     wait_logged_in(&out);
@@ -1358,4 +1390,219 @@ fn the_default_folder_is_named_by_the_utc_time_and_made_only_once_connected() {
     assert_eq!(std::fs::read_dir(&runs).expect("runs").count(), 1);
     assert_eq!(results(&out).len(), 1);
     let _ = server.ends();
+}
+
+/// Two clients of `--games 2` on a server whose first game has a fault (`fault`): the first
+/// game's results lines (sente's client's, gote's), the second's, what each printed, and the
+/// server's `end` lines.
+struct FaultyFirstGame {
+    first: [Value; 2],
+    second: [Value; 2],
+    printed: [(String, String); 2],
+    ends: Vec<String>,
+    outs: [PathBuf; 2],
+}
+
+fn faulty_first_game(name: &str, fault: &[&str], extra: &[&str]) -> FaultyFirstGame {
+    let dir = scratch(name);
+    let config = config(&dir);
+    let mut args = vec!["--games", "2", "--max-moves", "6", "--fault-game", "1"];
+    args.extend_from_slice(fault);
+    let server = Server::start(&args);
+    let outs = [dir.join("sente"), dir.join("gote")];
+    let mut extra = extra.to_vec();
+    extra.extend_from_slice(&["--games", "2"]);
+    let printed = play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &extra,
+    );
+    let ends = server.ends();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    let [a, b] = [results(&outs[0]), results(&outs[1])];
+    assert_eq!((a.len(), b.len()), (2, 2), "{a:?}\n{b:?}");
+    for r in [&a[1], &b[1]] {
+        assert_eq!(
+            ending(r),
+            ("draw", "max_plies"),
+            "the second game is played: {r}"
+        );
+    }
+    FaultyFirstGame {
+        first: [a[0].clone(), b[0].clone()],
+        second: [a[1].clone(), b[1].clone()],
+        printed,
+        ends,
+        outs,
+    }
+}
+
+/// The stderr line of a game without a result: it names the server and the moves.
+fn no_result_line(stderr: &str, moves: u64) -> &str {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("ended without a result"))
+        .unwrap_or_else(|| panic!("no clear line: {stderr}"));
+    assert!(
+        line.contains("127.0.0.1:") && line.contains(&format!("after {moves} moves")),
+        "{line}"
+    );
+    line
+}
+
+#[test]
+fn a_server_that_goes_silent_mid_game_is_left_after_the_read_timeout_and_the_next_game_played() {
+    let g = faulty_first_game(
+        "silent-game",
+        &["--silent-after", "4"],
+        &["--read-timeout", "2"],
+    );
+    assert!(g.ends[0].contains("#SILENT"), "{:?}", g.ends);
+    for (r, (_, err)) in g.first.iter().zip(&g.printed) {
+        assert_eq!(ending(r), ("draw", "aborted"), "{r}");
+        assert_eq!(r["plies"], 4);
+        let line = no_result_line(err, 4);
+        assert!(
+            line.contains("the server went silent: no answer for 2 s"),
+            "{line}"
+        );
+    }
+    // Nothing came back, yet every line was written: the connection stayed open.
+    for out in &g.outs {
+        let log = std::fs::read_to_string(out.join("protocol.log")).expect("log");
+        assert!(
+            log.contains("no answer for 2 s: the server is silent"),
+            "{log}"
+        );
+    }
+    assert_eq!(g.second[0]["id"], 1);
+}
+
+#[test]
+fn a_server_silent_while_waiting_for_a_game_is_left_and_logged_into_again() {
+    let dir = scratch("silent-waiting");
+    let config = config(&dir);
+    // The first login is answered, then nothing: no game, no keep-alive answered.
+    let server = Server::start(&["--games", "1", "--max-moves", "4", "--silent-logins", "1"]);
+    let outs = [dir.join("a"), dir.join("b")];
+    let printed = play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &["--read-timeout", "2"],
+    );
+    let err = &printed[0].1;
+    assert!(
+        err.contains("no answer for 2 s: the server went silent without closing the connection; connecting again in 1 s (attempt 1 of 10)"),
+        "{err}"
+    );
+    let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("log");
+    assert_eq!(log.matches("> LOGIN ").count(), 2, "{log}");
+    assert!(log.contains("> (keep-alive)"), "{log}");
+    for out in &outs {
+        assert_eq!(ending(&one_result(out)), ("draw", "max_plies"));
+    }
+    assert_eq!(server.ends().len(), 1);
+}
+
+#[test]
+fn a_connection_reset_mid_move_is_recorded_and_the_next_game_played() {
+    let g = faulty_first_game("reset", &["--reset-after", "4"], &[]);
+    // Sente's fifth move arrived and its connection was reset: sente's client records the
+    // four moves without a result; the server heard a disconnect, and gote won as by
+    // resignation.
+    assert!(g.ends[0].ends_with("#RESIGN #LOSE"), "{:?}", g.ends);
+    assert_eq!(ending(&g.first[0]), ("draw", "aborted"), "{}", g.first[0]);
+    assert_eq!(g.first[0]["plies"], 4);
+    let line = no_result_line(&g.printed[0].1, 4);
+    assert!(line.contains("the connection dropped"), "{line}");
+    assert_eq!(ending(&g.first[1]), ("gote", "resign"), "{}", g.first[1]);
+    let log = std::fs::read_to_string(g.outs[0].join("protocol.log")).expect("log");
+    assert_eq!(
+        log.matches("> LOGIN ").count(),
+        2,
+        "a login for the next game: {log}"
+    );
+    assert_eq!(g.second[1]["id"], 1);
+}
+
+#[test]
+fn garbage_from_the_server_is_logged_and_ignored_and_the_game_goes_on() {
+    let PairGame { sente, outs, .. } = pair_game(
+        "garbage",
+        &[
+            "--games",
+            "1",
+            "--total",
+            "60",
+            "--max-moves",
+            "8",
+            "--garbage-after",
+            "3",
+        ],
+        "engine",
+        "engine",
+        &[],
+    );
+    assert_eq!(ending(&sente), ("draw", "max_plies"));
+    assert_eq!(sente["plies"], 8);
+    for out in &outs {
+        let log = std::fs::read_to_string(out.join("protocol.log")).expect("log");
+        assert!(
+            log.contains("< \u{fffd}\u{fffd}\u{fffd} not UTF-8")
+                && log.contains("control characters")
+                && log.contains("< ##[ERROR] unknown command LOREM-IPSUM"),
+            "{log}"
+        );
+    }
+}
+
+#[test]
+fn an_over_long_line_ends_the_game_without_a_result_and_the_next_game_is_played() {
+    let g = faulty_first_game("long-line", &["--long-line-after", "3"], &[]);
+    for (r, (_, err)) in g.first.iter().zip(&g.printed) {
+        assert_eq!(ending(r), ("draw", "aborted"), "{r}");
+        assert_eq!(r["plies"], 3);
+        let line = no_result_line(err, 3);
+        assert!(
+            line.contains("the server sent a line longer than 65536 bytes"),
+            "{line}"
+        );
+    }
+    for out in &g.outs {
+        let log = std::fs::metadata(out.join("protocol.log")).expect("log");
+        assert!(
+            log.len() < 64 * 1024,
+            "the long line is not kept: {} bytes",
+            log.len()
+        );
+    }
+}
+
+#[test]
+fn a_server_that_closes_during_login_is_connected_to_again() {
+    let dir = scratch("close-at-login");
+    let config = config(&dir);
+    let server = Server::start(&["--games", "1", "--max-moves", "4", "--close-logins", "1"]);
+    let outs = [dir.join("a"), dir.join("b")];
+    let printed = play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &[],
+    );
+    let err = &printed[0].1;
+    assert!(
+        err.contains("the server closed the connection before answering LOGIN; connecting again in 1 s (attempt 1 of 10)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for out in &outs {
+        assert_eq!(ending(&one_result(out)), ("draw", "max_plies"));
+    }
+    assert_eq!(server.ends().len(), 1);
 }

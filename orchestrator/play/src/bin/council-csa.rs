@@ -61,6 +61,12 @@ struct Cli {
     /// Send an empty line after this many seconds without sending anything (0: never).
     #[arg(long, default_value_t = 30)]
     keep_alive: u64,
+    /// Take the connection for dead when a line the server answers (a move, a keep-alive,
+    /// LOGIN) has had no answer for this many seconds (0: wait forever); also the longest wait
+    /// for a connection. A silent server is found at most --keep-alive + --read-timeout seconds
+    /// after its last line.
+    #[arg(long, default_value_t = 60)]
+    read_timeout: u64,
     /// Floodgate's comment on each move (`+7776FU,'* 30 -3334FU +2726FU`: the score and the
     /// expected line). shogi-server keeps it in its record and shows it to spectators, never
     /// to the opponent.
@@ -142,6 +148,7 @@ fn main() -> ExitCode {
         out,
         margin: Duration::from_millis(cli.margin_ms),
         keep_alive: Duration::from_secs(cli.keep_alive),
+        read_timeout: Duration::from_secs(cli.read_timeout),
         seed: cli.seed,
         pv_comment: cli.pv_comment == Switch::On,
         reconnect: cli.reconnect,

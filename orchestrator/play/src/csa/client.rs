@@ -17,7 +17,7 @@ use engine::types::Color;
 
 use super::game::{Game, GameSettings};
 use super::protocol::{GameSummary, Outcome, ServerLine, login_line, parse_server_line};
-use super::session::{ProtocolLog, Session, SessionError};
+use super::session::{ProtocolLog, Session, SessionError, Timing};
 use crate::game::records::write_event_records;
 use crate::signals::Stop;
 use council_players::player::{Outcome as PlayerOutcome, Player};
@@ -39,6 +39,9 @@ pub struct CsaOptions {
     pub margin: Duration,
     /// Silence after which an empty line is sent (zero: never).
     pub keep_alive: Duration,
+    /// How long a line the server answers may wait for an answer before the connection is
+    /// taken for dead (zero: forever).
+    pub read_timeout: Duration,
     pub seed: u64,
     /// Send floodgate's evaluation and pv comment with each move.
     pub pv_comment: bool,
@@ -109,6 +112,16 @@ pub struct CsaRun {
     pub stopped_by: Option<String>,
 }
 
+impl CsaOptions {
+    /// How each connection watches the server.
+    pub fn timing(&self) -> Timing {
+        Timing {
+            keep_alive: self.keep_alive,
+            read_timeout: self.read_timeout,
+        }
+    }
+}
+
 /// The wait before the `n`-th attempt in a row to connect again: 1 s, doubling, at most 60 s.
 pub fn backoff(n: u32) -> Duration {
     Duration::from_secs(1u64 << n.saturating_sub(1).min(6)).min(Duration::from_secs(60))
@@ -135,7 +148,7 @@ pub async fn run(
     // The first connection is not retried, and nothing is written before it is made: a wrong
     // `--server` leaves no folder behind. The protocol log's first line makes the folder.
     let first = tokio::select! {
-        s = Session::connect(&opts.server, opts.keep_alive, log.clone()) => s?,
+        s = Session::connect(&opts.server, opts.timing(), log.clone()) => s?,
         () = stop.requested() => {
             return Ok(CsaRun { games: Vec::new(), stopped_by: stop.by().map(str::to_string) });
         }
@@ -144,9 +157,7 @@ pub async fn run(
         Some(ask) => Some(open_engine_log(ask, player_name)?),
         None => None,
     };
-    if let Err(e) =
-        council_players::factory::preflight_logged(config, engine_log.as_ref()).await
-    {
+    if let Err(e) = council_players::factory::preflight_logged(config, engine_log.as_ref()).await {
         first.close().await;
         return Err(CsaError::Player(e.to_string()));
     }
@@ -172,13 +183,7 @@ pub async fn run(
         let seed = council_schema::seed::game_seed(opts.seed, next_id);
         let attempt = council_players::player::engine_log::in_game(
             next_id,
-            session.play_one(
-                first.take(),
-                player.as_mut(),
-                next_id,
-                seed,
-                report,
-            ),
+            session.play_one(first.take(), player.as_mut(), next_id, seed, report),
         )
         .await;
         match attempt {
@@ -336,19 +341,21 @@ impl Sessions<'_> {
         let opts = self.opts;
         let mut session = match connected {
             Some(s) => s,
-            None => Session::connect(&opts.server, opts.keep_alive, self.log.clone()).await?,
+            None => Session::connect(&opts.server, opts.timing(), self.log.clone()).await?,
         };
         session.send(&login_line(&opts.id, &opts.password))?;
+        let mut when = "before answering LOGIN";
         let summary = loop {
             let line = tokio::select! {
-                line = next(&mut session) => line?,
+                line = next(&mut session, when) => line?,
                 () = self.stop.requested() => {
                     session.close().await;
                     return Ok(Attempt::Stopped);
                 }
             };
             match line {
-                ServerLine::LoginOk | ServerLine::Empty | ServerLine::Other(_) => {}
+                ServerLine::LoginOk => when = "while the client waited for a game",
+                ServerLine::Empty | ServerLine::Other(_) => {}
                 ServerLine::LoginIncorrect => {
                     session.close().await;
                     return Err(CsaError::LoginRefused {
@@ -383,7 +390,7 @@ impl Sessions<'_> {
         session.send(&format!("AGREE {}", summary.game_id))?;
         loop {
             let line = tokio::select! {
-                line = next(&mut session) => line?,
+                line = next(&mut session, "before the game started") => line?,
                 () = self.stop.requested() => {
                     player.game_over(PlayerOutcome::Draw).await;
                     session.close().await;
@@ -455,12 +462,14 @@ impl Sessions<'_> {
     }
 }
 
-/// The next line, classified; the end of the connection is an error outside a game.
-async fn next(session: &mut Session) -> Result<ServerLine, CsaError> {
+/// The next line, classified; the end of the connection (`when` says at what point) is an
+/// error outside a game.
+async fn next(session: &mut Session, when: &'static str) -> Result<ServerLine, CsaError> {
     match session.recv().await? {
         Some(line) => Ok(parse_server_line(&line)),
         None => Err(SessionError::Closed {
             server: session.server().to_string(),
+            when,
         }
         .into()),
     }
@@ -476,6 +485,7 @@ async fn read_summary(
         let Some(line) = session.recv().await? else {
             return Err(SessionError::Closed {
                 server: session.server().to_string(),
+                when: "in the middle of a Game_Summary",
             }
             .into());
         };
