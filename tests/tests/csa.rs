@@ -1606,3 +1606,170 @@ fn a_server_that_closes_during_login_is_connected_to_again() {
     }
     assert_eq!(server.ends().len(), 1);
 }
+
+/// Whether this machine lets a test mount a tmpfs in a user and mount namespace of its own
+/// (`unshare`), as the disk tests do; the reason when not.
+fn can_mount(dir: &Path) -> Result<(), String> {
+    let probe = dir.join("probe");
+    std::fs::create_dir_all(&probe).expect("probe folder");
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg("mount -t tmpfs -o size=4k tmpfs \"$0\"")
+        .arg(&probe)
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Ok(()),
+        Ok(o) => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+        Err(e) => Err(format!("unshare: {e}")),
+    }
+}
+
+/// `inner` run in a namespace of its own where `mount` (a shell command, its target `"$0"`)
+/// has mounted `target` first.
+fn with_mount(inner: &Command, mount: &str, target: &Path) -> Command {
+    let mut c = Command::new("unshare");
+    c.args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg(format!("{mount} \"$0\" && exec \"$@\""))
+        .arg(target)
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .env_remove(PASSWORD_VARIABLE)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Whether this process runs as root (who writes into a folder of mode 555 all the same).
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// One client of `--games 2` beside one of `--games 1`, the first started by `start` (its
+/// command as `client_command` makes it) and, when its protocol log can be read from here
+/// (`sente`), logged in first: the first's exit, stdout, stderr, and both folders.
+fn faulty_disk_pair(
+    dir: &Path,
+    sente: bool,
+    start: impl FnOnce(Command) -> Child,
+) -> ((std::process::ExitStatus, String, String), [PathBuf; 2]) {
+    let config = config(dir);
+    let server = Server::start(&["--games", "1", "--max-moves", "40"]);
+    let outs = [dir.join("faulty"), dir.join("other")];
+    let command = client_command(
+        &config,
+        "engine",
+        &server,
+        "faulty",
+        &outs[0],
+        &["--password", "test,x", "--games", "2"],
+    );
+    let a = start(command);
+    if sente {
+        wait_logged_in(&outs[0]);
+    }
+    let b = client(&config, "engine", &server, "other", &outs[1], &[]);
+    let (sb, ob, eb) = finish(b, "council-csa (other)");
+    assert!(sb.success(), "{ob}\n{eb}");
+    let first = finish(a, "council-csa (faulty disk)");
+    assert_eq!(server.ends().len(), 1);
+    (first, outs)
+}
+
+#[test]
+fn a_protocol_log_that_fills_the_disk_mid_game_keeps_the_game_and_stops_in_one_line() {
+    let dir = scratch("disk-full");
+    if let Err(why) = can_mount(&dir) {
+        println!("skipped: no tmpfs can be mounted here to fill ({why})");
+        return;
+    }
+    // The protocol log lives on a tmpfs of one page (4 KiB), which a game of 40 moves
+    // outgrows: its writes fail with ENOSPC mid-game; records and results.jsonl have room.
+    let small = dir.join("small");
+    std::fs::create_dir_all(&small).expect("mount point");
+    let out = dir.join("faulty");
+    std::fs::create_dir_all(&out).expect("out");
+    std::os::unix::fs::symlink(small.join("protocol.log"), out.join("protocol.log"))
+        .expect("symlink");
+    // The log is on the namespace's tmpfs, out of the test's sight: the first to log in plays
+    // sente, whichever it is.
+    let ((status, stdout, stderr), outs) = faulty_disk_pair(&dir, false, |inner| {
+        with_mount(&inner, "mount -t tmpfs -o size=4k tmpfs", &small)
+            .spawn()
+            .expect("start council-csa under unshare")
+    });
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let r = one_result(&outs[0]);
+    assert_eq!(
+        ending(&r),
+        ("draw", "max_plies"),
+        "the game in play was played out"
+    );
+    assert!(
+        last.contains(&format!(
+            "cannot write {}: No space left on device",
+            outs[0].join("protocol.log").display()
+        )) && last.contains(&format!(
+            "is kept in {} and {}; stopping",
+            outs[0].join("records").display(),
+            outs[0].join("results.jsonl").display()
+        )),
+        "{last}"
+    );
+    assert_eq!(csa_moves(&outs[0]), 40);
+    assert!(stdout.contains(": 1 games:"), "no second game: {stdout}");
+}
+
+#[test]
+fn a_read_only_records_folder_keeps_the_game_in_results_and_the_log_and_stops_in_one_line() {
+    let dir = scratch("read-only");
+    let records = dir.join("faulty").join("records");
+    std::fs::create_dir_all(&records).expect("records");
+    let mounted = can_mount(&dir);
+    if let Err(why) = &mounted
+        && is_root()
+    {
+        println!(
+            "skipped: root writes into a folder of mode 555, and no read-only tmpfs can be mounted here ({why})"
+        );
+        return;
+    }
+    let ((status, stdout, stderr), outs) = faulty_disk_pair(&dir, true, |inner| match &mounted {
+        Ok(()) => with_mount(&inner, "mount -t tmpfs -o ro,size=4k tmpfs", &records)
+            .spawn()
+            .expect("start council-csa under unshare"),
+        Err(_) => {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&records, std::fs::Permissions::from_mode(0o555))
+                .expect("chmod");
+            let mut inner = inner;
+            inner.spawn().expect("start council-csa")
+        }
+    });
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let line = stderr.trim_end();
+    let record = outs[0].join("records").join("0000-engine-vs-other.csa");
+    assert!(
+        line.contains(&format!("cannot write {} (and .kif): ", record.display()))
+            && (line.contains("Read-only file system") || line.contains("Permission denied"))
+            && line.contains(&format!(
+                "is kept in {} and {}; stopping",
+                outs[0].join("results.jsonl").display(),
+                outs[0].join("protocol.log").display()
+            )),
+        "{line}"
+    );
+    let r = one_result(&outs[0]);
+    assert_eq!(ending(&r), ("draw", "max_plies"));
+    let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("log");
+    assert!(
+        log.contains("< #CENSORED"),
+        "the whole game is in the log: {log}"
+    );
+    assert!(stdout.contains(": 1 games:"), "no second game: {stdout}");
+}

@@ -81,6 +81,14 @@ pub enum CsaError {
     /// The player's engines failed their first start (`preflight`).
     #[error("{0}")]
     Player(String),
+    /// A record, `results.jsonl` or the protocol log could not be written (a full disk, a
+    /// read-only folder): the game in play was finished, and `kept` says where it is.
+    #[error("cannot write {}: {source}; {kept}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+        kept: String,
+    },
 }
 
 /// One game as it was played and recorded, for the caller's report.
@@ -137,10 +145,6 @@ pub async fn run(
     stop: &Stop,
     report: &mut dyn FnMut(Event<'_>),
 ) -> Result<CsaRun, CsaError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CsaError::Io { path, source }
-    };
     let records = opts.out.join("records");
     let results_path = opts.out.join("results.jsonl");
     let (mut next_id, complete_len) = games_so_far(&results_path)?;
@@ -180,6 +184,14 @@ pub async fn run(
     let mut retries = 0;
     let mut outcome = Ok(());
     while played.len() < opts.games as usize && !stop.is_requested() {
+        if let Some(source) = log.failure() {
+            outcome = Err(CsaError::Write {
+                path: log.path().to_path_buf(),
+                source,
+                kept: "stopping before the next game".to_string(),
+            });
+            break;
+        }
         let seed = council_schema::seed::game_seed(opts.seed, next_id);
         let attempt = council_players::player::engine_log::in_game(
             next_id,
@@ -190,19 +202,12 @@ pub async fn run(
             Ok(Attempt::Played(game)) => {
                 retries = 0;
                 next_id += 1;
-                std::fs::create_dir_all(&records).map_err(io(&records))?;
-                write_event_records(&records, &game.game_id, &game.played).map_err(io(&records))?;
-                if results.is_none() {
-                    results = Some(
-                        ResultsWriter::open(&results_path, complete_len)
-                            .map_err(io(&results_path))?,
-                    );
-                }
-                if let Some(results) = results.as_mut() {
-                    results
-                        .append(&game.played.result)
-                        .map_err(io(&results_path))?;
-                }
+                let kept = keep(
+                    &game,
+                    &records,
+                    (&results_path, complete_len, &mut results),
+                    &log,
+                );
                 let game = *game;
                 let g = CsaGame {
                     game_id: game.game_id,
@@ -212,6 +217,10 @@ pub async fn run(
                 };
                 report(Event::Game(&g));
                 played.push(g);
+                if let Err(e) = kept {
+                    outcome = Err(e);
+                    break;
+                }
             }
             Ok(Attempt::Rejected) => {
                 retries = 0;
@@ -253,6 +262,57 @@ pub async fn run(
         games: played,
         stopped_by: stop.by().map(str::to_string),
     })
+}
+
+/// Write a finished game's records and results line; when a file cannot be written (or the
+/// protocol log could not be, during the game), the error names the first such file and says
+/// where the game is kept.
+fn keep(
+    game: &Finished,
+    records: &Path,
+    (results_path, complete_len, results): (&Path, Option<u64>, &mut Option<ResultsWriter>),
+    log: &ProtocolLog,
+) -> Result<(), CsaError> {
+    let result = &game.played.result;
+    let recorded = std::fs::create_dir_all(records)
+        .and_then(|()| write_event_records(records, &game.game_id, &game.played));
+    let appended = match results {
+        Some(w) => w.append(result),
+        None => ResultsWriter::open(results_path, complete_len).and_then(|mut w| {
+            let appended = w.append(result);
+            *results = Some(w);
+            appended
+        }),
+    };
+    let logged = log.failure().map_or(Ok(()), Err);
+    let record = crate::game::records::record_paths(records, result).0;
+    let mut failed = None;
+    let mut kept = Vec::new();
+    for (written, path, place) in [
+        (
+            recorded,
+            PathBuf::from(format!("{} (and .kif)", record.display())),
+            records,
+        ),
+        (appended, results_path.to_path_buf(), results_path),
+        (logged, log.path().to_path_buf(), log.path()),
+    ] {
+        match written {
+            Ok(()) => kept.push(place.display().to_string()),
+            Err(source) if failed.is_none() => failed = Some((path, source)),
+            Err(_) => {}
+        }
+    }
+    let Some((path, source)) = failed else {
+        return Ok(());
+    };
+    let game = format!("game {} ({})", result.id, game.game_id);
+    let kept = if kept.is_empty() {
+        format!("{game} could not be kept; stopping")
+    } else {
+        format!("{game} is kept in {}; stopping", kept.join(" and "))
+    };
+    Err(CsaError::Write { path, source, kept })
 }
 
 /// The engine log `ask` names, opened (its folder made) with a first note.

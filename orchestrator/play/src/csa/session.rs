@@ -42,18 +42,27 @@ use super::protocol::{ServerLine, masked, parse_server_line};
 
 /// The protocol log: `<unix seconds.millis> <direction> <line>` per line, `>` sent, `<`
 /// received, `#` a note of the client's own (connect, close, keep-alive). The file (and its
-/// folder) is made at the first line, so a session that never connects leaves nothing.
+/// folder) is made at the first line, so a session that never connects leaves nothing. A write
+/// that fails (a full disk, a read-only folder) never stops a game: the log stops there and
+/// keeps the error for the session, which stops after the game in play.
 #[derive(Clone)]
 pub struct ProtocolLog {
-    file: Arc<Mutex<Option<std::fs::File>>>,
+    file: Arc<Mutex<LogFile>>,
     path: PathBuf,
+}
+
+#[derive(Default)]
+struct LogFile {
+    file: Option<std::fs::File>,
+    /// The first write (or open) that failed.
+    failed: Option<(std::io::ErrorKind, String)>,
 }
 
 impl ProtocolLog {
     /// The log at `path`, created (or appended to) at its first line.
     pub fn new(path: &Path) -> Self {
         ProtocolLog {
-            file: Arc::new(Mutex::new(None)),
+            file: Arc::new(Mutex::new(LogFile::default())),
             path: path.to_path_buf(),
         }
     }
@@ -62,7 +71,7 @@ impl ProtocolLog {
     pub fn open(path: &Path) -> std::io::Result<Self> {
         let log = Self::new(path);
         if let Ok(mut f) = log.file.lock() {
-            *f = Some(open_append(path)?);
+            f.file = Some(open_append(path)?);
         }
         Ok(log)
     }
@@ -82,15 +91,30 @@ impl ProtocolLog {
             now.subsec_millis(),
             masked(text)
         );
-        if let Ok(mut f) = self.file.lock() {
-            if f.is_none() {
-                *f = open_append(&self.path).ok();
-            }
-            if let Some(f) = f.as_mut() {
-                // A log that cannot be written must not stop a game.
-                let _ = f.write_all(entry.as_bytes());
-            }
+        let Ok(mut log) = self.file.lock() else {
+            return;
+        };
+        if log.failed.is_some() {
+            return;
         }
+        let written = match log.file.as_mut() {
+            Some(file) => file.write_all(entry.as_bytes()),
+            None => open_append(&self.path).and_then(|mut file| {
+                let written = file.write_all(entry.as_bytes());
+                log.file = Some(file);
+                written
+            }),
+        };
+        if let Err(e) = written {
+            log.failed = Some((e.kind(), e.to_string()));
+        }
+    }
+
+    /// The error of the first line that could not be written, if one could not.
+    pub fn failure(&self) -> Option<std::io::Error> {
+        let log = self.file.lock().ok()?;
+        let (kind, text) = log.failed.clone()?;
+        Some(std::io::Error::new(kind, text))
     }
 }
 
