@@ -77,6 +77,7 @@ sigma = 200.0
     text.push_str(&usi("declarer", r#""win""#));
     text.push_str(&usi("cheat", r#""illegal", "--after", "2""#));
     text.push_str(&usi("slow", r#""normal", "--delay-ms", "150""#));
+    text.push_str(&usi("slow-start", r#""slow-start", "--delay-ms", "2500""#));
     // A pondering council of three `council-engine` USI processes (the built-in engine does not
     // ponder in process) and one of them alone, without pondering, as its opponent.
     let engine = workspace_bin("council-engine");
@@ -1772,4 +1773,27 @@ fn a_read_only_records_folder_keeps_the_game_in_results_and_the_log_and_stops_in
         "the whole game is in the log: {log}"
     );
     assert!(stdout.contains(": 1 games:"), "no second game: {stdout}");
+}
+
+#[test]
+fn the_first_connection_waits_for_the_engines_without_a_keep_alive_before_login() {
+    // The engine takes 2.5 s to start (preflight), the keep-alive is 1 s: the connection made
+    // before the start sends nothing until LOGIN (an empty line in place of a LOGIN is no
+    // keep-alive), then keeps alive as usual.
+    let PairGame { outs, .. } = pair_game(
+        "slow-start",
+        &["--games", "1", "--total", "60", "--max-moves", "2"],
+        "slow-start",
+        "engine",
+        &[],
+    );
+    let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("log");
+    let sent: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.split_once(" > ").map(|(_, line)| line))
+        .collect();
+    assert!(
+        sent.first().is_some_and(|l| l.starts_with("LOGIN ")),
+        "{log}"
+    );
 }

@@ -288,11 +288,14 @@ impl Session {
         let wait_from = heard.clone();
         let keep_alive = timing.keep_alive;
         let writer = tokio::spawn(async move {
-            // The last line sent that the server answers: the keep-alive's clock.
+            // The last line sent that the server answers: the keep-alive's clock. It starts at
+            // the first line (`LOGIN`): before it the connection may wait for the player's
+            // engines to start, and an empty line in place of a `LOGIN` is no keep-alive.
             let mut last = Instant::now();
+            let mut logged_in = false;
             loop {
                 let idle = async {
-                    if keep_alive.is_zero() {
+                    if keep_alive.is_zero() || !logged_in {
                         std::future::pending::<()>().await;
                     }
                     tokio::time::sleep_until(last + keep_alive).await;
@@ -320,6 +323,7 @@ impl Session {
                         &line
                     },
                 );
+                logged_in = true;
                 // shogi-server answers every line but these two (`START` waits for the
                 // opponent's `AGREE`; `LOGOUT` is answered by a close in CSA mode).
                 if !(line.starts_with("AGREE") || line == "LOGOUT") {
