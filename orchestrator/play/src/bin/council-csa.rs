@@ -1,11 +1,12 @@
 //! `council-csa CONFIG PLAYER --server HOST:PORT --id NAME [--password-file PATH | --password
-//! PASS] [--games N] [--out DIR] [--pv-comment on|off] [--quiet] [--log [FILE]]` (the password
-//! may come from the environment variable `COUNCIL_CSA_PASSWORD` instead): a player of a council-match config (a council
-//! or one engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`,
-//! a protocol log and, when asked, the engines' log go to `--out`; a line per game and a closing summary to stdout. Exit
-//! status: 0 when the games were played, 1 on an error, 2 for bad input, 130 when stopped by
-//! Ctrl-C or SIGTERM (a second one exits at once). See `council_play::csa` and
-//! docs/guide/csa.md.
+//! PASS] [--games N] [--out DIR] [--keep-alive S] [--read-timeout S] [--pv-comment on|off]
+//! [--quiet] [--log [FILE]]` (the password may come from the environment variable
+//! `COUNCIL_CSA_PASSWORD` instead): a player of a council-match config (a council or one
+//! engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`, a
+//! protocol log and, when asked, the engines' log go to `--out`; a line per game and a closing
+//! summary to stdout. Exit status: 0 when the games were played, 1 on an error (a file that
+//! cannot be written included), 2 for bad input, 130 when stopped by Ctrl-C or SIGTERM (a
+//! second one exits at once). See `council_play::csa` and docs/guide/csa.md.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
