@@ -3,7 +3,9 @@
 //! resignation): two clients play each other (or a scripted raw client) for every ending the
 //! protocol names, and each game leaves its records, its `results.jsonl` line and a protocol
 //! log; the clocks, a stop by SIGTERM, rejected games, reconnection, floodgate's move comments
-//! and a pondering council are held to the server too. Short clocks, small node limits and
+//! and a pondering council are held to the server too, and so are the network's faults (a
+//! silent server, a reset, garbage, a line too long, a close during `LOGIN`), the password's
+//! sources and the output folder. Short clocks, small node limits and
 //! `--max-moves` keep the file to seconds a game, except the Fischer clock game (about 20 s)
 //! and the pondering council's four games (a few minutes).
 
@@ -75,6 +77,7 @@ sigma = 200.0
     text.push_str(&usi("declarer", r#""win""#));
     text.push_str(&usi("cheat", r#""illegal", "--after", "2""#));
     text.push_str(&usi("slow", r#""normal", "--delay-ms", "150""#));
+    text.push_str(&usi("slow-start", r#""slow-start", "--delay-ms", "2500""#));
     // A pondering council of three `council-engine` USI processes (the built-in engine does not
     // ponder in process) and one of them alone, without pondering, as its opponent.
     let engine = workspace_bin("council-engine");
@@ -212,16 +215,32 @@ fn client(
     out: &Path,
     extra: &[&str],
 ) -> Child {
-    let password = if extra.contains(&"--password") {
+    let password = if extra.iter().any(|a| a.starts_with("--password")) {
         &[][..]
     } else {
         &["--password", "test,pw-secret"][..]
     };
-    Command::new(workspace_bin("council-csa"))
+    client_command(config, player, server, id, out, &[password, extra].concat())
+        .spawn()
+        .expect("start council-csa")
+}
+
+/// The command [`client`] runs without a password of its own (`extra` gives it, or the
+/// environment), to add to before it starts.
+fn client_command(
+    config: &Path,
+    player: &str,
+    server: &Server,
+    id: &str,
+    out: &Path,
+    extra: &[&str],
+) -> Command {
+    let mut command = Command::new(workspace_bin("council-csa"));
+    command
+        .env_remove(PASSWORD_VARIABLE)
         .arg(config)
         .arg(player)
         .args(["--server", &server.address(), "--id", id])
-        .args(password)
         .arg("--out")
         .arg(out)
         .args(["--keep-alive", "1"])
@@ -232,10 +251,12 @@ fn client(
         })
         .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start council-csa")
+        .stderr(Stdio::piped());
+    command
 }
+
+/// Where `council-csa` finds the password when no option gives it.
+const PASSWORD_VARIABLE: &str = "COUNCIL_CSA_PASSWORD";
 
 /// Log `first` in, then `second` (the first to log in plays sente), and wait for both.
 fn play_pair(
@@ -1196,4 +1217,583 @@ fn moves_the_server_gives_with_the_summary_are_not_charged() {
     }
     let first = client_clocks(&outs[0])[0];
     assert!(first.1 > 50_000 && first.2 == 60_000, "{first:?}");
+}
+
+#[test]
+fn the_password_comes_from_a_file_or_the_environment_and_never_from_the_command_line() {
+    let dir = scratch("password");
+    let config = config(&dir);
+    let server = Server::start(&["--games", "1", "--max-moves", "4"]);
+    let outs = [dir.join("file"), dir.join("env")];
+    // The game name is read from the password: the two clients meet in `secret-60-1`, not in
+    // the server's default game, only if each read its password where it was told to.
+    let file = dir.join("password.txt");
+    std::fs::write(&file, "secret-60-1,pw-in-a-file\nsecond line ignored\n").expect("file");
+    let from_file = ["--password-file", file.to_str().expect("a UTF-8 path")];
+    let a = client(&config, "engine", &server, "a", &outs[0], &from_file);
+    wait_logged_in(&outs[0]);
+    let b = client_command(&config, "engine", &server, "b", &outs[1], &[])
+        .env(PASSWORD_VARIABLE, "secret-60-1,pw-in-the-environment")
+        .spawn()
+        .expect("start council-csa");
+    for (child, out) in [(a, &outs[0]), (b, &outs[1])] {
+        let (status, o, e) = finish(child, "council-csa");
+        assert!(status.success(), "{status:?}\n{o}\n{e}");
+        let log = std::fs::read_to_string(out.join("protocol.log")).expect("log");
+        assert!(!log.contains("pw-in-"), "the password is masked: {log}");
+        assert_eq!(results(out).len(), 1);
+    }
+    let ends = server.ends();
+    assert!(ends[0].starts_with("end secret-60-1+a+b+1 "), "{ends:?}");
+}
+
+#[test]
+fn a_missing_or_empty_password_is_one_clear_line_before_connecting() {
+    let dir = scratch("no-password");
+    let config = config(&dir);
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, "\n").expect("file");
+    let missing = dir.join("missing.txt");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &[],
+            "no password: give --password-file PATH, the environment variable COUNCIL_CSA_PASSWORD",
+        ),
+        (
+            &["--password-file", empty.to_str().expect("utf-8")],
+            "the first line is empty",
+        ),
+        (
+            &["--password-file", missing.to_str().expect("utf-8")],
+            "missing.txt: No such file",
+        ),
+        (
+            &[
+                "--password",
+                "x",
+                "--password-file",
+                empty.to_str().expect("utf-8"),
+            ],
+            "cannot be used with",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = Command::new(workspace_bin("council-csa"))
+            .env_remove(PASSWORD_VARIABLE)
+            .arg(&config)
+            .arg("engine")
+            .args(["--server", "127.0.0.1:1", "--id", "x"])
+            .args(args)
+            .arg("--out")
+            .arg(dir.join("out"))
+            .output()
+            .expect("run council-csa");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        if !expected.contains("cannot be used") {
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        assert!(!dir.join("out").exists(), "nothing is created");
+    }
+}
+
+#[test]
+fn the_test_server_explains_its_options() {
+    let out = Command::new(workspace_bin("csa-test-server"))
+        .arg("--help")
+        .output()
+        .expect("run csa-test-server --help");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for option in [
+        "--port",
+        "--games",
+        "--total",
+        "--drop-after",
+        "--reject-game",
+    ] {
+        assert!(text.contains(option), "{option}: {text}");
+    }
+}
+
+/// A `runs/csa-YYYY-MM-DDTHH-MM-SS` folder name.
+fn utc_folder_name(name: &str) -> bool {
+    let Some(when) = name.strip_prefix("csa-") else {
+        return false;
+    };
+    let shape = "dddd-dd-ddTdd-dd-dd";
+    when.len() == shape.len()
+        && when.chars().zip(shape.chars()).all(|(c, s)| match s {
+            'd' => c.is_ascii_digit(),
+            s => c == s,
+        })
+}
+
+#[test]
+fn the_default_folder_is_named_by_the_utc_time_and_made_only_once_connected() {
+    let dir = scratch("default-out");
+    let config = config(&dir);
+    let run_in = |cwd: &Path, server: &str| {
+        std::fs::create_dir_all(cwd).expect("cwd");
+        Command::new(workspace_bin("council-csa"))
+            .current_dir(cwd)
+            .env_remove(PASSWORD_VARIABLE)
+            .arg(&config)
+            .arg("engine")
+            .args(["--server", server, "--id", "lone", "--password", "test,x"])
+            .args(["--keep-alive", "1", "--margin-ms", "200"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start council-csa")
+    };
+    // No server there: one line, nothing made.
+    let refused = dir.join("refused");
+    let (status, _, err) = finish(run_in(&refused, "127.0.0.1:1"), "council-csa (refused)");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
+    assert!(
+        !refused.join("runs").exists(),
+        "nothing is made before a connection"
+    );
+    // A game: recorded in runs/csa-<UTC date-time>.
+    let server = Server::start(&["--games", "1", "--max-moves", "2"]);
+    let here = dir.join("here");
+    let a = run_in(&here, &server.address());
+    let runs = here.join("runs");
+    let began = Instant::now();
+    let out = loop {
+        let made = std::fs::read_dir(&runs)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .next();
+        if let Some(out) = made.filter(|p| p.join("protocol.log").exists()) {
+            break out;
+        }
+        assert!(
+            began.elapsed() < PATIENCE,
+            "no folder in {}",
+            runs.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    wait_logged_in(&out);
+    let b = client(&config, "engine", &server, "other", &dir.join("other"), &[]);
+    let (sa, oa, ea) = finish(a, "council-csa (default folder)");
+    let (sb, _, eb) = finish(b, "council-csa (other)");
+    assert!(sa.success() && sb.success(), "{oa}\n{ea}\n{eb}");
+    let name = out.file_name().and_then(|n| n.to_str()).expect("a name");
+    assert!(utc_folder_name(name), "{name}");
+    assert_eq!(std::fs::read_dir(&runs).expect("runs").count(), 1);
+    assert_eq!(results(&out).len(), 1);
+    let _ = server.ends();
+}
+
+/// Two clients of `--games 2` on a server whose first game has a fault (`fault`): the first
+/// game's results lines (sente's client's, gote's), the second's, what each printed, and the
+/// server's `end` lines.
+struct FaultyFirstGame {
+    first: [Value; 2],
+    second: [Value; 2],
+    printed: [(String, String); 2],
+    ends: Vec<String>,
+    outs: [PathBuf; 2],
+}
+
+fn faulty_first_game(name: &str, fault: &[&str], extra: &[&str]) -> FaultyFirstGame {
+    let dir = scratch(name);
+    let config = config(&dir);
+    let mut args = vec!["--games", "2", "--max-moves", "6", "--fault-game", "1"];
+    args.extend_from_slice(fault);
+    let server = Server::start(&args);
+    let outs = [dir.join("sente"), dir.join("gote")];
+    let mut extra = extra.to_vec();
+    extra.extend_from_slice(&["--games", "2"]);
+    let printed = play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &extra,
+    );
+    let ends = server.ends();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    let [a, b] = [results(&outs[0]), results(&outs[1])];
+    assert_eq!((a.len(), b.len()), (2, 2), "{a:?}\n{b:?}");
+    for r in [&a[1], &b[1]] {
+        assert_eq!(
+            ending(r),
+            ("draw", "max_plies"),
+            "the second game is played: {r}"
+        );
+    }
+    FaultyFirstGame {
+        first: [a[0].clone(), b[0].clone()],
+        second: [a[1].clone(), b[1].clone()],
+        printed,
+        ends,
+        outs,
+    }
+}
+
+/// The stderr line of a game without a result: it names the server and the moves.
+fn no_result_line(stderr: &str, moves: u64) -> &str {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("ended without a result"))
+        .unwrap_or_else(|| panic!("no clear line: {stderr}"));
+    assert!(
+        line.contains("127.0.0.1:") && line.contains(&format!("after {moves} moves")),
+        "{line}"
+    );
+    line
+}
+
+#[test]
+fn a_server_that_goes_silent_mid_game_is_left_after_the_read_timeout_and_the_next_game_played() {
+    let g = faulty_first_game(
+        "silent-game",
+        &["--silent-after", "4"],
+        &["--read-timeout", "2"],
+    );
+    assert!(g.ends[0].contains("#SILENT"), "{:?}", g.ends);
+    for (r, (_, err)) in g.first.iter().zip(&g.printed) {
+        assert_eq!(ending(r), ("draw", "aborted"), "{r}");
+        assert_eq!(r["plies"], 4);
+        let line = no_result_line(err, 4);
+        assert!(
+            line.contains("the server went silent: no answer for 2 s"),
+            "{line}"
+        );
+    }
+    // Nothing came back, yet every line was written: the connection stayed open.
+    for out in &g.outs {
+        let log = std::fs::read_to_string(out.join("protocol.log")).expect("log");
+        assert!(
+            log.contains("no answer for 2 s: the server is silent"),
+            "{log}"
+        );
+    }
+    assert_eq!(g.second[0]["id"], 1);
+}
+
+#[test]
+fn a_server_silent_while_waiting_for_a_game_is_left_and_logged_into_again() {
+    let dir = scratch("silent-waiting");
+    let config = config(&dir);
+    // The first login is answered, then nothing: no game, no keep-alive answered.
+    let server = Server::start(&["--games", "1", "--max-moves", "4", "--silent-logins", "1"]);
+    let outs = [dir.join("a"), dir.join("b")];
+    let printed = play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &["--read-timeout", "2"],
+    );
+    let err = &printed[0].1;
+    assert!(
+        err.contains("no answer for 2 s: the server went silent without closing the connection; connecting again in 1 s (attempt 1 of 10)"),
+        "{err}"
+    );
+    let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("log");
+    assert_eq!(log.matches("> LOGIN ").count(), 2, "{log}");
+    assert!(log.contains("> (keep-alive)"), "{log}");
+    for out in &outs {
+        assert_eq!(ending(&one_result(out)), ("draw", "max_plies"));
+    }
+    assert_eq!(server.ends().len(), 1);
+}
+
+#[test]
+fn a_connection_reset_mid_move_is_recorded_and_the_next_game_played() {
+    let g = faulty_first_game("reset", &["--reset-after", "4"], &[]);
+    // Sente's fifth move arrived and its connection was reset: sente's client records the
+    // four moves without a result; the server heard a disconnect, and gote won as by
+    // resignation.
+    assert!(g.ends[0].ends_with("#RESIGN #LOSE"), "{:?}", g.ends);
+    assert_eq!(ending(&g.first[0]), ("draw", "aborted"), "{}", g.first[0]);
+    assert_eq!(g.first[0]["plies"], 4);
+    let line = no_result_line(&g.printed[0].1, 4);
+    assert!(line.contains("the connection dropped"), "{line}");
+    assert_eq!(ending(&g.first[1]), ("gote", "resign"), "{}", g.first[1]);
+    let log = std::fs::read_to_string(g.outs[0].join("protocol.log")).expect("log");
+    assert_eq!(
+        log.matches("> LOGIN ").count(),
+        2,
+        "a login for the next game: {log}"
+    );
+    assert_eq!(g.second[1]["id"], 1);
+}
+
+#[test]
+fn garbage_from_the_server_is_logged_and_ignored_and_the_game_goes_on() {
+    let PairGame { sente, outs, .. } = pair_game(
+        "garbage",
+        &[
+            "--games",
+            "1",
+            "--total",
+            "60",
+            "--max-moves",
+            "8",
+            "--garbage-after",
+            "3",
+        ],
+        "engine",
+        "engine",
+        &[],
+    );
+    assert_eq!(ending(&sente), ("draw", "max_plies"));
+    assert_eq!(sente["plies"], 8);
+    for out in &outs {
+        let log = std::fs::read_to_string(out.join("protocol.log")).expect("log");
+        assert!(
+            log.contains("< \u{fffd}\u{fffd}\u{fffd} not UTF-8")
+                && log.contains("control characters")
+                && log.contains("< ##[ERROR] unknown command LOREM-IPSUM"),
+            "{log}"
+        );
+    }
+}
+
+#[test]
+fn an_over_long_line_ends_the_game_without_a_result_and_the_next_game_is_played() {
+    let g = faulty_first_game("long-line", &["--long-line-after", "3"], &[]);
+    for (r, (_, err)) in g.first.iter().zip(&g.printed) {
+        assert_eq!(ending(r), ("draw", "aborted"), "{r}");
+        assert_eq!(r["plies"], 3);
+        let line = no_result_line(err, 3);
+        assert!(
+            line.contains("the server sent a line longer than 65536 bytes"),
+            "{line}"
+        );
+    }
+    for out in &g.outs {
+        let log = std::fs::metadata(out.join("protocol.log")).expect("log");
+        assert!(
+            log.len() < 64 * 1024,
+            "the long line is not kept: {} bytes",
+            log.len()
+        );
+    }
+}
+
+#[test]
+fn a_server_that_closes_during_login_is_connected_to_again() {
+    let dir = scratch("close-at-login");
+    let config = config(&dir);
+    let server = Server::start(&["--games", "1", "--max-moves", "4", "--close-logins", "1"]);
+    let outs = [dir.join("a"), dir.join("b")];
+    let printed = play_pair(
+        &server,
+        &config,
+        ("engine", &outs[0]),
+        ("engine", &outs[1]),
+        &[],
+    );
+    let err = &printed[0].1;
+    assert!(
+        err.contains("the server closed the connection before answering LOGIN; connecting again in 1 s (attempt 1 of 10)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for out in &outs {
+        assert_eq!(ending(&one_result(out)), ("draw", "max_plies"));
+    }
+    assert_eq!(server.ends().len(), 1);
+}
+
+/// Whether this machine lets a test mount a tmpfs in a user and mount namespace of its own
+/// (`unshare`), as the disk tests do; the reason when not.
+fn can_mount(dir: &Path) -> Result<(), String> {
+    let probe = dir.join("probe");
+    std::fs::create_dir_all(&probe).expect("probe folder");
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg("mount -t tmpfs -o size=4k tmpfs \"$0\"")
+        .arg(&probe)
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Ok(()),
+        Ok(o) => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+        Err(e) => Err(format!("unshare: {e}")),
+    }
+}
+
+/// `inner` run in a namespace of its own where `mount` (a shell command, its target `"$0"`)
+/// has mounted `target` first.
+fn with_mount(inner: &Command, mount: &str, target: &Path) -> Command {
+    let mut c = Command::new("unshare");
+    c.args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg(format!("{mount} \"$0\" && exec \"$@\""))
+        .arg(target)
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .env_remove(PASSWORD_VARIABLE)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Whether this process runs as root (who writes into a folder of mode 555 all the same).
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// One client of `--games 2` beside one of `--games 1`, the first started by `start` (its
+/// command as `client_command` makes it) and, when its protocol log can be read from here
+/// (`sente`), logged in first: the first's exit, stdout, stderr, and both folders.
+fn faulty_disk_pair(
+    dir: &Path,
+    sente: bool,
+    start: impl FnOnce(Command) -> Child,
+) -> ((std::process::ExitStatus, String, String), [PathBuf; 2]) {
+    let config = config(dir);
+    let server = Server::start(&["--games", "1", "--max-moves", "40"]);
+    let outs = [dir.join("faulty"), dir.join("other")];
+    let command = client_command(
+        &config,
+        "engine",
+        &server,
+        "faulty",
+        &outs[0],
+        &["--password", "test,x", "--games", "2"],
+    );
+    let a = start(command);
+    if sente {
+        wait_logged_in(&outs[0]);
+    }
+    let b = client(&config, "engine", &server, "other", &outs[1], &[]);
+    let (sb, ob, eb) = finish(b, "council-csa (other)");
+    assert!(sb.success(), "{ob}\n{eb}");
+    let first = finish(a, "council-csa (faulty disk)");
+    assert_eq!(server.ends().len(), 1);
+    (first, outs)
+}
+
+#[test]
+fn a_protocol_log_that_fills_the_disk_mid_game_keeps_the_game_and_stops_in_one_line() {
+    let dir = scratch("disk-full");
+    if let Err(why) = can_mount(&dir) {
+        println!("skipped: no tmpfs can be mounted here to fill ({why})");
+        return;
+    }
+    // The protocol log lives on a tmpfs of one page (4 KiB), which a game of 40 moves
+    // outgrows: its writes fail with ENOSPC mid-game; records and results.jsonl have room.
+    let small = dir.join("small");
+    std::fs::create_dir_all(&small).expect("mount point");
+    let out = dir.join("faulty");
+    std::fs::create_dir_all(&out).expect("out");
+    std::os::unix::fs::symlink(small.join("protocol.log"), out.join("protocol.log"))
+        .expect("symlink");
+    // The log is on the namespace's tmpfs, out of the test's sight: the first to log in plays
+    // sente, whichever it is.
+    let ((status, stdout, stderr), outs) = faulty_disk_pair(&dir, false, |inner| {
+        with_mount(&inner, "mount -t tmpfs -o size=4k tmpfs", &small)
+            .spawn()
+            .expect("start council-csa under unshare")
+    });
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let r = one_result(&outs[0]);
+    assert_eq!(
+        ending(&r),
+        ("draw", "max_plies"),
+        "the game in play was played out"
+    );
+    assert!(
+        last.contains(&format!(
+            "cannot write {}: No space left on device",
+            outs[0].join("protocol.log").display()
+        )) && last.contains(&format!(
+            "is kept in {} and {}; stopping",
+            outs[0].join("records").display(),
+            outs[0].join("results.jsonl").display()
+        )),
+        "{last}"
+    );
+    assert_eq!(csa_moves(&outs[0]), 40);
+    assert!(stdout.contains(": 1 games:"), "no second game: {stdout}");
+}
+
+#[test]
+fn a_read_only_records_folder_keeps_the_game_in_results_and_the_log_and_stops_in_one_line() {
+    let dir = scratch("read-only");
+    let records = dir.join("faulty").join("records");
+    std::fs::create_dir_all(&records).expect("records");
+    let mounted = can_mount(&dir);
+    if let Err(why) = &mounted
+        && is_root()
+    {
+        println!(
+            "skipped: root writes into a folder of mode 555, and no read-only tmpfs can be mounted here ({why})"
+        );
+        return;
+    }
+    let ((status, stdout, stderr), outs) = faulty_disk_pair(&dir, true, |inner| match &mounted {
+        Ok(()) => with_mount(&inner, "mount -t tmpfs -o ro,size=4k tmpfs", &records)
+            .spawn()
+            .expect("start council-csa under unshare"),
+        Err(_) => {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&records, std::fs::Permissions::from_mode(0o555))
+                .expect("chmod");
+            let mut inner = inner;
+            inner.spawn().expect("start council-csa")
+        }
+    });
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let line = stderr.trim_end();
+    let record = outs[0].join("records").join("0000-engine-vs-other.csa");
+    assert!(
+        line.contains(&format!("cannot write {} (and .kif): ", record.display()))
+            && (line.contains("Read-only file system") || line.contains("Permission denied"))
+            && line.contains(&format!(
+                "is kept in {} and {}; stopping",
+                outs[0].join("results.jsonl").display(),
+                outs[0].join("protocol.log").display()
+            )),
+        "{line}"
+    );
+    let r = one_result(&outs[0]);
+    assert_eq!(ending(&r), ("draw", "max_plies"));
+    let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("log");
+    assert!(
+        log.contains("< #CENSORED"),
+        "the whole game is in the log: {log}"
+    );
+    assert!(stdout.contains(": 1 games:"), "no second game: {stdout}");
+}
+
+#[test]
+fn the_first_connection_waits_for_the_engines_without_a_keep_alive_before_login() {
+    // The engine takes 2.5 s to start (preflight), the keep-alive is 1 s: the connection made
+    // before the start sends nothing until LOGIN (an empty line in place of a LOGIN is no
+    // keep-alive), then keeps alive as usual.
+    let PairGame { outs, .. } = pair_game(
+        "slow-start",
+        &["--games", "1", "--total", "60", "--max-moves", "2"],
+        "slow-start",
+        "engine",
+        &[],
+    );
+    let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("log");
+    let sent: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.split_once(" > ").map(|(_, line)| line))
+        .collect();
+    assert!(
+        sent.first().is_some_and(|l| l.starts_with("LOGIN ")),
+        "{log}"
+    );
 }

@@ -10,7 +10,8 @@
 //!
 //! `csa-test-server [--port P] [--game NAME] [--total S] [--byoyomi S] [--increment S]
 //! [--least S] [--max-moves N] [--position FILE] [--games N] [--drop-after N]
-//! [--chudan-after N] [--reject-game N]`, or `csa-test-server --version`
+//! [--chudan-after N] [--reject-game N] [the network's faults, below]`, or `csa-test-server --help` (each option explained) or
+//! `--version`
 //!
 //! - `--port 0` (the default) binds a free port; the first line on stdout is `port <n>`.
 //! - Logins, as shogi-server reads them: `LOGIN <name> <password>`, where the password is
@@ -42,23 +43,109 @@
 //!   to start from, sent as the summary's `Position` section (its moves are not charged).
 //! - Fault injection: `--drop-after N` closes both connections after N moves of a game;
 //!   `--chudan-after N` sends `#CHUDAN` after N moves; `--reject-game N` answers the N-th game's
-//!   `AGREE`s with `REJECT:<id> by the Server`.
+//!   `AGREE`s with `REJECT:<id> by the Server`. The network's faults: `--reset-after N` resets
+//!   the mover's connection (a TCP RST) when its move after N arrives; `--silent-after N` goes
+//!   silent on both players without closing (no move relayed, no keep-alive answered);
+//!   `--garbage-after N` sends lines that are not UTF-8, control characters and unknown
+//!   commands; `--long-line-after N` sends a line of 256 KiB; `--fault-game N` keeps a game's
+//!   faults to the N-th game. Logins: `--close-logins N` closes the connection on each of the
+//!   first N `LOGIN` lines; `--silent-logins N` answers the N after those and then says
+//!   nothing, the connection left open.
 //! - `--games N`: stop after hosting N games, rejected ones included (default: serve until
 //!   killed). Each game ends with a line `end <game id> <#ENDING> <#WIN|#LOSE|#DRAW|#CENSORED for
 //!   sente>` on stdout.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use council_play::game::adjudicate::judge_move;
 use engine::clock::{Clocks, TimeControl};
 use engine::position::{Position, Repetition};
 use engine::record::{GameRecord, csa_move_to_usi};
 use engine::types::Color;
 
+/// The server's options (`--help` lists them).
+#[derive(Parser, Debug)]
+#[command(
+    name = "csa-test-server",
+    version,
+    about = "A small CSA protocol 1.2.1 server that behaves as shogi-server does, for the tests of council-csa",
+    after_help = "The first line on stdout is `port <n>`; then a line `clock <game id> <moves> <sente ms> <gote ms>` after each move and `end <game id> <#ENDING> <#WIN|#LOSE|#DRAW|#CENSORED for sente>` after each game."
+)]
+struct Cli {
+    /// The port to listen on, on 127.0.0.1 (0: a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// The game a password without a game name joins.
+    #[arg(long, default_value = "test")]
+    game: String,
+    /// The default game's main time, seconds.
+    #[arg(long, default_value_t = 60)]
+    total: u64,
+    /// The default game's byoyomi, seconds.
+    #[arg(long, default_value_t = 0)]
+    byoyomi: u64,
+    /// The default game's Fischer increment, seconds.
+    #[arg(long, default_value_t = 0)]
+    increment: u64,
+    /// The least time charged for a move, seconds (shogi-server's Least_Time_Per_Move).
+    #[arg(long, default_value_t = 0)]
+    least: u64,
+    /// Moves after which a game is drawn (`#MAX_MOVES`, `#CENSORED`).
+    #[arg(long, default_value_t = 256)]
+    max_moves: u32,
+    /// A CSA position to start every game from (its moves are not charged).
+    #[arg(long, value_name = "FILE")]
+    position: Option<PathBuf>,
+    /// Stop after hosting this many games, rejected ones included (default: serve until
+    /// killed).
+    #[arg(long)]
+    games: Option<u64>,
+    /// Fault: close both connections after this many moves of a game.
+    #[arg(long, value_name = "N")]
+    drop_after: Option<usize>,
+    /// Fault: send `#CHUDAN` after this many moves of a game.
+    #[arg(long, value_name = "N")]
+    chudan_after: Option<usize>,
+    /// Fault: answer the N-th game's `AGREE`s with `REJECT:<id> by the Server`.
+    #[arg(long, value_name = "N")]
+    reject_game: Option<u64>,
+    /// Fault: after this many moves of a game, reset the mover's connection (a TCP RST) when
+    /// its move arrives, without echoing it; its opponent wins as by resignation.
+    #[arg(long, value_name = "N")]
+    reset_after: Option<usize>,
+    /// Fault: after this many moves of a game, go silent on both players without closing:
+    /// no move relayed, no keep-alive answered, until both have closed their connections.
+    #[arg(long, value_name = "N")]
+    silent_after: Option<usize>,
+    /// Fault: after this many moves of a game, send each player garbage lines (bytes that are
+    /// not UTF-8, control characters, an unknown command); the game goes on.
+    #[arg(long, value_name = "N")]
+    garbage_after: Option<usize>,
+    /// Fault: after this many moves of a game, send each player a line of 256 KiB; the game
+    /// goes on for whoever reads it.
+    #[arg(long, value_name = "N")]
+    long_line_after: Option<usize>,
+    /// The game (1 for the first hosted) the faults of a game (--drop-after, --chudan-after,
+    /// --reset-after, --silent-after, --garbage-after, --long-line-after) apply to (default:
+    /// every game).
+    #[arg(long, value_name = "N")]
+    fault_game: Option<u64>,
+    /// Fault: close the connection on each of the first N `LOGIN` lines, without an answer.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    close_logins: u64,
+    /// Fault: answer the N logins after those `LOGIN:<name> OK`, then nothing: no game, no
+    /// keep-alive answered, the connection left open.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    silent_logins: u64,
+}
+
+/// What the server runs with: the options, the start position read.
 struct Args {
     port: u16,
     game: String,
@@ -72,6 +159,20 @@ struct Args {
     drop_after: Option<usize>,
     chudan_after: Option<usize>,
     reject_game: Option<u64>,
+    reset_after: Option<usize>,
+    silent_after: Option<usize>,
+    garbage_after: Option<usize>,
+    long_line_after: Option<usize>,
+    fault_game: Option<u64>,
+    /// The faults of logins: how many are closed, then how many answered and left silent.
+    login_faults: LoginFaults,
+}
+
+/// What the first logins meet (counted from 1 in the order their `LOGIN` lines arrive).
+#[derive(Clone, Copy, Debug)]
+struct LoginFaults {
+    close: u64,
+    silent: u64,
 }
 
 /// A game's clock, in seconds.
@@ -87,51 +188,41 @@ struct Time {
 const STANDARD: &str = "PI\n+\n";
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        port: 0,
-        game: "test".into(),
+    let cli = Cli::parse();
+    let position = match &cli.position {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--position {}: {e}", path.display()))?;
+            read_position(&text).map_err(|e| format!("--position {}: {e}", path.display()))?
+        }
+        None => read_position(STANDARD)?,
+    };
+    Ok(Args {
+        port: cli.port,
+        game: cli.game,
         time: Time {
-            total: 60,
-            byoyomi: 0,
-            increment: 0,
+            total: cli.total,
+            byoyomi: cli.byoyomi,
+            increment: cli.increment,
             stop_watch: false,
         },
-        least: 0,
-        max_moves: 256,
-        position: read_position(STANDARD)?,
-        games: None,
-        drop_after: None,
-        chudan_after: None,
-        reject_game: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        let mut value = || it.next().ok_or(format!("{a} needs a value"));
-        let number = |v: String| {
-            v.parse::<u64>()
-                .map_err(|_| format!("{a}: `{v}` is not a number"))
-        };
-        match a.as_str() {
-            "--port" => args.port = number(value()?)? as u16,
-            "--game" => args.game = value()?,
-            "--total" => args.time.total = number(value()?)?,
-            "--byoyomi" => args.time.byoyomi = number(value()?)?,
-            "--increment" => args.time.increment = number(value()?)?,
-            "--least" => args.least = number(value()?)?,
-            "--max-moves" => args.max_moves = number(value()?)? as u32,
-            "--games" => args.games = Some(number(value()?)?),
-            "--drop-after" => args.drop_after = Some(number(value()?)? as usize),
-            "--chudan-after" => args.chudan_after = Some(number(value()?)? as usize),
-            "--reject-game" => args.reject_game = Some(number(value()?)?),
-            "--position" => {
-                let path = value()?;
-                let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-                args.position = read_position(&text).map_err(|e| format!("{path}: {e}"))?;
-            }
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    Ok(args)
+        least: cli.least,
+        max_moves: cli.max_moves,
+        position,
+        games: cli.games,
+        drop_after: cli.drop_after,
+        chudan_after: cli.chudan_after,
+        reject_game: cli.reject_game,
+        reset_after: cli.reset_after,
+        silent_after: cli.silent_after,
+        garbage_after: cli.garbage_after,
+        long_line_after: cli.long_line_after,
+        fault_game: cli.fault_game,
+        login_faults: LoginFaults {
+            close: cli.close_logins,
+            silent: cli.silent_logins,
+        },
+    })
 }
 
 /// A CSA position text: its `Position` section lines and the position after its moves.
@@ -205,10 +296,6 @@ fn game_of_password(password: &str, default: &str) -> GameName {
 }
 
 fn main() {
-    if std::env::args().nth(1).as_deref() == Some("--version") {
-        say_stdout(concat!("csa-test-server ", env!("CARGO_PKG_VERSION")));
-        return;
-    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
@@ -227,21 +314,30 @@ fn main() {
     say_stdout(&format!("port {port}"));
     let (logins, arrivals) = mpsc::channel::<Client>();
     let default_game = args.game.clone();
+    let faults = args.login_faults;
     std::thread::spawn(move || {
+        let counted = Arc::new(AtomicU64::new(0));
         for stream in listener.incoming().flatten() {
             let logins = logins.clone();
             let default_game = default_game.clone();
+            let counted = counted.clone();
             std::thread::spawn(move || {
-                if let Some(c) = login(stream, &default_game) {
+                if let Some(c) = login(stream, &default_game, &counted, faults) {
                     let _ = logins.send(c);
                 }
             });
         }
     });
     let mut waiting: Vec<Client> = Vec::new();
+    // Logins left silent: kept, so their connections stay open.
+    let mut silenced: Vec<Client> = Vec::new();
     let mut hosted = 0;
     while args.games.is_none_or(|n| hosted < n) {
         let Ok(arrived) = arrivals.recv() else { break };
+        if arrived.mute.load(Ordering::SeqCst) {
+            silenced.push(arrived);
+            continue;
+        }
         waiting.retain(|c| !c.gone.load(Ordering::SeqCst));
         let Some(i) = waiting
             .iter()
@@ -262,7 +358,8 @@ fn main() {
             pair[0].game.name, pair[0].name, pair[1].name
         );
         let reject = args.reject_game == Some(hosted);
-        let (ending, sente_result) = host(&args, &id, pair, reject);
+        let faulty = args.fault_game.is_none_or(|n| n == hosted);
+        let (ending, sente_result) = host(&args, &id, pair, reject, faulty);
         say_stdout(&format!("end {id} {ending} {sente_result}"));
     }
 }
@@ -273,34 +370,75 @@ fn say_stdout(line: &str) {
     let _ = out.flush();
 }
 
-/// A logged-in client: its name, the game it asked for, its socket, its lines as they arrive
-/// (keep-alives answered and left out), and whether it is gone.
+/// A logged-in client: its name, the game it asked for, its socket (`None` once reset), its
+/// lines as they arrive (keep-alives answered and left out), whether it is gone, and whether
+/// the server is silent to it (its keep-alives unanswered).
 struct Client {
     name: String,
     game: GameName,
-    writer: Arc<Mutex<TcpStream>>,
+    writer: Arc<Mutex<Option<TcpStream>>>,
     lines: mpsc::Receiver<Option<String>>,
     gone: Arc<AtomicBool>,
+    mute: Arc<AtomicBool>,
 }
 
 impl Client {
     fn send(&self, line: &str) {
-        if let Ok(mut w) = self.writer.lock() {
-            let _ = w.write_all(format!("{line}\n").as_bytes());
+        self.send_bytes(format!("{line}\n").as_bytes());
+    }
+
+    fn send_bytes(&self, bytes: &[u8]) {
+        if let Ok(mut w) = self.writer.lock()
+            && let Some(w) = w.as_mut()
+        {
+            let _ = w.write_all(bytes);
         }
     }
 
     fn close(&self) {
-        if let Ok(w) = self.writer.lock() {
+        if let Ok(w) = self.writer.lock()
+            && let Some(w) = w.as_ref()
+        {
             let _ = w.shutdown(Shutdown::Both);
         }
     }
+
+    /// Reset the connection: with a zero linger its close sends a TCP RST instead of a FIN.
+    /// Shutting the reading side wakes the reader thread, which lets go of its handle, and the
+    /// socket closes when the last handle does.
+    fn reset(&self) {
+        if let Ok(mut w) = self.writer.lock()
+            && let Some(stream) = w.take()
+        {
+            let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
+            let _ = stream.shutdown(Shutdown::Read);
+        }
+    }
+
+    /// Be silent to this client until it closes its connection (at most `patience`).
+    fn silent_until_gone(&self, patience: Duration) {
+        self.mute.store(true, Ordering::SeqCst);
+        let until = Instant::now() + patience;
+        while let Some(left) = until.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
+            }
+        }
+        self.close();
+    }
 }
 
-/// Read `LOGIN <name> <password>`; answer it; hand over the client with a reader thread.
-fn login(stream: TcpStream, default_game: &str) -> Option<Client> {
+/// Read `LOGIN <name> <password>`; answer it (or, for the first logins `faults` names, close
+/// the connection or answer and fall silent); hand over the client with a reader thread.
+fn login(
+    stream: TcpStream,
+    default_game: &str,
+    counted: &AtomicU64,
+    faults: LoginFaults,
+) -> Option<Client> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let writer = Arc::new(Mutex::new(stream));
+    let writer = Arc::new(Mutex::new(Some(stream)));
     let mut line = String::new();
     loop {
         line.clear();
@@ -311,29 +449,44 @@ fn login(stream: TcpStream, default_game: &str) -> Option<Client> {
             break;
         }
         // A keep-alive before logging in is answered too.
-        writer.lock().ok()?.write_all(b"\n").ok()?;
+        writer.lock().ok()?.as_mut()?.write_all(b"\n").ok()?;
     }
     let words: Vec<&str> = line.split_whitespace().collect();
     if !(words.len() == 3 && words[0] == "LOGIN" && identifier(words[1])) {
-        let _ = writer.lock().ok()?.write_all(b"LOGIN:incorrect\n");
+        let _ = writer
+            .lock()
+            .ok()?
+            .as_mut()?
+            .write_all(b"LOGIN:incorrect\n");
         return None;
     }
+    let number = counted.fetch_add(1, Ordering::SeqCst) + 1;
+    if number <= faults.close {
+        let _ = writer.lock().ok()?.as_ref()?.shutdown(Shutdown::Both);
+        return None;
+    }
+    let silent = number <= faults.close + faults.silent;
     let name = words[1].to_string();
     let game = game_of_password(words[2], default_game);
     writer
         .lock()
         .ok()?
+        .as_mut()?
         .write_all(format!("LOGIN:{name} OK\n").as_bytes())
         .ok()?;
     let (tx, lines) = mpsc::channel();
     let gone = Arc::new(AtomicBool::new(false));
-    let (echo, left) = (writer.clone(), gone.clone());
+    let mute = Arc::new(AtomicBool::new(silent));
+    let (echo, left, quiet) = (writer.clone(), gone.clone(), mute.clone());
     std::thread::spawn(move || {
         for l in reader.lines() {
             let Ok(l) = l else { break };
             let l = l.trim_end_matches('\r').to_string();
             if l.is_empty() {
-                if let Ok(mut w) = echo.lock() {
+                if !quiet.load(Ordering::SeqCst)
+                    && let Ok(mut w) = echo.lock()
+                    && let Some(w) = w.as_mut()
+                {
                     let _ = w.write_all(b"\n");
                 }
                 continue;
@@ -351,6 +504,7 @@ fn login(stream: TcpStream, default_game: &str) -> Option<Client> {
         writer,
         lines,
         gone,
+        mute,
     })
 }
 
@@ -382,7 +536,13 @@ fn summary(args: &Args, time: Time, id: &str, names: [&str; 2], you: Color) -> S
 }
 
 /// Host one game between `clients` (sente first). Returns the ending word and sente's result.
-fn host(args: &Args, id: &str, clients: [Client; 2], reject: bool) -> (String, String) {
+fn host(
+    args: &Args,
+    id: &str,
+    clients: [Client; 2],
+    reject: bool,
+    faulty: bool,
+) -> (String, String) {
     let names = [clients[0].name.clone(), clients[1].name.clone()];
     let time = clients[0].game.time.unwrap_or(args.time);
     for (i, c) in clients.iter().enumerate() {
@@ -423,6 +583,7 @@ fn host(args: &Args, id: &str, clients: [Client; 2], reject: bool) -> (String, S
         stop_watch: time.stop_watch.then_some(time.byoyomi.max(1)),
         played: 0,
         plies: args.position.2,
+        faulty,
     };
     let (end, mover) = game.run(&clients);
     match end {
@@ -461,6 +622,16 @@ fn host(args: &Args, id: &str, clients: [Client; 2], reject: bool) -> (String, S
                 c.close();
             }
             ("#DROPPED".into(), "-".into())
+        }
+        End::Silent => {
+            // Each must find out by itself: a keep-alive unanswered, a move never echoed.
+            for c in &clients {
+                c.mute.store(true, Ordering::SeqCst);
+            }
+            for c in &clients {
+                c.silent_until_gone(Duration::from_secs(600));
+            }
+            ("#SILENT".into(), "-".into())
         }
     }
 }
@@ -501,6 +672,8 @@ enum End {
     },
     Chudan,
     Dropped,
+    /// The server fell silent on both players (`--silent-after`).
+    Silent,
 }
 
 struct Referee<'a> {
@@ -516,9 +689,25 @@ struct Referee<'a> {
     played: usize,
     /// Moves from the start of the game (the start position's included), for `Max_Moves`.
     plies: usize,
+    /// The game's faults apply to this game (`--fault-game`).
+    faulty: bool,
 }
 
+/// A line that is not UTF-8, control characters, and commands no client knows: what a broken
+/// server or a noisy network may deliver.
+const GARBAGE: &[&[u8]] = &[
+    b"\xff\xfe\x80 not UTF-8 \xc3\x28\n",
+    b"\x01\x02\x1b[31m control characters\x07\n",
+    b"##[ERROR] unknown command LOREM-IPSUM\n",
+    b"BEGIN Nonsense\n",
+];
+
 impl Referee<'_> {
+    /// Whether the fault `after` moves applies now.
+    fn fault(&self, after: Option<usize>) -> bool {
+        self.faulty && after == Some(self.played)
+    }
+
     /// Play until the game ends; how, and the side whose line (or silence) ended it.
     fn run(&mut self, clients: &[Client; 2]) -> (End, Option<Color>) {
         loop {
@@ -564,6 +753,9 @@ impl Referee<'_> {
     /// own line (or silence) ended it.
     fn step(&mut self, clients: &[Client; 2], mover: Color) -> (Option<End>, bool) {
         let m = mover.index();
+        if self.fault(self.args.silent_after) {
+            return (Some(End::Silent), false);
+        }
         let began = Instant::now();
         // Whole seconds are charged, cut down: the flag falls when they reach the allowance.
         let allowance = self.allowance(mover);
@@ -583,6 +775,12 @@ impl Referee<'_> {
         let Some(line) = line else {
             return (Some(loss(&["#TIME_UP"])), true);
         };
+        if self.fault(self.args.reset_after) {
+            // The move arrived and is never echoed: the mover's connection is reset, and the
+            // server hears a disconnect.
+            clients[m].reset();
+            return (Some(abandoned(mover.opposite())), false);
+        }
         let secs = (began.elapsed().as_secs()).max(self.args.least);
         let before = self.clocks;
         if !self.charge(mover, secs) {
@@ -658,11 +856,25 @@ impl Referee<'_> {
             };
             return (Some(draw), true);
         }
-        if self.args.drop_after == Some(self.played) {
+        if self.fault(self.args.drop_after) {
             return (Some(End::Dropped), true);
         }
-        if self.args.chudan_after == Some(self.played) {
+        if self.fault(self.args.chudan_after) {
             return (Some(End::Chudan), true);
+        }
+        if self.fault(self.args.garbage_after) {
+            for c in clients {
+                for g in GARBAGE {
+                    c.send_bytes(g);
+                }
+            }
+        }
+        if self.fault(self.args.long_line_after) {
+            let mut long = vec![b'x'; 256 * 1024];
+            long.push(b'\n');
+            for c in clients {
+                c.send_bytes(&long);
+            }
         }
         (None, false)
     }

@@ -1,21 +1,22 @@
-//! `council-csa CONFIG PLAYER --server HOST:PORT --id NAME --password PASS [--games N]
-//! [--out DIR] [--pv-comment on|off] [--quiet] [--log [FILE]]`: a player of a council-match config (a council
-//! or one engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`,
-//! a protocol log and, when asked, the engines' log go to `--out`; a line per game and a closing summary to stdout. Exit
-//! status: 0 when the games were played, 1 on an error, 2 for bad input, 130 when stopped by
-//! Ctrl-C or SIGTERM (a second one exits at once). See `council_play::csa` and
-//! docs/guide/csa.md.
+//! `council-csa CONFIG PLAYER --server HOST:PORT --id NAME [--password-file PATH | --password
+//! PASS] [--games N] [--out DIR] [--keep-alive S] [--read-timeout S] [--pv-comment on|off]
+//! [--quiet] [--log [FILE]]` (the password may come from the environment variable
+//! `COUNCIL_CSA_PASSWORD` instead): a player of a council-match config (a council or one
+//! engine) on a CSA protocol 1.2.1 server such as floodgate. Records, `results.jsonl`, a
+//! protocol log and, when asked, the engines' log go to `--out`; a line per game and a closing
+//! summary to stdout. Exit status: 0 when the games were played, 1 on an error (a file that
+//! cannot be written included), 2 for bad input, 130 when stopped by Ctrl-C or SIGTERM (a
+//! second one exits at once). See `council_play::csa` and docs/guide/csa.md.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
-use council_play::csa::client::{CsaGame, CsaOptions, Event, run};
+use council_play::csa::client::{CsaGame, CsaOptions, EngineLogAsk, Event, run};
 use council_play::csa::protocol::GameName;
 use council_play::signals::{Stop, stop_on_signals};
 use council_players::factory::EngineLogs;
-use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 use council_schema::results::{Reason, Winner};
 use engine::types::Color;
@@ -39,13 +40,20 @@ struct Cli {
     id: String,
     /// `<game name>,<password>` as shogi-server reads it: the game name is
     /// NAME-TOTAL-BYOYOMI, F after the byoyomi for a Fischer increment, -B or -W after that to
-    /// ask for sente or gote (e.g. `floodgate-300-10F,secret`). Masked in the protocol log.
-    #[arg(long)]
-    password: String,
+    /// ask for sente or gote (e.g. `floodgate-300-10F,secret`). Masked in the protocol log, but
+    /// a command line is visible to every user of the machine (`ps`): prefer --password-file or
+    /// the environment variable COUNCIL_CSA_PASSWORD.
+    #[arg(long, conflicts_with = "password_file")]
+    password: Option<String>,
+    /// A file whose first line is the password (`<game name>,<password>`), instead of
+    /// --password.
+    #[arg(long, value_name = "PATH")]
+    password_file: Option<PathBuf>,
     /// Games to play, logging in for each (a rejected game does not count).
     #[arg(long, default_value_t = 1)]
     games: u32,
-    /// Output folder (default runs/csa-<unix time>/).
+    /// Output folder (default runs/csa-<UTC date and time>/, e.g. runs/csa-2026-11-29T04-05-00),
+    /// made once the first connection to the server is made.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Kept back from every move's time for the network and the server's measurement, ms.
@@ -54,6 +62,12 @@ struct Cli {
     /// Send an empty line after this many seconds without sending anything (0: never).
     #[arg(long, default_value_t = 30)]
     keep_alive: u64,
+    /// Take the connection for dead when a line the server answers (a move, a keep-alive,
+    /// LOGIN) has had no answer for this many seconds (0: wait forever); also the longest wait
+    /// for a connection. A silent server is found at most --keep-alive + --read-timeout seconds
+    /// after its last line.
+    #[arg(long, default_value_t = 60)]
+    read_timeout: u64,
     /// Floodgate's comment on each move (`+7776FU,'* 30 -3334FU +2726FU`: the score and the
     /// expected line). shogi-server keeps it in its record and shows it to spectators, never
     /// to the opponent.
@@ -106,34 +120,36 @@ fn main() -> ExitCode {
         eprintln!("council-csa: --games: 0 games to play; give at least 1");
         return ExitCode::from(2);
     }
-    if let Some(game) = GameName::from_password(&cli.password).filter(|g| g.stop_watch) {
-        eprintln!(
-            "council-csa: --password: `{}` is a stop-watch game (its byoyomi begins with 0), which council-csa does not play; use NAME-TOTAL-BYOYOMI or NAME-TOTAL-INCREMENTF",
-            game.name
-        );
-        return ExitCode::from(2);
-    }
-    let out = cli.out.clone().unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        PathBuf::from(format!("runs/csa-{secs}"))
-    });
-    let engine_log = match engine_logs(&cli, &config, &out) {
-        Ok(logs) => logs,
+    let password = match password(&cli) {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("council-csa: {e}");
             return ExitCode::from(2);
         }
     };
+    if let Some(game) = GameName::from_password(&password).filter(|g| g.stop_watch) {
+        eprintln!(
+            "council-csa: the password's game `{}` is a stop-watch game (its byoyomi begins with 0), which council-csa does not play; use NAME-TOTAL-BYOYOMI or NAME-TOTAL-INCREMENTF",
+            game.name
+        );
+        return ExitCode::from(2);
+    }
+    let out = cli.out.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "runs/csa-{}",
+            council_schema::utc::utc_now_for_names()
+        ))
+    });
+    let engine_log = engine_log(&cli, &config, &out);
     let opts = CsaOptions {
         server: cli.server.clone(),
         id: cli.id.clone(),
-        password: cli.password.clone(),
+        password,
         games: cli.games,
         out,
         margin: Duration::from_millis(cli.margin_ms),
         keep_alive: Duration::from_secs(cli.keep_alive),
+        read_timeout: Duration::from_secs(cli.read_timeout),
         seed: cli.seed,
         pv_comment: cli.pv_comment == Switch::On,
         reconnect: cli.reconnect,
@@ -174,15 +190,9 @@ fn main() -> ExitCode {
                 std::process::exit(130);
             },
         );
-        let result = async {
-            council_players::factory::preflight_logged(&config, opts.engine_log.as_ref())
-                .await
-                .map_err(|e| e.to_string())?;
-            run(&config, &cli.player, &opts, &stop, &mut report)
-                .await
-                .map_err(|e| e.to_string())
-        }
-        .await;
+        let result = run(&config, &cli.player, &opts, &stop, &mut report)
+            .await
+            .map_err(|e| e.to_string());
         signals.abort();
         result
     });
@@ -197,6 +207,36 @@ fn main() -> ExitCode {
             eprintln!("council-csa: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The environment variable that holds the password when neither --password nor
+/// --password-file is given.
+const PASSWORD_VARIABLE: &str = "COUNCIL_CSA_PASSWORD";
+
+/// The password, from --password, the first line of --password-file, or
+/// [`PASSWORD_VARIABLE`], in that order; one line naming the source when none gives one.
+fn password(cli: &Cli) -> Result<String, String> {
+    if let Some(p) = &cli.password {
+        return Ok(p.clone());
+    }
+    if let Some(path) = &cli.password_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("--password-file {}: {e}", path.display()))?;
+        let first = text.lines().next().unwrap_or("").trim_end();
+        if first.is_empty() {
+            return Err(format!(
+                "--password-file {}: the first line is empty; write `<game name>,<password>` there",
+                path.display()
+            ));
+        }
+        return Ok(first.to_string());
+    }
+    match std::env::var(PASSWORD_VARIABLE) {
+        Ok(p) if !p.is_empty() => Ok(p),
+        _ => Err(format!(
+            "no password: give --password-file PATH, the environment variable {PASSWORD_VARIABLE}, or --password (`<game name>,<password>`)"
+        )),
     }
 }
 
@@ -265,23 +305,15 @@ fn summary_line(player: &str, games: &[CsaGame]) -> String {
     )
 }
 
-/// The engine log: `--log [FILE]` for every engine (FILE, or `engines.log` in `out`), else
-/// `engines.log` in `out` for the players with `log = true`, else none.
-fn engine_logs(
-    cli: &Cli,
-    config: &Config,
-    out: &std::path::Path,
-) -> Result<Option<EngineLogs>, String> {
+/// The engine log asked for: `--log [FILE]` for every engine (FILE, or `engines.log` in `out`),
+/// else `engines.log` in `out` for the players with `log = true`, else none. Opened by the
+/// session once it has connected.
+fn engine_log(cli: &Cli, config: &Config, out: &std::path::Path) -> Option<EngineLogAsk> {
     let (path, every_engine) = match &cli.log {
         Some(Some(file)) => (file.clone(), true),
         Some(None) => (out.join("engines.log"), true),
         None if EngineLogs::asked_in(config) => (out.join("engines.log"), false),
-        None => return Ok(None),
+        None => return None,
     };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    let log = EngineLog::open(&path, engine_log::DEFAULT_CAP_BYTES).map_err(|e| e.to_string())?;
-    log.note(&format!("council-csa as {}: session started", cli.player));
-    Ok(Some(EngineLogs { log, every_engine }))
+    Some(EngineLogAsk { path, every_engine })
 }

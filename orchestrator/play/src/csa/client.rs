@@ -17,7 +17,7 @@ use engine::types::Color;
 
 use super::game::{Game, GameSettings};
 use super::protocol::{GameSummary, Outcome, ServerLine, login_line, parse_server_line};
-use super::session::{ProtocolLog, Session, SessionError};
+use super::session::{ProtocolLog, Session, SessionError, Timing};
 use crate::game::records::write_event_records;
 use crate::signals::Stop;
 use council_players::player::{Outcome as PlayerOutcome, Player};
@@ -39,13 +39,25 @@ pub struct CsaOptions {
     pub margin: Duration,
     /// Silence after which an empty line is sent (zero: never).
     pub keep_alive: Duration,
+    /// How long a line the server answers may wait for an answer before the connection is
+    /// taken for dead (zero: forever).
+    pub read_timeout: Duration,
     pub seed: u64,
     /// Send floodgate's evaluation and pv comment with each move.
     pub pv_comment: bool,
     /// Attempts in a row to connect again after a dropped or refused connection (0: none).
     pub reconnect: u32,
     /// Where the player's engines log their lines (`--log`, `log = true`).
-    pub engine_log: Option<council_players::factory::EngineLogs>,
+    pub engine_log: Option<EngineLogAsk>,
+}
+
+/// The engine log asked for (`--log [FILE]`, `log = true`): opened, beside the protocol log,
+/// once the first connection is made, so that a session that cannot connect leaves nothing.
+#[derive(Debug, Clone)]
+pub struct EngineLogAsk {
+    pub path: PathBuf,
+    /// Every engine's lines (`--log`), not only those of players with `log = true`.
+    pub every_engine: bool,
 }
 
 /// What stops `council-csa` before or between games (a game that began always ends in a
@@ -66,6 +78,17 @@ pub enum CsaError {
     },
     #[error(transparent)]
     Results(#[from] council_schema::results::read::ReadError),
+    /// The player's engines failed their first start (`preflight`).
+    #[error("{0}")]
+    Player(String),
+    /// A record, `results.jsonl` or the protocol log could not be written (a full disk, a
+    /// read-only folder): the game in play was finished, and `kept` says where it is.
+    #[error("cannot write {}: {source}; {kept}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+        kept: String,
+    },
 }
 
 /// One game as it was played and recorded, for the caller's report.
@@ -97,6 +120,16 @@ pub struct CsaRun {
     pub stopped_by: Option<String>,
 }
 
+impl CsaOptions {
+    /// How each connection watches the server.
+    pub fn timing(&self) -> Timing {
+        Timing {
+            keep_alive: self.keep_alive,
+            read_timeout: self.read_timeout,
+        }
+    }
+}
+
 /// The wait before the `n`-th attempt in a row to connect again: 1 s, doubling, at most 60 s.
 pub fn backoff(n: u32) -> Duration {
     Duration::from_secs(1u64 << n.saturating_sub(1).min(6)).min(Duration::from_secs(60))
@@ -112,23 +145,33 @@ pub async fn run(
     stop: &Stop,
     report: &mut dyn FnMut(Event<'_>),
 ) -> Result<CsaRun, CsaError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CsaError::Io { path, source }
-    };
     let records = opts.out.join("records");
-    std::fs::create_dir_all(&records).map_err(io(&records))?;
     let results_path = opts.out.join("results.jsonl");
     let (mut next_id, complete_len) = games_so_far(&results_path)?;
-    let mut results =
-        ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
-    let log_path = opts.out.join("protocol.log");
-    let log = ProtocolLog::open(&log_path).map_err(io(&log_path))?;
+    let log = ProtocolLog::new(&opts.out.join("protocol.log"));
+    // The first connection is not retried, and nothing is written before it is made: a wrong
+    // `--server` leaves no folder behind. The protocol log's first line makes the folder.
+    let first = tokio::select! {
+        s = Session::connect(&opts.server, opts.timing(), log.clone()) => s?,
+        () = stop.requested() => {
+            return Ok(CsaRun { games: Vec::new(), stopped_by: stop.by().map(str::to_string) });
+        }
+    };
+    let engine_log = match &opts.engine_log {
+        Some(ask) => Some(open_engine_log(ask, player_name)?),
+        None => None,
+    };
+    if let Err(e) = council_players::factory::preflight_logged(config, engine_log.as_ref()).await {
+        first.close().await;
+        return Err(CsaError::Player(e.to_string()));
+    }
+    let mut first = Some(first);
+    let mut results = None;
     let mut player = council_players::factory::build_player_logged(
         config,
         player_name,
         None,
-        opts.engine_log.as_ref(),
+        engine_log.as_ref(),
     );
     let session = Sessions {
         config,
@@ -138,24 +181,33 @@ pub async fn run(
         stop,
     };
     let mut played = Vec::new();
-    let mut connected_once = false;
     let mut retries = 0;
     let mut outcome = Ok(());
     while played.len() < opts.games as usize && !stop.is_requested() {
+        if let Some(source) = log.failure() {
+            outcome = Err(CsaError::Write {
+                path: log.path().to_path_buf(),
+                source,
+                kept: "stopping before the next game".to_string(),
+            });
+            break;
+        }
         let seed = council_schema::seed::game_seed(opts.seed, next_id);
         let attempt = council_players::player::engine_log::in_game(
             next_id,
-            session.play_one(player.as_mut(), next_id, seed, &mut connected_once, report),
+            session.play_one(first.take(), player.as_mut(), next_id, seed, report),
         )
         .await;
         match attempt {
             Ok(Attempt::Played(game)) => {
                 retries = 0;
                 next_id += 1;
-                write_event_records(&records, &game.game_id, &game.played).map_err(io(&records))?;
-                results
-                    .append(&game.played.result)
-                    .map_err(io(&results_path))?;
+                let kept = keep(
+                    &game,
+                    &records,
+                    (&results_path, complete_len, &mut results),
+                    &log,
+                );
                 let game = *game;
                 let g = CsaGame {
                     game_id: game.game_id,
@@ -165,6 +217,10 @@ pub async fn run(
                 };
                 report(Event::Game(&g));
                 played.push(g);
+                if let Err(e) = kept {
+                    outcome = Err(e);
+                    break;
+                }
             }
             Ok(Attempt::Rejected) => {
                 retries = 0;
@@ -175,7 +231,7 @@ pub async fn run(
                 }
             }
             Ok(Attempt::Stopped) => break,
-            Err(CsaError::Session(e)) if connected_once && retries < opts.reconnect => {
+            Err(CsaError::Session(e)) if retries < opts.reconnect => {
                 retries += 1;
                 let wait = backoff(retries);
                 report(Event::Notice(format!(
@@ -205,6 +261,78 @@ pub async fn run(
     outcome.map(|()| CsaRun {
         games: played,
         stopped_by: stop.by().map(str::to_string),
+    })
+}
+
+/// Write a finished game's records and results line; when a file cannot be written (or the
+/// protocol log could not be, during the game), the error names the first such file and says
+/// where the game is kept.
+fn keep(
+    game: &Finished,
+    records: &Path,
+    (results_path, complete_len, results): (&Path, Option<u64>, &mut Option<ResultsWriter>),
+    log: &ProtocolLog,
+) -> Result<(), CsaError> {
+    let result = &game.played.result;
+    let recorded = std::fs::create_dir_all(records)
+        .and_then(|()| write_event_records(records, &game.game_id, &game.played));
+    let appended = match results {
+        Some(w) => w.append(result),
+        None => ResultsWriter::open(results_path, complete_len).and_then(|mut w| {
+            let appended = w.append(result);
+            *results = Some(w);
+            appended
+        }),
+    };
+    let logged = log.failure().map_or(Ok(()), Err);
+    let record = crate::game::records::record_paths(records, result).0;
+    let mut failed = None;
+    let mut kept = Vec::new();
+    for (written, path, place) in [
+        (
+            recorded,
+            PathBuf::from(format!("{} (and .kif)", record.display())),
+            records,
+        ),
+        (appended, results_path.to_path_buf(), results_path),
+        (logged, log.path().to_path_buf(), log.path()),
+    ] {
+        match written {
+            Ok(()) => kept.push(place.display().to_string()),
+            Err(source) if failed.is_none() => failed = Some((path, source)),
+            Err(_) => {}
+        }
+    }
+    let Some((path, source)) = failed else {
+        return Ok(());
+    };
+    let game = format!("game {} ({})", result.id, game.game_id);
+    let kept = if kept.is_empty() {
+        format!("{game} could not be kept; stopping")
+    } else {
+        format!("{game} is kept in {}; stopping", kept.join(" and "))
+    };
+    Err(CsaError::Write { path, source, kept })
+}
+
+/// The engine log `ask` names, opened (its folder made) with a first note.
+fn open_engine_log(
+    ask: &EngineLogAsk,
+    player_name: &str,
+) -> Result<council_players::factory::EngineLogs, CsaError> {
+    use council_players::player::engine_log::{DEFAULT_CAP_BYTES, EngineLog};
+    if let Some(dir) = ask.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| CsaError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    let log = EngineLog::open(&ask.path, DEFAULT_CAP_BYTES)
+        .map_err(|e| CsaError::Player(e.to_string()))?;
+    log.note(&format!("council-csa as {player_name}: session started"));
+    Ok(council_players::factory::EngineLogs {
+        log,
+        every_engine: ask.every_engine,
     })
 }
 
@@ -260,29 +388,34 @@ impl Sessions<'_> {
         }
     }
 
-    /// Log in, wait for a game, agree, play it, log out (or leave at once on a stop).
+    /// Log in (on `connected`, the session's first connection, or a new one), wait for a game,
+    /// agree, play it, log out (or leave at once on a stop).
     async fn play_one(
         &self,
+        connected: Option<Session>,
         player: &mut dyn Player,
         number: u64,
         seed: u64,
-        connected_once: &mut bool,
         report: &mut dyn FnMut(Event<'_>),
     ) -> Result<Attempt, CsaError> {
         let opts = self.opts;
-        let mut session = Session::connect(&opts.server, opts.keep_alive, self.log.clone()).await?;
-        *connected_once = true;
+        let mut session = match connected {
+            Some(s) => s,
+            None => Session::connect(&opts.server, opts.timing(), self.log.clone()).await?,
+        };
         session.send(&login_line(&opts.id, &opts.password))?;
+        let mut when = "before answering LOGIN";
         let summary = loop {
             let line = tokio::select! {
-                line = next(&mut session) => line?,
+                line = next(&mut session, when) => line?,
                 () = self.stop.requested() => {
                     session.close().await;
                     return Ok(Attempt::Stopped);
                 }
             };
             match line {
-                ServerLine::LoginOk | ServerLine::Empty | ServerLine::Other(_) => {}
+                ServerLine::LoginOk => when = "while the client waited for a game",
+                ServerLine::Empty | ServerLine::Other(_) => {}
                 ServerLine::LoginIncorrect => {
                     session.close().await;
                     return Err(CsaError::LoginRefused {
@@ -317,7 +450,7 @@ impl Sessions<'_> {
         session.send(&format!("AGREE {}", summary.game_id))?;
         loop {
             let line = tokio::select! {
-                line = next(&mut session) => line?,
+                line = next(&mut session, "before the game started") => line?,
                 () = self.stop.requested() => {
                     player.game_over(PlayerOutcome::Draw).await;
                     session.close().await;
@@ -389,12 +522,14 @@ impl Sessions<'_> {
     }
 }
 
-/// The next line, classified; the end of the connection is an error outside a game.
-async fn next(session: &mut Session) -> Result<ServerLine, CsaError> {
+/// The next line, classified; the end of the connection (`when` says at what point) is an
+/// error outside a game.
+async fn next(session: &mut Session, when: &'static str) -> Result<ServerLine, CsaError> {
     match session.recv().await? {
         Some(line) => Ok(parse_server_line(&line)),
         None => Err(SessionError::Closed {
             server: session.server().to_string(),
+            when,
         }
         .into()),
     }
@@ -410,6 +545,7 @@ async fn read_summary(
         let Some(line) = session.recv().await? else {
             return Err(SessionError::Closed {
                 server: session.server().to_string(),
+                when: "in the middle of a Game_Summary",
             }
             .into());
         };

@@ -72,6 +72,8 @@ struct Course {
     note: Option<String>,
     /// Our move was echoed and the player ponders: start pondering before the next line.
     ponder_now: bool,
+    /// What broke the connection, when it broke.
+    broken: Option<String>,
 }
 
 /// What the game needs from the session's options.
@@ -313,8 +315,13 @@ impl<'a> Game<'a> {
         st: &mut Course,
         ponders: bool,
     ) -> Option<End> {
-        let Ok(Some(line)) = line else {
-            return Some(self.end(std::mem::take(st), false));
+        let line = match line {
+            Ok(Some(line)) => line,
+            Ok(None) => return Some(self.end(std::mem::take(st), false)),
+            Err(e) => {
+                st.broken = Some(e.cause());
+                return Some(self.end(std::mem::take(st), false));
+            }
         };
         match parse_server_line(&line) {
             ServerLine::Move { word, units } => {
@@ -457,7 +464,9 @@ impl<'a> Game<'a> {
 
     fn end(&self, st: Course, logout: bool) -> End {
         let said = match (st.ending, st.outcome) {
-            (None, None) if !logout => "the connection dropped".to_string(),
+            (None, None) if !logout => st
+                .broken
+                .unwrap_or_else(|| "the connection dropped".to_string()),
             (None, None) => "the client stopped the game".to_string(),
             (ending, outcome) => verdict(self.summary.you, ending, outcome, None, false).2,
         };

@@ -1,4 +1,5 @@
-//! One TCP connection to a CSA server: lines in and out, the protocol log, and the keep-alive.
+//! One TCP connection to a CSA server: lines in and out, the protocol log, the keep-alive, and
+//! the read timeout that tells a silent server from a slow one.
 //!
 //! Kept apart from the game loop so that the loop only sees whole lines (or the end of the
 //! connection), and so that every line, whoever sends it, passes the one writer that logs it
@@ -7,6 +8,15 @@
 //! the client waits for the opponent or for a game (CSA protocol 1.2.1 lets a client send an
 //! empty line to keep the connection, no more often than once every 30 seconds; floodgate
 //! closes connections that stay silent for long).
+//!
+//! A server can go silent without closing the connection (a half-open connection: a crashed
+//! host, a dropped route): writes still succeed, nothing comes back. shogi-server answers every
+//! line but `AGREE` and `LOGOUT` at once (an empty line with an empty line), so each such line
+//! the client sends starts a wait for anything from the server, and a wait longer than the read
+//! timeout ends the connection. The keep-alive's clock runs from the last such line, so the
+//! client learns of a silent server at most keep-alive + read timeout after its last line, in a
+//! game or waiting for one. Lines are read at most [`MAX_LINE_BYTES`] long, bytes that are not
+//! UTF-8 replaced.
 //!
 //! The end of a game ends the connection: shogi-server (floodgate) closes it in CSA mode after
 //! `#WIN`/`#LOSE`/`#DRAW` without answering `LOGOUT`, other servers answer `LOGOUT:completed`.
@@ -22,32 +32,48 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedReadHalf;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 use super::protocol::{ServerLine, masked, parse_server_line};
 
 /// The protocol log: `<unix seconds.millis> <direction> <line>` per line, `>` sent, `<`
-/// received, `#` a note of the client's own (connect, close, keep-alive).
+/// received, `#` a note of the client's own (connect, close, keep-alive). The file (and its
+/// folder) is made at the first line, so a session that never connects leaves nothing. A write
+/// that fails (a full disk, a read-only folder) never stops a game: the log stops there and
+/// keeps the error for the session, which stops after the game in play.
 #[derive(Clone)]
 pub struct ProtocolLog {
-    file: Arc<Mutex<std::fs::File>>,
+    file: Arc<Mutex<LogFile>>,
     path: PathBuf,
 }
 
+#[derive(Default)]
+struct LogFile {
+    file: Option<std::fs::File>,
+    /// The first write (or open) that failed.
+    failed: Option<(std::io::ErrorKind, String)>,
+}
+
 impl ProtocolLog {
-    /// Create (or append to) the log at `path`.
-    pub fn open(path: &Path) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        Ok(ProtocolLog {
-            file: Arc::new(Mutex::new(file)),
+    /// The log at `path`, created (or appended to) at its first line.
+    pub fn new(path: &Path) -> Self {
+        ProtocolLog {
+            file: Arc::new(Mutex::new(LogFile::default())),
             path: path.to_path_buf(),
-        })
+        }
+    }
+
+    /// Create (or append to) the log at `path` now.
+    pub fn open(path: &Path) -> std::io::Result<Self> {
+        let log = Self::new(path);
+        if let Ok(mut f) = log.file.lock() {
+            f.file = Some(open_append(path)?);
+        }
+        Ok(log)
     }
 
     pub fn path(&self) -> &Path {
@@ -65,11 +91,58 @@ impl ProtocolLog {
             now.subsec_millis(),
             masked(text)
         );
-        if let Ok(mut f) = self.file.lock() {
-            // A log that cannot be written must not stop a game.
-            let _ = f.write_all(entry.as_bytes());
+        let Ok(mut log) = self.file.lock() else {
+            return;
+        };
+        if log.failed.is_some() {
+            return;
+        }
+        let written = match log.file.as_mut() {
+            Some(file) => file.write_all(entry.as_bytes()),
+            None => open_append(&self.path).and_then(|mut file| {
+                let written = file.write_all(entry.as_bytes());
+                log.file = Some(file);
+                written
+            }),
+        };
+        if let Err(e) = written {
+            log.failed = Some((e.kind(), e.to_string()));
         }
     }
+
+    /// The error of the first line that could not be written, if one could not.
+    pub fn failure(&self) -> Option<std::io::Error> {
+        let log = self.file.lock().ok()?;
+        let (kind, text) = log.failed.clone()?;
+        Some(std::io::Error::new(kind, text))
+    }
+}
+
+/// `path` opened to append, its folder made first.
+fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+}
+
+/// The longest line the client reads, in bytes. CSA lines are short (a summary line, a move
+/// with floodgate's comment); a server that sends more without a newline is broken, and
+/// reading on would keep all it sends in memory.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// How a connection watches its server.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Silence of ours after which an empty line is sent (zero: never).
+    pub keep_alive: Duration,
+    /// How long a line the server answers (`LOGIN`, a move, `%TORYO`, a keep-alive: all but
+    /// `AGREE` and `LOGOUT`) may wait for anything from the server before the connection is
+    /// taken for dead (zero: forever); also the longest wait for a connection to be made.
+    pub read_timeout: Duration,
 }
 
 /// A connection could not be made or broke.
@@ -81,40 +154,127 @@ pub enum SessionError {
         server: String,
         source: std::io::Error,
     },
-    #[error("{server}: the connection is closed")]
-    Closed { server: String },
+    #[error("{server}: the server closed the connection {when}")]
+    Closed { server: String, when: &'static str },
     #[error("{server}: reading: {source}")]
     Read {
         server: String,
         source: std::io::Error,
     },
+    #[error("{server}: no answer for {} s: the server went silent without closing the connection", .waited.as_secs())]
+    Silent { server: String, waited: Duration },
+    #[error("{server}: the server sent a line longer than {MAX_LINE_BYTES} bytes")]
+    LineTooLong { server: String },
+}
+
+impl SessionError {
+    /// What happened to the connection, in a few words, for a game it ended.
+    pub fn cause(&self) -> String {
+        match self {
+            SessionError::Connect { source, .. } => format!("cannot connect: {source}"),
+            SessionError::Closed { .. } => "the connection dropped".to_string(),
+            SessionError::Read { source, .. } => format!("the connection dropped: {source}"),
+            SessionError::Silent { waited, .. } => format!(
+                "the server went silent: no answer for {} s",
+                waited.as_secs()
+            ),
+            SessionError::LineTooLong { .. } => {
+                format!("the server sent a line longer than {MAX_LINE_BYTES} bytes")
+            }
+        }
+    }
+}
+
+/// What the reader found next.
+enum Read {
+    Line(String),
+    /// The end of the connection.
+    End,
+    /// More than [`MAX_LINE_BYTES`] without a newline.
+    TooLong,
+}
+
+/// The server's lines: split at `\n` (a `\r` before it dropped), bytes that are not UTF-8 read
+/// as U+FFFD (a line the client does not understand is logged and ignored, whatever its
+/// bytes), at most [`MAX_LINE_BYTES`] a line. Cancel-safe: what a dropped read took stays in
+/// `partial` for the next.
+struct LineReader {
+    inner: BufReader<OwnedReadHalf>,
+    partial: Vec<u8>,
+}
+
+impl LineReader {
+    async fn next(&mut self) -> std::io::Result<Read> {
+        loop {
+            let buf = self.inner.fill_buf().await?;
+            if buf.is_empty() {
+                if self.partial.is_empty() {
+                    return Ok(Read::End);
+                }
+                return Ok(Read::Line(self.take_line()));
+            }
+            let newline = buf.iter().position(|&b| b == b'\n');
+            let taken = newline.map_or(buf.len(), |i| i + 1);
+            self.partial.extend_from_slice(&buf[..taken]);
+            self.inner.consume(taken);
+            if self.partial.len() > MAX_LINE_BYTES + 2 {
+                return Ok(Read::TooLong);
+            }
+            if newline.is_some() {
+                return Ok(Read::Line(self.take_line()));
+            }
+        }
+    }
+
+    fn take_line(&mut self) -> String {
+        let bytes = std::mem::take(&mut self.partial);
+        let text = String::from_utf8_lossy(&bytes);
+        text.trim_end_matches(['\n', '\r']).to_string()
+    }
 }
 
 /// A live connection.
 pub struct Session {
     server: String,
-    lines: Lines<BufReader<OwnedReadHalf>>,
+    reader: LineReader,
     outbox: mpsc::UnboundedSender<String>,
     writer: tokio::task::JoinHandle<()>,
     log: ProtocolLog,
     /// The client is logging out: a write the closed connection refuses is expected.
     leaving: Arc<AtomicBool>,
+    /// Since when a line the server answers has waited for anything from it (`None`: nothing
+    /// waits). Set by the writer, cleared by every line read.
+    waiting: watch::Receiver<Option<Instant>>,
+    heard: Arc<watch::Sender<Option<Instant>>>,
+    read_timeout: Duration,
 }
 
 impl Session {
-    /// Connect to `server` (`HOST:PORT`), sending an empty line after `keep_alive` of silence
-    /// (`Duration::ZERO`: never).
+    /// Connect to `server` (`HOST:PORT`), sending an empty line after `timing.keep_alive` of
+    /// silence and taking the connection for dead when a line the server answers has no answer
+    /// within `timing.read_timeout`.
     pub async fn connect(
         server: &str,
-        keep_alive: Duration,
+        timing: Timing,
         log: ProtocolLog,
     ) -> Result<Session, SessionError> {
-        let stream = TcpStream::connect(server)
-            .await
-            .map_err(|source| SessionError::Connect {
-                server: server.to_string(),
-                source,
-            })?;
+        let connecting = TcpStream::connect(server);
+        let made = if timing.read_timeout.is_zero() {
+            connecting.await
+        } else {
+            tokio::time::timeout(timing.read_timeout, connecting)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("no answer in {} s", timing.read_timeout.as_secs()),
+                    ))
+                })
+        };
+        let stream = made.map_err(|source| SessionError::Connect {
+            server: server.to_string(),
+            source,
+        })?;
         // Moves are small and urgent: no Nagle delay.
         let _ = stream.set_nodelay(true);
         log.line('#', &format!("connected to {server}"));
@@ -123,11 +283,19 @@ impl Session {
         let writer_log = log.clone();
         let leaving = Arc::new(AtomicBool::new(false));
         let writer_leaving = leaving.clone();
+        let (heard, waiting) = watch::channel(None);
+        let heard = Arc::new(heard);
+        let wait_from = heard.clone();
+        let keep_alive = timing.keep_alive;
         let writer = tokio::spawn(async move {
-            let mut last = tokio::time::Instant::now();
+            // The last line sent that the server answers: the keep-alive's clock. It starts at
+            // the first line (`LOGIN`): before it the connection may wait for the player's
+            // engines to start, and an empty line in place of a `LOGIN` is no keep-alive.
+            let mut last = Instant::now();
+            let mut logged_in = false;
             loop {
                 let idle = async {
-                    if keep_alive.is_zero() {
+                    if keep_alive.is_zero() || !logged_in {
                         std::future::pending::<()>().await;
                     }
                     tokio::time::sleep_until(last + keep_alive).await;
@@ -155,17 +323,36 @@ impl Session {
                         &line
                     },
                 );
-                last = tokio::time::Instant::now();
+                logged_in = true;
+                // shogi-server answers every line but these two (`START` waits for the
+                // opponent's `AGREE`; `LOGOUT` is answered by a close in CSA mode).
+                if !(line.starts_with("AGREE") || line == "LOGOUT") {
+                    let now = Instant::now();
+                    last = now;
+                    wait_from.send_if_modified(|since| {
+                        let start = since.is_none();
+                        if start {
+                            *since = Some(now);
+                        }
+                        start
+                    });
+                }
             }
             let _ = write.shutdown().await;
         });
         Ok(Session {
             server: server.to_string(),
-            lines: BufReader::new(read).lines(),
+            reader: LineReader {
+                inner: BufReader::new(read),
+                partial: Vec::new(),
+            },
             outbox,
             writer,
             log,
             leaving,
+            waiting,
+            heard,
+            read_timeout: timing.read_timeout,
         })
     }
 
@@ -179,29 +366,67 @@ impl Session {
             .send(line.to_string())
             .map_err(|_| SessionError::Closed {
                 server: self.server.clone(),
+                when: "before the client could write to it",
             })
     }
 
-    /// The next line from the server; `Ok(None)` at the end of the connection. Cancel-safe
-    /// (tokio's `Lines::next_line`), so a game loop may wait for it beside the player's move.
+    /// The next line from the server; `Ok(None)` at the end of the connection; an error when
+    /// the connection broke, the server sent a line too long, or a line it answers went
+    /// unanswered for the read timeout. Cancel-safe, so a game loop may wait for it beside the
+    /// player's move.
     pub async fn recv(&mut self) -> Result<Option<String>, SessionError> {
-        match self.lines.next_line().await {
-            Ok(Some(line)) => {
-                let line = line.trim_end_matches('\r').to_string();
-                self.log.line('<', &line);
-                Ok(Some(line))
-            }
-            Ok(None) => {
-                self.log.line('#', "the server closed the connection");
-                Ok(None)
-            }
-            Err(source) => {
-                self.log.line('#', &format!("reading failed: {source}"));
-                Err(SessionError::Read {
-                    server: self.server.clone(),
-                    source,
-                })
-            }
+        loop {
+            let since = *self.waiting.borrow_and_update();
+            let limit = self.read_timeout;
+            let silent = async move {
+                match since {
+                    Some(t) if !limit.is_zero() => tokio::time::sleep_until(t + limit).await,
+                    _ => std::future::pending::<()>().await,
+                }
+            };
+            let read = tokio::select! {
+                read = self.reader.next() => read,
+                () = silent => {
+                    self.log.line(
+                        '#',
+                        &format!("no answer for {} s: the server is silent; leaving the connection", limit.as_secs()),
+                    );
+                    return Err(SessionError::Silent {
+                        server: self.server.clone(),
+                        waited: limit,
+                    });
+                }
+                _ = self.waiting.changed() => continue,
+            };
+            return match read {
+                Ok(Read::Line(line)) => {
+                    self.heard.send_replace(None);
+                    self.log.line('<', &line);
+                    Ok(Some(line))
+                }
+                Ok(Read::End) => {
+                    self.log.line('#', "the server closed the connection");
+                    Ok(None)
+                }
+                Ok(Read::TooLong) => {
+                    self.log.line(
+                        '#',
+                        &format!(
+                            "the server sent a line longer than {MAX_LINE_BYTES} bytes; leaving the connection"
+                        ),
+                    );
+                    Err(SessionError::LineTooLong {
+                        server: self.server.clone(),
+                    })
+                }
+                Err(source) => {
+                    self.log.line('#', &format!("reading failed: {source}"));
+                    Err(SessionError::Read {
+                        server: self.server.clone(),
+                        source,
+                    })
+                }
+            };
         }
     }
 
@@ -213,16 +438,17 @@ impl Session {
         let _ = self.send("LOGOUT");
         let how = tokio::time::timeout(Duration::from_secs(2), async {
             loop {
-                match self.lines.next_line().await {
-                    Ok(Some(line)) => {
-                        let line = line.trim_end_matches('\r').to_string();
+                match self.reader.next().await {
+                    Ok(Read::Line(line)) => {
                         self.log.line('<', &line);
                         if parse_server_line(&line) == ServerLine::LogoutCompleted {
                             return "logged out";
                         }
                     }
                     // A reset by a server that has closed is its close too.
-                    Ok(None) | Err(_) => return "the server closed the connection after the game",
+                    Ok(Read::End | Read::TooLong) | Err(_) => {
+                        return "the server closed the connection after the game";
+                    }
                 }
             }
         })
@@ -232,10 +458,17 @@ impl Session {
         self.close().await;
     }
 
-    /// Send what is queued, then close the connection.
+    /// Send what is queued, then close the connection (a writer the server no longer reads
+    /// from is stopped after 2 s).
     pub async fn close(self) {
         drop(self.outbox);
-        let _ = tokio::time::timeout(Duration::from_secs(2), self.writer).await;
+        let mut writer = self.writer;
+        if tokio::time::timeout(Duration::from_secs(2), &mut writer)
+            .await
+            .is_err()
+        {
+            writer.abort();
+        }
         self.log.line('#', "closed");
     }
 }
