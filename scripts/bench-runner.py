@@ -348,7 +348,7 @@ def smaps_breakdown(text, binary):
         elif path.startswith("["):
             cat = "kernel maps (vdso, vvar)"
         elif path:
-            cat = "shared libraries (libc, libm, ld.so)" if ".so" in path else f"file {path}"
+            cat = "shared libraries (libc, libm, libgcc_s, ld.so)" if ".so" in path else f"file {path}"
         elif perms == "---p":
             cat = "reserved (PROT_NONE guards and arena reserves)"
         elif (
