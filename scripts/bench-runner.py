@@ -140,8 +140,19 @@ def sfen_after(line):
 
 
 def sfen_openings(src, dst):
-    lines = [l.strip() for l in Path(src).read_text().splitlines()]
-    dst.write_text("".join(sfen_after(l) + "\n" for l in lines if l and not l.startswith("#")))
+    try:
+        lines = Path(src).read_text().splitlines()
+    except OSError as e:
+        sys.exit(f"bench-runner: --openings {src}: {e.strerror}")
+    out = []
+    for n, line in enumerate(lines, 1):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            try:
+                out.append(sfen_after(line))
+            except (IndexError, KeyError, ValueError):
+                sys.exit(f"bench-runner: {src}:{n}: not `startpos moves ...` (USI moves) nor an SFEN")
+    dst.write_text("".join(l + "\n" for l in out))
     return dst
 
 
@@ -240,6 +251,8 @@ def shogitest_argv(path, w, lv, work):
 def council_games(work):
     out = work / "out"
     games = []
+    if not (out / "results.jsonl").exists():
+        return games
     for line in open(out / "results.jsonl"):
         g = json.loads(line)
         own = [s["cp"] if s and "cp" in s and s["cp"] >= 0 else None for s in g.get("scores", [])]
@@ -269,7 +282,8 @@ PGN_MOVE = re.compile(r"^\S+ \{(\S+) .*?t=([0-9.]+)s(, .*)?\}$")
 def shogitest_games(work):
     games = []
     game = None
-    for line in (work / "games.pgn").read_text().splitlines():
+    pgn = work / "games.pgn"
+    for line in (pgn.read_text() if pgn.exists() else "").splitlines():
         if line.startswith("[Event "):
             game = {"reason": None, "moves": [], "times_ms": [], "own_us": [], "overhead_us": 0, "cost_moves": 0}
             games.append(game)
@@ -377,9 +391,11 @@ def smaps_breakdown(text, binary):
     return cats
 
 
-def measure(argv, work, smaps=False):
+def measure(argv, work, smaps=False, limit_s=0):
     """Runs `argv`, polling its resident memory; its CPU and peak RSS, and with `smaps` the
-    breakdown of its maps at the moment its resident memory was highest."""
+    breakdown of its maps at the moment its resident memory was highest. A run still going after
+    `limit_s` seconds (0: no limit) gets SIGTERM, and SIGKILL 10 s later (a runner can hang:
+    Shogitest does when one of its game threads has panicked)."""
     began = time.time_ns()
     t0 = time.monotonic()
     proc = subprocess.Popen(
@@ -388,10 +404,14 @@ def measure(argv, work, smaps=False):
     hwm = 0
     best_rss = 0
     snap = None
+    killed = None
     while True:
         st = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         if st is not None:
             break
+        if limit_s and killed != "SIGKILL" and time.monotonic() - t0 > limit_s + (10 if killed else 0):
+            killed = "SIGKILL" if killed else "SIGTERM"
+            proc.send_signal(9 if killed == "SIGKILL" else 15)
         s = status_kb(proc.pid)
         hwm = max(hwm, s.get("VmHWM", 0))
         if smaps and s.get("VmRSS", 0) > best_rss:
@@ -413,6 +433,7 @@ def measure(argv, work, smaps=False):
         stamps = [int(l) for l in stamp_file.read_text().split()]
     r = {
         "rc": rc,
+        "killed": f"{killed} after {limit_s} s" if killed else None,
         "cpu_s": cpu,
         "rss_mb": hwm / 1024,
         "wall_s": wall,
@@ -434,7 +455,7 @@ def measure(argv, work, smaps=False):
     return r
 
 
-def run_once(kind, path, w, lv, work, smaps=False):
+def run_once(kind, path, w, lv, work, smaps=False, limit_s=0):
     """One run of a runner on workload `w` at concurrency `lv`; its measurements. Each run's
     folder is kept (its results say why a game was lost); council's records are not."""
     if work.exists():
@@ -443,7 +464,7 @@ def run_once(kind, path, w, lv, work, smaps=False):
     argv_of, games_of = RUNNERS[kind]
     argv = argv_of(path, w, lv, work)
     (work / "command.txt").write_text(" ".join(argv) + "\n")
-    r = measure(argv, work, smaps)
+    r = measure(argv, work, smaps, limit_s)
     games = games_of(work)
     moves = sum(len(g["times_ms"]) for g in games)
     added = []
@@ -570,6 +591,18 @@ def table(cells, shogitest_label):
     return "\n".join(lines) + "\n"
 
 
+def exit_notes(cells):
+    """One line per run that was stopped or did not exit with status 0."""
+    out = []
+    for c in cells:
+        for i, r in enumerate(c["runs"], 1):
+            if r["rc"] != 0 or r.get("killed"):
+                why = r.get("killed") or f"exit status {r['rc']}"
+                out.append(f"- {c['runner']}, {WORKLOAD_NAMES.get(c['workload'], c['workload'])}, concurrency "
+                           f"{c['concurrency']}, run {i}: {why} (its results so far are counted)")
+    return "\n".join(out) + ("\n" if out else "")
+
+
 def per_game_memory(cells):
     """Resident memory per extra concurrent mock game, per runner and time control:
     (RSS at the highest level − RSS at the lowest level above 1) / the difference in games."""
@@ -680,15 +713,25 @@ def main():
     ap.add_argument("--real-games", type=int, default=12, help="games of the real-engine workload (0: none)")
     ap.add_argument("--openings", default=str(ROOT / "data/openings/gps-ply36.txt"), help="the real-engine workload's start positions")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--run-limit", type=int, default=1800, help="seconds before a run is stopped (0: none)")
     ap.add_argument("--smaps", action="store_true", help="break down each runner's maps at its peak RSS (smaps.md)")
     a = ap.parse_args()
-    runners = [(*r.split("=", 1), "council") for r in (a.runner or [f"council-match={ROOT / 'target/release/council-match'}"])]
+    runners = []
+    for r in a.runner or [f"council-match={ROOT / 'target/release/council-match'}"]:
+        label, eq, path = r.partition("=")
+        if not (label and eq and path) or label == "shogitest":
+            sys.exit(f"bench-runner: --runner {r}: give LABEL=PATH, LABEL not `shogitest`")
+        runners.append((label, path, "council"))
     if a.shogitest:
         runners.append(("shogitest", a.shogitest, "shogitest"))
     for label, path, _ in runners:
         if not os.access(path, os.X_OK):
             sys.exit(f"bench-runner: runner {label}: {path} is not an executable file")
-    levels = [int(x) for x in a.levels.split(",") if x]
+    try:
+        levels = [int(x) for x in a.levels.split(",") if x]
+        assert levels and min(levels) >= 1
+    except (ValueError, AssertionError):
+        sys.exit(f"bench-runner: --levels {a.levels}: give concurrency levels ≥ 1, comma-separated")
     # Per game: 2 engines with 3 pipes each (council keeps both ends a moment while spawning).
     want = max(8192, 16 * max(levels, default=1) + 256)
     nofile = raise_fd_limit(want)
@@ -698,7 +741,9 @@ def main():
             f"{nofile} (raise it: ulimit -Hn {want}, as root or in /etc/security/limits.conf)"
         )
     tcs = [t for t in a.tc.split(",") if t]
-    if a.real_games % 2 or a.games_per_slot * min(levels, default=2) % 2:
+    if any(t not in TCS for t in tcs):
+        sys.exit(f"bench-runner: --tc {a.tc}: the time controls are {', '.join(TCS)}")
+    if a.shogitest and (a.real_games % 2 or any(max(2, a.games_per_slot * lv) % 2 for lv in levels)):
         sys.exit("bench-runner: Shogitest plays game pairs: --real-games and --games-per-slot × each level must be even")
     a.out.mkdir(parents=True, exist_ok=True)
     plan = [(tc, lv) for tc in tcs for lv in levels]
@@ -722,7 +767,7 @@ def main():
                         "share": a.share,
                         "margin": a.margin,
                     }
-                r = run_once(kind, path, w, lv, work, a.smaps)
+                r = run_once(kind, path, w, lv, work, a.smaps, a.run_limit)
                 cells.setdefault((label, workload, lv), []).append(r)
                 a_ = r["added_ms"] or {}
                 print(
@@ -741,7 +786,7 @@ def main():
     wl = {"byoyomi": 0, "increment": 1, "real": 2}
     result.sort(key=lambda c: (wl.get(c["workload"], 9), c["concurrency"], order[c["runner"]]))
     (a.out / "runs.json").write_text(json.dumps(result, indent=1))
-    md = table(result, "shogitest") + "\n" + per_game_memory(result)
+    md = table(result, "shogitest") + "\n" + per_game_memory(result) + exit_notes(result)
     (a.out / "table.md").write_text(md)
     if a.smaps:
         (a.out / "smaps.md").write_text(smaps_table(result))
