@@ -591,6 +591,8 @@ impl Mock {
                 | "predict"
                 | "mispredict"
                 | "spend"
+                | "sleep"
+                | "chaos"
         ) && past;
         if scenario == "flood" && past {
             flood();
