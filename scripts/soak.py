@@ -32,6 +32,17 @@ stops it with SIGTERM. It then checks:
     python3 scripts/soak.py --out /tmp/soak               # 64 games at once, 1 hour
     python3 scripts/soak.py --minutes 5 --concurrency 16  # CI's variant
 
+`--gui` soaks `council-usi` instead, under a scripted GUI (this script, speaking USI over
+pipes): a council of three mock members (one that searches until `stop`, a sleeping ponderer,
+a sleeping engine) answers `--cycles` cycles (default 10,000), alternately `go infinite` then
+`stop` and `go ponder` then `ponderhit`, each read to its `bestmove`; it samples between cycles
+and checks peak RSS flat after the first tenth of the cycles (growth <= `--rss-growth-mb`), fds,
+threads and children at the end equal to those after the first cycle, no zombie or orphan,
+and an exit 0 after `quit`:
+
+    cargo build --release -p council-tests --bin mock-usi -p council-play --bin council-usi
+    python3 scripts/soak.py --gui --out /tmp/soak-gui
+
 Writes `samples.csv`, `soak.json` (the checks and figures), `table.md` and `soak.svg` (RSS, fds
 and threads over time) to `--out`, and exits 1 when a check fails. Fault draws are seeded
 (`--seed`, recorded in soak.json): each mock's faults depend only on its seed and the position
@@ -303,6 +314,161 @@ def play(a, config, run_dir, scheduled, quiet_log=False):
     return end, samples, rc, played_s
 
 
+def gui_config(mock):
+    """council-usi's council: a member that searches until `stop` (`mock-usi stall`), a
+    sleeping ponderer (`chaos` without faults) and a sleeping engine (`sleep`)."""
+    members = [("stall", ["stall"]), ("ponderer", ["chaos", "--seed", "7"]), ("sleeper", ["sleep"])]
+    text = '[[player]]\nname = "council"\nkind = "council"\n'
+    text += f"members = {json.dumps([n for n, _ in members])}\n"
+    for name, args in members:
+        text += f'\n[[player]]\nname = "{name}"\nkind = "usi"\ncommand = {json.dumps(str(mock))}\nargs = {json.dumps(args)}\n'
+    return text
+
+
+def gui_soak(a):
+    """council-usi under a scripted GUI: `--cycles` cycles, alternately `go infinite` then
+    `stop` a few ms later, and `go ponder` (byoyomi `--byoyomi-ms`) then `ponderhit`, each read
+    to its `bestmove`, on a game that grows by the answers (back to the start every 60 plies).
+    Samples between cycles; checks RSS (VmHWM) flat after the first tenth of the cycles and
+    fds, threads and children at the end equal to those after the first cycle."""
+    import queue
+    import threading
+
+    a.out.mkdir(parents=True, exist_ok=True)
+    config = a.out / "council-usi.toml"
+    config.write_text(gui_config(a.mock))
+    cmd = [a.council_usi, str(config)]
+    print(f"soak: {a.cycles} GUI cycles; {' '.join(cmd)}", flush=True)
+    began = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    t0 = time.monotonic()
+    stderr = open(a.out / "council-usi-stderr.txt", "w")
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(l.strip()) for l in proc.stdout] and None, daemon=True).start()
+
+    def send(line):
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+
+    def until(prefix):
+        while True:
+            try:
+                line = lines.get(timeout=60)
+            except queue.Empty:
+                raise SystemExit(f"soak: council-usi sent no `{prefix}` within 60 s (cycle {cycle})")
+            if line.startswith(prefix):
+                return line
+
+    cycle = 0
+    send("usi")
+    until("usiok")
+    send("setoption name USI_Ponder value true")
+    send("isready")
+    until("readyok")
+    moves = []
+    samples = []
+    start = None
+    every = max(1, a.cycles // 200)
+    for cycle in range(a.cycles):
+        if len(moves) >= 60:
+            moves = []
+        if not moves:
+            send("usinewgame")
+        send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+        if cycle % 2 == 0:
+            send("go infinite")
+            time.sleep(0.005)
+            send("stop")
+        else:
+            send(f"go ponder btime 0 wtime 0 byoyomi {a.byoyomi_ms}")
+            time.sleep(0.005)
+            send("ponderhit")
+        best = until("bestmove").split()
+        if len(best) < 2 or best[1] in ("resign", "win"):
+            moves = []
+        else:
+            moves.append(best[1])
+        if cycle == 0 or (cycle + 1) % every == 0 or cycle == a.cycles - 1:
+            s = sample(proc.pid, t0)
+            s["cycle"] = cycle + 1
+            samples.append(s)
+            if cycle == 0:
+                start = s
+            if (cycle + 1) % (every * 20) == 0:
+                print(f"soak: cycle {cycle + 1}/{a.cycles}  rss {(s['rss_kb'] or 0) / 1024:.1f} MB  fds {s['fds']}  threads {s['threads']}  children {s['children']}", flush=True)
+    time.sleep(a.settle)
+    end = sample(proc.pid, t0)
+    end["cycle"] = a.cycles
+    samples.append(end)
+    send("quit")
+    try:
+        rc = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = proc.wait()
+    stderr.close()
+    orphans_left = reap_orphans()
+    after = [s for s in samples if s["cycle"] >= a.cycles // 10 and s["hwm_kb"]]
+    growth_mb = (after[-1]["hwm_kb"] - after[0]["hwm_kb"]) / 1024 if len(after) >= 2 else None
+    checks = {
+        f"peak RSS growth after the first tenth <= {a.rss_growth_mb:g} MB": growth_mb is not None and growth_mb <= a.rss_growth_mb,
+        "fds at the end == after the first cycle": end["fds"] == start["fds"],
+        "threads at the end == after the first cycle": end["threads"] == start["threads"],
+        "children at the end == after the first cycle": end["children"] == start["children"],
+        "no zombie child at the end": end["zombies"] == 0,
+        "no orphan left": orphans_left == 0,
+        "council-usi exited 0 after quit": rc == 0,
+    }
+    figures = {
+        "began": began,
+        "command": " ".join(sys.argv),
+        "council_usi": cmd,
+        "machine": {"cpus": os.cpu_count(), "loadavg_end": os.getloadavg()},
+        "cycles": a.cycles,
+        "minutes": (time.monotonic() - t0) / 60,
+        "start": start,
+        "end": end,
+        "hwm_mb_after_first_tenth": after[0]["hwm_kb"] / 1024 if after else None,
+        "hwm_mb_end": after[-1]["hwm_kb"] / 1024 if after else None,
+        "hwm_growth_mb": growth_mb,
+        "orphans_left": orphans_left,
+        "exit_status": rc,
+        "checks": checks,
+    }
+    report(a, figures, samples, checks, [
+        "| figure | after cycle 1 | end |",
+        "|---|---:|---:|",
+        f"| open fds | {start['fds']} | {end['fds']} |",
+        f"| threads | {start['threads']} | {end['threads']} |",
+        f"| child processes | {start['children']} | {end['children']} |",
+        f"| peak RSS (VmHWM) MB, after the first tenth → end | {mb(figures['hwm_mb_after_first_tenth'])} | {mb(figures['hwm_mb_end'])} |",
+        "",
+        f"{a.cycles} cycles in {figures['minutes']:.1f} min.",
+    ], after[0]["t"] if after else 0)
+
+
+def mb(x):
+    return "n/a" if x is None else f"{x:.1f}"
+
+
+def report(a, figures, samples, checks, head, warm_t):
+    """Writes soak.json, samples.csv, soak.svg and table.md; exits 1 when a check failed."""
+    (a.out / "soak.json").write_text(json.dumps(figures, indent=1))
+    keys = [k for k in ["cycle", "t", "rss_kb", "hwm_kb", "fds", "threads", "children", "zombies", "orphans"] if samples and k in samples[0]]
+    (a.out / "samples.csv").write_text(
+        ",".join(keys) + "\n" + "".join(",".join(str(s.get(k)) for k in keys) + "\n" for s in samples)
+    )
+    svg(samples, warm_t, a.out / "soak.svg")
+    md = "\n".join(head + ["", "| check | |", "|---|---|"] + [f"| {k} | {'pass' if v else 'FAIL'} |" for k, v in checks.items()]) + "\n"
+    (a.out / "table.md").write_text(md)
+    print(md)
+    failed = [k for k, v in checks.items() if not v]
+    if failed:
+        print(f"soak: FAILED: {'; '.join(failed)} (see {a.out})", file=sys.stderr)
+        sys.exit(1)
+    print(f"soak: all checks pass; written to {a.out}", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("/tmp/soak"))
@@ -320,7 +486,13 @@ def main():
     ap.add_argument("--every", type=float, default=2.0, help="seconds between samples")
     ap.add_argument("--settle", type=float, default=15.0, help="seconds idle before the end sample")
     ap.add_argument("--rss-growth-mb", type=float, default=2.0)
+    ap.add_argument("--gui", action="store_true", help="soak council-usi under a scripted GUI instead")
+    ap.add_argument("--council-usi", default=str(ROOT / "target/release/council-usi"))
+    ap.add_argument("--cycles", type=int, default=10000, help="--gui: go/stop and go ponder/ponderhit cycles")
     a = ap.parse_args()
+    if a.gui:
+        become_subreaper()
+        return gui_soak(a)
 
     nofile = raise_fd_limit()
     become_subreaper()
@@ -399,18 +571,8 @@ def main():
         "exit_status": rc,
         "checks": checks,
     }
-    (a.out / "soak.json").write_text(json.dumps(figures, indent=1))
-    keys = ["t", "rss_kb", "hwm_kb", "fds", "threads", "children", "zombies", "orphans"]
-    (a.out / "samples.csv").write_text(
-        ",".join(keys) + "\n" + "".join(",".join(str(s[k]) for k in keys) + "\n" for s in samples)
-    )
-    svg(samples, warm_t, a.out / "soak.svg")
-
-    def mb(x):
-        return "n/a" if x is None else f"{x:.1f}"
-
     st, en = start or {}, end or {}
-    table = [
+    report(a, figures, samples, checks, [
         "| figure | start | end |",
         "|---|---:|---:|",
         f"| open fds | {st.get('fds')} | {en.get('fds')} |",
@@ -422,18 +584,7 @@ def main():
         f"reasons: {', '.join(f'{k} {v}' for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))}. "
         f"Most at once: {figures['max_children']} children, {figures['max_fds']} fds, {figures['max_threads']} threads; "
         f"zombies seen while playing (not yet reaped): {figures['max_zombies_seen']}.",
-        "",
-        "| check | |",
-        "|---|---|",
-    ] + [f"| {k} | {'pass' if v else 'FAIL'} |" for k, v in checks.items()]
-    md = "\n".join(table) + "\n"
-    (a.out / "table.md").write_text(md)
-    print(md)
-    failed = [k for k, v in checks.items() if not v]
-    if failed:
-        print(f"soak: FAILED: {'; '.join(failed)} (see {a.out})", file=sys.stderr)
-        sys.exit(1)
-    print(f"soak: all checks pass; written to {a.out}", file=sys.stderr)
+    ], warm_t)
 
 
 if __name__ == "__main__":
