@@ -555,7 +555,7 @@ def main():
         "distinct_ids": len(set(ids)),
         "reasons": reasons,
         "played_minutes": played_s / 60,
-        "engine_moves": sum(len(g.get("moves", [])) for g in games),
+        "engine_moves": sum(len(g.get("times_ms", [])) for g in games),
         "warmup_s": warm_t,
         "start": start,
         "end": end,
