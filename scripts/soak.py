@@ -66,6 +66,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PR_SET_CHILD_SUBREAPER = 36
+TICKS = os.sysconf("SC_CLK_TCK")
 
 # The misbehaving mocks' fault probabilities (per `go`, per `go ponder`): a game of 24 engine
 # moves a side sees a fault about one time in six.
@@ -179,12 +180,22 @@ def count_dir(path):
         return None
 
 
+def cpu_s(pid):
+    """utime + stime of process `pid` itself, seconds."""
+    try:
+        rest = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(rest[11]) + int(rest[12])) / TICKS
+
+
 def sample(pid, t0):
     by_parent = processes_by_parent()
     kids = by_parent.get(pid, [])
     mine = [p for p, _ in by_parent.get(os.getpid(), []) if p != pid]
     return {
         "t": round(time.monotonic() - t0, 2),
+        "cpu_s": cpu_s(pid),
         "rss_kb": status_kb(pid, "VmRSS"),
         "hwm_kb": status_kb(pid, "VmHWM"),
         "fds": count_dir(f"/proc/{pid}/fd"),
@@ -283,6 +294,7 @@ def play(a, config, run_dir, scheduled, quiet_log=False):
     stderr = open(run_dir.parent / f"{run_dir.name}-stderr.txt", "w")
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr)
     samples = []
+    progress = []  # (t, games recorded, CPU s) each minute
     summary = run_dir / "summary.json"
     next_log = 0
     while proc.poll() is None and not summary.exists():
@@ -294,6 +306,7 @@ def play(a, config, run_dir, scheduled, quiet_log=False):
                 os.waitpid(p, 0)
         if not quiet_log and s["t"] >= next_log:
             done = len(read_results(run_dir / "results.jsonl"))
+            progress.append((s["t"], done, s["cpu_s"]))
             rss = (s["rss_kb"] or 0) / 1024
             print(f"soak: {s['t'] / 60:6.1f} min  games {done}/{scheduled}  rss {rss:.1f} MB  fds {s['fds']}  threads {s['threads']}  children {s['children']}", flush=True)
             next_log = s["t"] + 60
@@ -311,7 +324,7 @@ def play(a, config, run_dir, scheduled, quiet_log=False):
         proc.kill()
         rc = proc.wait()
     stderr.close()
-    return end, samples, rc, played_s
+    return end, samples, rc, played_s, progress
 
 
 def gui_config(mock):
@@ -454,7 +467,7 @@ def mb(x):
 def report(a, figures, samples, checks, head, warm_t):
     """Writes soak.json, samples.csv, soak.svg and table.md; exits 1 when a check failed."""
     (a.out / "soak.json").write_text(json.dumps(figures, indent=1))
-    keys = [k for k in ["cycle", "t", "rss_kb", "hwm_kb", "fds", "threads", "children", "zombies", "orphans"] if samples and k in samples[0]]
+    keys = [k for k in ["cycle", "t", "cpu_s", "rss_kb", "hwm_kb", "fds", "threads", "children", "zombies", "orphans"] if samples and k in samples[0]]
     (a.out / "samples.csv").write_text(
         ",".join(keys) + "\n" + "".join(",".join(str(s.get(k)) for k in keys) + "\n" for s in samples)
     )
@@ -517,9 +530,9 @@ def main():
     # are no rest: its pre-flight checks' and first games' pipes open within 0.2 s of its start).
     base_config = a.out / "baseline.toml"
     base_config.write_text(config_text(a.mock, roster[:2], 2, a))
-    start, _, base_rc, _ = play(a, base_config, a.out / "baseline", None, quiet_log=True)
+    start, _, base_rc, _, _ = play(a, base_config, a.out / "baseline", None, quiet_log=True)
     print(f"soak: at rest after a 2-game run: {start}", flush=True)
-    end, samples, rc, played_s = play(a, config, run_dir, scheduled)
+    end, samples, rc, played_s, progress = play(a, config, run_dir, scheduled)
     orphans_left = reap_orphans()
 
     games = read_results(run_dir / "results.jsonl")
@@ -563,6 +576,13 @@ def main():
         "hwm_mb_at_warmup": after[0]["hwm_kb"] / 1024 if after else None,
         "hwm_mb_end": after[-1]["hwm_kb"] / 1024 if after else None,
         "hwm_growth_mb": growth_mb,
+        # council-match's own CPU per game recorded, minute by minute: a cost that grows with
+        # the games already played shows as a rising column.
+        "cpu_ms_per_game_by_minute": [
+            round(1000 * (c1 - c0) / (n1 - n0), 1)
+            for (_, n0, c0), (_, n1, c1) in zip(progress, progress[1:])
+            if n1 > n0 and c0 is not None and c1 is not None
+        ],
         "max_children": max((s["children"] for s in samples), default=0),
         "max_zombies_seen": max((s["zombies"] for s in samples), default=0),
         "max_fds": max((s["fds"] or 0 for s in samples), default=0),
@@ -583,7 +603,8 @@ def main():
         f"Games: {len(games)} recorded of {scheduled} scheduled in {played_s / 60:.1f} min, {figures['engine_moves']} moves; "
         f"reasons: {', '.join(f'{k} {v}' for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))}. "
         f"Most at once: {figures['max_children']} children, {figures['max_fds']} fds, {figures['max_threads']} threads; "
-        f"zombies seen while playing (not yet reaped): {figures['max_zombies_seen']}.",
+        f"zombies seen while playing (not yet reaped): {figures['max_zombies_seen']}. "
+        f"council-match CPU per game, minute by minute (ms): {figures['cpu_ms_per_game_by_minute']}.",
     ], warm_t)
 
 
