@@ -512,8 +512,8 @@ def main():
     roster = players(a.mock, a.seed, FAULTS, a.fault_scale)
     pairs = len(roster) * (len(roster) - 1) // 2
     # A game: its plies past the opening at 0.9 of the byoyomi, less the games a fault cut
-    # short (the hour's run, 2026-11-29, played 8.2 s a game where this says 8.2).
-    game_s = max(1, a.max_plies - 36) * a.byoyomi_ms * 0.85 / 1000
+    # short (the hour's run, 2026-11-29, played 8.4 s a game where this says 8.4).
+    game_s = max(1, a.max_plies - 36) * a.byoyomi_ms * 0.88 / 1000
     games_per_pair = a.games or max(1, round(a.minutes * 60 * a.concurrency / game_s / pairs))
     if games_per_pair % 2:
         games_per_pair += 1  # whole colour-swapped pairs
