@@ -29,7 +29,18 @@
 //! arrival of `position`; it sleeps, using no CPU, and reports the time it took by its own
 //! clock in microseconds as its score, `score cp US`, so that `results.jsonl` holds it beside
 //! the arbiter's `times_ms`; `--usi-stamp F` appends the Unix time in nanoseconds at which
-//! `usi` arrived to `F`). `--exit-status S`: the status
+//! `usi` arrived to `F`), `chaos` (the soak's engine, `scripts/soak.py`: the `sleep` engine,
+//! pondering — it declares `USI_Ponder` and answers `bestmove M ponder R`, R the first legal
+//! reply or, as a coin drawn from the seed says, the last — that misbehaves at random: at each
+//! `go` it crashes (`--p-crash`), hangs ignoring `stop` (`--p-hang`), prints junk and a malformed
+//! `bestmove` (`--p-garbage`), answers after 1 to 2 times its whole allowance
+//! (`--p-slow`) or prints a 1 MB line before its move (`--p-long`); at each `go ponder` it
+//! crashes (`--p-ponder-crash`), ignores a `stop` (`--p-ponder-deaf`), answers `ponderhit`
+//! with an illegal or a malformed move (`--p-ponder-illegal`) or sends `bestmove` at once,
+//! before any `ponderhit` (`--p-ponder-early`); each probability defaults to 0, so that
+//! `chaos` alone is a well-behaved sleeping ponderer. Its draws depend only on `--seed S`
+//! (default 0) and the position asked (its key and ply), never on time or process: a game
+//! replayed with the same arguments misbehaves the same way). `--exit-status S`: the status
 //! the crashes exit with (default 3). `--delay-ms` also slows every normal move; `--child`
 //! starts a grandchild process (`sleep 600`, which inherits stdin, stdout and stderr) so tests
 //! can check the whole process group is stopped, and, with a crash, that an engine which exits
@@ -42,6 +53,8 @@ use std::time::Duration;
 
 use engine::position::Position;
 use engine::usi::protocol::{GuiCommand, PositionStart, parse_gui_command};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 struct Args {
     scenario: String,
@@ -54,6 +67,42 @@ struct Args {
     spend_offset_ms: i64,
     share: f64,
     usi_stamp: Option<String>,
+    seed: u64,
+    faults: Faults,
+}
+
+/// `chaos`: the probability of each misbehaviour, per `go` (the first five) or per `go ponder`
+/// (the last four); within each group they are exclusive and sum to at most 1.
+#[derive(Debug, Default)]
+struct Faults {
+    crash: f64,
+    hang: f64,
+    garbage: f64,
+    slow: f64,
+    long: f64,
+    ponder_crash: f64,
+    ponder_deaf: f64,
+    ponder_illegal: f64,
+    ponder_early: f64,
+}
+
+/// What one `go` of `chaos` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GoFault {
+    Crash,
+    Hang,
+    Garbage,
+    Slow,
+    Long,
+}
+
+/// What one `go ponder` of `chaos` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PonderFault {
+    Crash,
+    Deaf,
+    Illegal,
+    Early,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -72,6 +121,8 @@ fn parse_args() -> Result<Args, String> {
         spend_offset_ms: 0,
         share: 0.9,
         usi_stamp: None,
+        seed: 0,
+        faults: Faults::default(),
     };
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -107,6 +158,33 @@ fn parse_args() -> Result<Args, String> {
                     .filter(|s: &f64| (0.0..=1.0).contains(s))
                     .ok_or("--share needs a number from 0 to 1")?;
             }
+            "--seed" => {
+                args.seed = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--seed needs a whole number")?;
+            }
+            flag if flag.starts_with("--p-") => {
+                let p: f64 = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|p: &f64| (0.0..=1.0).contains(p))
+                    .ok_or(format!("{flag} needs a probability from 0 to 1"))?;
+                let f = &mut args.faults;
+                let slot = match flag {
+                    "--p-crash" => &mut f.crash,
+                    "--p-hang" => &mut f.hang,
+                    "--p-garbage" => &mut f.garbage,
+                    "--p-slow" => &mut f.slow,
+                    "--p-long" => &mut f.long,
+                    "--p-ponder-crash" => &mut f.ponder_crash,
+                    "--p-ponder-deaf" => &mut f.ponder_deaf,
+                    "--p-ponder-illegal" => &mut f.ponder_illegal,
+                    "--p-ponder-early" => &mut f.ponder_early,
+                    other => return Err(format!("unknown argument `{other}`")),
+                };
+                *slot = p;
+            }
             "--usi-stamp" => args.usi_stamp = Some(it.next().ok_or("--usi-stamp needs a path")?),
             "--child" => args.child = true,
             "--mute-after-first-start" => {
@@ -119,6 +197,15 @@ fn parse_args() -> Result<Args, String> {
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    let f = &args.faults;
+    if f.crash + f.hang + f.garbage + f.slow + f.long > 1.0 {
+        return Err(
+            "--p-crash, --p-hang, --p-garbage, --p-slow and --p-long sum to more than 1".into(),
+        );
+    }
+    if f.ponder_crash + f.ponder_deaf + f.ponder_illegal + f.ponder_early > 1.0 {
+        return Err("the --p-ponder-* probabilities sum to more than 1".into());
     }
     Ok(args)
 }
@@ -162,6 +249,7 @@ fn main() {
         games_begun: 0,
         waiting: None,
         asked: None,
+        pondering: None,
     };
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
@@ -179,8 +267,18 @@ fn main() {
                 mock.asked = Some(std::time::Instant::now());
                 mock.set_position(start, &moves)
             }
+            GuiCommand::Go(go) if go.ponder && mock.args.scenario == "chaos" => {
+                mock.chaos_ponder(go)
+            }
             GuiCommand::Go(go) if go.ponder => mock.waiting = Some(Wait::Ponder),
             GuiCommand::Go(go) if mock.args.scenario == "sleep" => mock.sleep(&go),
+            GuiCommand::Go(go) if mock.args.scenario == "chaos" => mock.chaos_go(&go),
+            GuiCommand::PonderHit
+                if mock.waiting == Some(Wait::Ponder) && mock.args.scenario == "chaos" =>
+            {
+                mock.waiting = None;
+                mock.chaos_ponderhit();
+            }
             GuiCommand::Go(go) => {
                 if mock.args.scenario == "spend" {
                     std::thread::sleep(mock.allowance(&go));
@@ -192,6 +290,7 @@ fn main() {
                 mock.go(None);
             }
             GuiCommand::Stop => match mock.waiting.take() {
+                Some(Wait::Ponder) if mock.args.scenario == "chaos" => mock.chaos_stop(),
                 Some(Wait::Ponder) => mock.play(None),
                 Some(Wait::Stall) => mock.play(None),
                 None => {}
@@ -230,6 +329,8 @@ struct Mock {
     waiting: Option<Wait>,
     /// When the last `position` arrived (`sleep` counts its time from there).
     asked: Option<std::time::Instant>,
+    /// `chaos`: the `go ponder` under way and the fault drawn for it.
+    pondering: Option<(engine::usi::protocol::Go, Option<PonderFault>)>,
 }
 
 /// What a search under way waits for.
@@ -261,7 +362,10 @@ impl Mock {
         }
         say("id name mock-usi");
         say("id author council tests");
-        if matches!(self.args.scenario.as_str(), "predict" | "mispredict") {
+        if matches!(
+            self.args.scenario.as_str(),
+            "predict" | "mispredict" | "chaos"
+        ) {
             say("option name USI_Ponder type check default false");
         }
         say("usiok");
@@ -282,13 +386,23 @@ impl Mock {
     /// `sleep`: the first legal move after `--share` of the mover's allowance (see the module's
     /// docs), its own time in microseconds as its score.
     fn sleep(&mut self, go: &engine::usi::protocol::Go) {
-        let began = self.asked.take().unwrap_or_else(std::time::Instant::now);
+        let ms = (self.sleep_allowance_ms(go) as f64 * self.args.share).floor() as u64;
+        self.sleep_answer(ms, ms);
+    }
+
+    /// The mover's allowance as `sleep` reads `go`: `time / 20 + inc + byoyomi`, in ms.
+    fn sleep_allowance_ms(&self, go: &engine::usi::protocol::Go) -> u64 {
         let (time, inc) = match self.position.side_to_move() {
             engine::types::Color::Sente => (go.btime, go.binc),
             engine::types::Color::Gote => (go.wtime, go.winc),
         };
-        let allowance = time.unwrap_or(0) / 20 + inc.unwrap_or(0) + go.byoyomi.unwrap_or(0);
-        let ms = (allowance as f64 * self.args.share).floor() as u64;
+        time.unwrap_or(0) / 20 + inc.unwrap_or(0) + go.byoyomi.unwrap_or(0)
+    }
+
+    /// The first legal move `ms` after the last `position` (or now), reporting `reported` ms as
+    /// its time and its own time in microseconds as its score; `chaos` names a reply to ponder.
+    fn sleep_answer(&mut self, ms: u64, reported: u64) {
+        let began = self.asked.take().unwrap_or_else(std::time::Instant::now);
         let chosen = self.position.legal_moves().first().map(|m| m.to_usi());
         let until = began + Duration::from_millis(ms);
         let now = std::time::Instant::now();
@@ -296,13 +410,155 @@ impl Mock {
             std::thread::sleep(until - now);
         }
         let own = began.elapsed().as_micros();
-        match chosen {
-            Some(m) => {
-                say(&format!("info depth 1 time {ms} score cp {own} pv {m}"));
+        let ponder = if self.args.scenario == "chaos" {
+            self.chaos_reply()
+        } else {
+            None
+        };
+        match (chosen, ponder) {
+            (Some(m), Some(r)) => {
+                say(&format!(
+                    "info depth 2 time {reported} score cp {own} pv {m} {r}"
+                ));
+                say(&format!("bestmove {m} ponder {r}"));
+            }
+            (Some(m), None) => {
+                say(&format!(
+                    "info depth 1 time {reported} score cp {own} pv {m}"
+                ));
                 say(&format!("bestmove {m}"));
             }
-            None => say("bestmove resign"),
+            (None, _) => say("bestmove resign"),
         }
+    }
+
+    /// `chaos`: a generator drawn from `--seed`, the position asked and `salt` alone.
+    fn chaos_rng(&self, salt: u64) -> Xoshiro256PlusPlus {
+        let key = self.position.key() ^ u64::from(self.position.ply()).rotate_left(40);
+        Xoshiro256PlusPlus::seed_from_u64(self.args.seed.rotate_left(23) ^ key ^ salt)
+    }
+
+    /// `chaos`: the reply it names to ponder on: the first legal reply to its move, or the
+    /// last, as a coin from the seed says (so that the opponent, which plays the first, is
+    /// sometimes not the one expected).
+    fn chaos_reply(&self) -> Option<String> {
+        let mv = *self.position.legal_moves().first()?;
+        let mut after = self.position.clone();
+        after.play(mv);
+        let replies = after.legal_moves();
+        let last = self.chaos_rng(1).random::<f64>() < 0.5;
+        if last {
+            replies.last()
+        } else {
+            replies.first()
+        }
+        .map(|r| r.to_usi())
+    }
+
+    /// `chaos`: what this `go` does, drawn from the seed and the position.
+    fn chaos_draw(&self) -> Option<GoFault> {
+        let f = &self.args.faults;
+        let u = self.chaos_rng(2).random::<f64>();
+        [
+            (GoFault::Crash, f.crash),
+            (GoFault::Hang, f.hang),
+            (GoFault::Garbage, f.garbage),
+            (GoFault::Slow, f.slow),
+            (GoFault::Long, f.long),
+        ]
+        .into_iter()
+        .scan(0.0, |acc, (fault, p)| {
+            *acc += p;
+            Some((fault, *acc))
+        })
+        .find(|&(_, upto)| u < upto)
+        .map(|(fault, _)| fault)
+    }
+
+    /// `chaos`: a `go` (see the module's docs).
+    fn chaos_go(&mut self, go: &engine::usi::protocol::Go) {
+        let allowance = self.sleep_allowance_ms(go);
+        let ms = (allowance as f64 * self.args.share).floor() as u64;
+        match self.chaos_draw() {
+            None => self.sleep_answer(ms, ms),
+            Some(GoFault::Crash) => std::process::exit(self.args.exit_status),
+            Some(GoFault::Hang) => {}
+            Some(GoFault::Garbage) => {
+                say("\u{1b}[31m@@@ ### garbage ### @@@");
+                say("info depth x nodes -1 score cp banana");
+                say("bestmove 99zz!");
+            }
+            Some(GoFault::Slow) => {
+                let factor = 1.0 + self.chaos_rng(3).random::<f64>();
+                let slow = (allowance as f64 * factor) as u64;
+                self.sleep_answer(slow, slow);
+            }
+            Some(GoFault::Long) => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(&vec![b'z'; 1 << 20]);
+                let _ = writeln!(out);
+                drop(out);
+                self.sleep_answer(ms, ms);
+            }
+        }
+    }
+
+    /// `chaos`: a `go ponder`: a fault drawn from the seed and the pondered position.
+    fn chaos_ponder(&mut self, go: engine::usi::protocol::Go) {
+        let f = &self.args.faults;
+        let u = self.chaos_rng(4).random::<f64>();
+        let fault = [
+            (PonderFault::Crash, f.ponder_crash),
+            (PonderFault::Deaf, f.ponder_deaf),
+            (PonderFault::Illegal, f.ponder_illegal),
+            (PonderFault::Early, f.ponder_early),
+        ]
+        .into_iter()
+        .scan(0.0, |acc, (fault, p)| {
+            *acc += p;
+            Some((fault, *acc))
+        })
+        .find(|&(_, upto)| u < upto)
+        .map(|(fault, _)| fault);
+        match fault {
+            Some(PonderFault::Crash) => std::process::exit(self.args.exit_status),
+            Some(PonderFault::Early) => {
+                self.pondering = None;
+                self.sleep_answer(0, 0);
+            }
+            _ => {
+                self.waiting = Some(Wait::Ponder);
+                self.pondering = Some((go, fault));
+            }
+        }
+    }
+
+    /// `chaos`: `stop` during a `go ponder`: the pondered position's move at once, or nothing
+    /// when the draw said to ignore it.
+    fn chaos_stop(&mut self) {
+        if let Some((_, Some(PonderFault::Deaf))) = self.pondering.take() {
+            return;
+        }
+        self.sleep_answer(0, 0);
+    }
+
+    /// `chaos`: `ponderhit`: the move after `--share` of the allowance counted from now, or,
+    /// when the draw said so, an illegal or a malformed move.
+    fn chaos_ponderhit(&mut self) {
+        let Some((go, fault)) = self.pondering.take() else {
+            return;
+        };
+        if fault == Some(PonderFault::Illegal) {
+            if self.chaos_rng(5).random::<f64>() < 0.5 {
+                say(&format!("bestmove {}", self.illegal_move()));
+            } else {
+                say("bestmove 5e5%");
+            }
+            return;
+        }
+        self.asked = Some(std::time::Instant::now());
+        let ms = (self.sleep_allowance_ms(&go) as f64 * self.args.share).floor() as u64;
+        self.sleep_answer(ms, ms);
     }
 
     fn set_position(&mut self, start: PositionStart, moves: &[String]) {
@@ -335,6 +591,8 @@ impl Mock {
                 | "predict"
                 | "mispredict"
                 | "spend"
+                | "sleep"
+                | "chaos"
         ) && past;
         if scenario == "flood" && past {
             flood();
