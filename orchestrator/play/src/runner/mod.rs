@@ -115,6 +115,8 @@ pub struct RunOptions {
     pub engine_log: Option<EngineLog>,
     /// The cap of the run folder's `engines.log`, bytes.
     pub engine_log_cap: u64,
+    /// `-pgnout`: every finished game is appended to this pseudo-PGN file too.
+    pub pgn: Option<records::PgnSettings>,
 }
 
 /// What the output folder holds before the run's games are played.
@@ -412,7 +414,12 @@ pub async fn run(
         ));
     }
 
-    let console = report::Console::new(opts.console, total as u64, done.len() as u64);
+    let console = Arc::new(report::Console::new(
+        opts.console,
+        &config,
+        total as u64,
+        done.len() as u64,
+    ));
     console.set_message(report::live_score(&config.playing, &finished));
 
     let config = Arc::new(config);
@@ -430,7 +437,7 @@ pub async fn run(
     // in whatever order the runtime first polled them), so the console's lines and an SPRT's
     // stop follow the ids.
     let scheduler = {
-        let (config, pool, cancel, tx, stop_new, feed, logs, games) = (
+        let (config, pool, cancel, tx, stop_new, feed, logs, games, console) = (
             config.clone(),
             pool.clone(),
             cancel.clone(),
@@ -439,6 +446,7 @@ pub async fn run(
             opts.feed.clone(),
             logs.clone(),
             tracker.clone(),
+            console.clone(),
         );
         async move {
             for spec in todo {
@@ -448,6 +456,7 @@ pub async fn run(
                 if cancel.is_cancelled() || stop_new.is_cancelled() {
                     return;
                 }
+                console.game_started(&spec);
                 let (config, pool, cancel, tx, feed, logs) = (
                     config.clone(),
                     pool.clone(),
@@ -495,10 +504,19 @@ pub async fn run(
         // Records first, then the results line: the line is the commit point of a game. Both
         // (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
         // holds up the runtime's threads, where the games read their engines' answers.
-        let (dir, cfg) = (records_dir.clone(), config.clone());
+        let (dir, cfg, pgn) = (records_dir.clone(), config.clone(), opts.pgn.clone());
         let written = tokio::task::spawn_blocking(move || {
             if let Err(e) = records::write_records(&dir, &cfg, &p) {
                 tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
+            }
+            if let Some(pgn) = &pgn
+                && let Err(e) = records::append_pgn(&cfg, &p, pgn)
+            {
+                tracing::warn!(
+                    "game {}: cannot append it to {}: {e}",
+                    p.result.id,
+                    pgn.out.file.display()
+                );
             }
             let appended = writer.append(&p.result);
             (writer, p, appended)
@@ -560,7 +578,7 @@ pub async fn run(
     }
     tracker.wait().await;
     pool.shutdown().await;
-    console.finish();
+    console.finish(&finished);
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -605,6 +623,7 @@ mod tests {
             feed: None,
             engine_log: None,
             engine_log_cap: engine_log::DEFAULT_CAP_BYTES,
+            pgn: None,
         }
     }
 
