@@ -421,10 +421,14 @@ async fn play(
     });
     let outcome = runner::run(config, &opts, cancel).await?;
     signals.abort();
-    if let Tables::Council { by_family } = tables {
-        print_tables(&outcome.summary, by_family);
+    match tables {
+        Tables::Council { by_family } => {
+            print_tables(&outcome.summary, by_family);
+            println!("results in {}", opts.out.display());
+        }
+        // The field format's last line on stdout is its own (`Tournament finished`).
+        Tables::None => eprintln!("results in {}", opts.out.display()),
     }
-    println!("results in {}", opts.out.display());
     if outcome.interrupted {
         eprintln!(
             "council-match: interrupted after {} games; resume with:\n  {resume}",
