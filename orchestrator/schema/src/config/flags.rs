@@ -577,7 +577,7 @@ pub fn to_toml(args: &[String]) -> Result<(String, RunFlags), FlagError> {
             }
             "-games" => {
                 let n: u64 = parse_num(flag, "games", value(flag, &mut words)?)?;
-                if n == 0 || n % 2 != 0 {
+                if n == 0 || !n.is_multiple_of(2) {
                     return Err(bad(
                         flag,
                         format!("{n}: give a multiple of 2 (games are colour-swapped pairs)"),
@@ -784,9 +784,7 @@ pub fn to_toml(args: &[String]) -> Result<(String, RunFlags), FlagError> {
             "--out" => run.out = Some(PathBuf::from(value(flag, &mut words)?)),
             "--serve" => {
                 let addr = match words.peek() {
-                    Some(a) if !a.starts_with('-') => {
-                        words.next().map(String::clone).unwrap_or_default()
-                    }
+                    Some(a) if !a.starts_with('-') => words.next().cloned().unwrap_or_default(),
                     _ => "127.0.0.1:8700".to_string(),
                 };
                 run.serve = Some(addr);
