@@ -5,6 +5,9 @@
 //! `council-match merge DIR... --out DIR [--by-family]` makes one run folder of a run's shard folders;
 //! `council-match serve DIR [--addr ADDR]` serves the live page of a run folder or a tune's
 //! folder (`council-tune --out DIR`).
+//! `council-match -engine cmd=A -engine cmd=B -each tc=10+0.1 ...`: the same run from a
+//! fastchess / Shogitest command line (`council_schema::config::flags`), printing their console
+//! format; `--print-config` prints the TOML it stands for.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -18,6 +21,7 @@ use council_play::signals::cancel_on_stop_signals;
 use council_players::factory::EngineLogs;
 use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
+use council_schema::config::flags::{self, FlagRun};
 use council_schema::run::by_family::family_table;
 use council_schema::run::shard::Shard;
 use council_schema::run::summary;
@@ -92,6 +96,11 @@ struct Cli {
     /// after the run until Ctrl-C or SIGTERM.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDR)]
     serve: Option<String>,
+    /// Print the config as validated (TOML) and exit. With fastchess / Shogitest flags
+    /// (`council-match -engine cmd=A -engine cmd=B -each tc=10+0.1 ... --print-config`): the
+    /// TOML those flags stand for.
+    #[arg(long)]
+    print_config: bool,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -120,6 +129,19 @@ enum Command {
 
 fn main() -> ExitCode {
     council_schema::init_logging(true);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if flags::is_flag_form(&args) {
+        return match flags::parse(&args) {
+            Ok(flag_run) => run_flags(flag_run).unwrap_or_else(|e| {
+                eprintln!("council-match: {e:#}");
+                ExitCode::from(2)
+            }),
+            Err(e) => {
+                eprintln!("council-match: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Merge {
@@ -184,6 +206,10 @@ fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config_path = cli.config.clone().context("give a config file (TOML)")?;
     let mut config = Config::load(&config_path)?;
+    if cli.print_config {
+        print!("{}", config.text);
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(g) = cli.games {
         anyhow::ensure!(g > 0, "--games must be at least 1");
         config.games = g;
@@ -226,12 +252,91 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let mut opts = run_options(&cli, &config_path, shard)?;
     opts.engine_log = log;
-    let outcome = rt.block_on(play(config, opts, cli.serve.as_deref(), cli.by_family))?;
+    let outcome = rt.block_on(play(
+        config,
+        opts,
+        cli.serve.as_deref(),
+        Tables::Council {
+            by_family: cli.by_family,
+        },
+    ))?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A run from fastchess / Shogitest flags: the same run as from its TOML, with their console.
+fn run_flags(flag_run: FlagRun) -> anyhow::Result<ExitCode> {
+    let FlagRun { config, run } = flag_run;
+    if run.print_config {
+        print!("{}", config.text);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let log = match &run.log {
+        Some(path) => Some(EngineLog::open(path, engine_log::DEFAULT_CAP_BYTES)?),
+        None => None,
+    };
+    let logs = log.clone().map(|log| EngineLogs {
+        log,
+        every_engine: true,
+    });
+    rt.block_on(council_players::factory::preflight_logged(
+        &config,
+        logs.as_ref(),
+    ))?;
+    let out = run.out.clone().unwrap_or_else(|| default_out(&config.file));
+    let opts = RunOptions {
+        resume: run.resume,
+        out,
+        concurrency: run.concurrency,
+        seed: None,
+        games: None,
+        shard: None,
+        console: if run.quiet {
+            ConsoleOptions::QUIET
+        } else {
+            ConsoleOptions {
+                progress: true,
+                game_lines: true,
+                report_every: run.rating_interval,
+                field: Some(report::FieldFormat {
+                    output: run.output,
+                    penta: run.penta,
+                }),
+            }
+        },
+        feed: None,
+        engine_log: log,
+        engine_log_cap: engine_log::DEFAULT_CAP_BYTES,
+        pgn: run
+            .pgnout
+            .clone()
+            .map(|out| council_play::game::records::PgnSettings {
+                out,
+                event: run.event.clone(),
+                site: run.site.clone(),
+            }),
+    };
+    let outcome = rt.block_on(play(config, opts, run.serve.as_deref(), Tables::None))?;
+    Ok(if outcome.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// What a run prints when it ends: council's standings (and the results by opening family), or
+/// nothing more (the field format has printed its report).
+#[derive(Debug, Clone, Copy)]
+enum Tables {
+    Council { by_family: bool },
+    None,
 }
 
 /// `--shard I/N`, or `auto` from a Slurm array task or a Kubernetes Indexed Job.
@@ -273,11 +378,13 @@ fn run_options(
                 progress: true,
                 game_lines: true,
                 report_every: cli.report_every,
+                field: None,
             }
         },
         feed: None,
         engine_log: None,
         engine_log_cap: cli.log_max_mb.saturating_mul(1_000_000),
+        pgn: None,
     })
 }
 
@@ -288,7 +395,7 @@ async fn play(
     config: Config,
     mut opts: RunOptions,
     serve: Option<&str>,
-    by_family: bool,
+    tables: Tables,
 ) -> anyhow::Result<RunOutcome> {
     let page = match serve {
         Some(addr) => {
@@ -316,8 +423,14 @@ async fn play(
     });
     let outcome = runner::run(config, &opts, cancel).await?;
     signals.abort();
-    print_tables(&outcome.summary, by_family);
-    println!("results in {}", opts.out.display());
+    match tables {
+        Tables::Council { by_family } => {
+            print_tables(&outcome.summary, by_family);
+            println!("results in {}", opts.out.display());
+        }
+        // The field format's last line on stdout is its own (`Tournament finished`).
+        Tables::None => eprintln!("results in {}", opts.out.display()),
+    }
     if outcome.interrupted {
         eprintln!(
             "council-match: interrupted after {} games; resume with:\n  {resume}",

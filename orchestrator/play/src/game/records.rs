@@ -148,3 +148,151 @@ pub fn write_event_records(dir: &Path, event: &str, game: &PlayedGame) -> std::i
         Err(e) => Err(std::io::Error::other(e)),
     }
 }
+
+/// `-pgnout`'s settings: the file, the comments asked for, and the headers' event and site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgnSettings {
+    pub out: council_schema::config::flags::PgnOut,
+    pub event: String,
+    pub site: String,
+}
+
+/// A player's time control as Shogitest's pseudo-PGN headers write it (`10s+0.1s`,
+/// `1m0s,10s`, `movetime=1s`, `N=5000`).
+fn pgn_time_control(limits: &council_schema::config::Limits) -> String {
+    let secs = |ms: u64| ms as f64 / 1000.0;
+    let clock = |ms: u64| {
+        let s = secs(ms);
+        let minutes = (s / 60.0).floor();
+        if minutes > 0.0 {
+            format!("{minutes}m{}s", s - minutes * 60.0)
+        } else {
+            format!("{s}s")
+        }
+    };
+    if let Some(b) = limits.byoyomi_ms {
+        format!("{},{}s", clock(limits.time_ms.unwrap_or(0)), secs(b))
+    } else if limits.time_ms.is_some() || limits.increment_ms.is_some() {
+        let inc = limits.increment_ms.unwrap_or(0);
+        let main = limits.time_ms.unwrap_or(0);
+        let mut text = if main > 0 || inc == 0 {
+            clock(main)
+        } else {
+            String::new()
+        };
+        if inc > 0 {
+            text.push_str(&format!("+{}s", secs(inc)));
+        }
+        text
+    } else if let Some(t) = limits.movetime_ms {
+        format!("movetime={}s", secs(t))
+    } else if let Some(n) = limits.nodes {
+        format!("N={n}")
+    } else {
+        "infinite".into()
+    }
+}
+
+/// One game in Shogitest's pseudo-PGN (`-pgnout`): the headers (the start position after the
+/// opening as `FEN` when it is not the initial one), then each move the players made in USI
+/// with its comment `{score t=SECONDSs}` (the last one also naming the ending), then the result.
+/// council does not record depth, nodes, nps, hash use or the clock per move, so the comments
+/// hold the score and the time only; `nodes=`, `seldepth=`, `nps=`, `hashfull=`, `timeleft=`,
+/// `latency=` add nothing.
+pub fn pseudo_pgn(config: &Config, game: &PlayedGame, settings: &PgnSettings) -> String {
+    use engine::types::Score;
+    let g = &game.result;
+    let result = match (g.reason, g.result) {
+        (Reason::Aborted, _) => "*",
+        (_, Winner::Sente) => "1-0",
+        (_, Winner::Gote) => "0-1",
+        (_, Winner::Draw) => "1/2-1/2",
+    };
+    let opening = game.opening_plies.min(g.moves.len());
+    let after_opening = replay(&g.start, &g.moves[..opening]).map(|mut r| {
+        while let Some(Ok(_)) = r.step() {}
+        r.position().to_sfen()
+    });
+    let initial = engine::position::Position::startpos().to_sfen();
+    let started = g
+        .started_unix_ms
+        .map(|ms| council_schema::utc::utc_text(ms / 1000));
+    let mut out = String::new();
+    let mut header = |key: &str, value: &str| {
+        out.push_str(&format!("[{key} {value:?}]\n"));
+    };
+    header("Event", &settings.event);
+    header("Site", &settings.site);
+    header(
+        "Date",
+        &started
+            .as_deref()
+            .map_or("????.??.??".to_string(), |t| t[..10].to_string()),
+    );
+    header("Round", &g.id.to_string());
+    header("Black", &g.sente);
+    header("Sente", &g.sente);
+    header("White", &g.gote);
+    header("Gote", &g.gote);
+    header("Result", result);
+    if let Ok(sfen) = &after_opening
+        && *sfen != initial
+    {
+        header("FEN", sfen);
+        header("SetUp", "1");
+    }
+    let played = &g.moves[opening..];
+    header("PlyCount", &played.len().to_string());
+    let termination = match g.reason {
+        Reason::Timeout => "time forfeit",
+        Reason::Crash => "abandoned",
+        Reason::MaxPlies | Reason::Adjudication => "adjudication",
+        Reason::IllegalMove | Reason::MalformedMove | Reason::PerpetualCheck => "illegal move",
+        Reason::Aborted => "unterminated",
+        _ => "normal",
+    };
+    header("Termination", termination);
+    if let Some(t) = &started {
+        header("GameStartTime", t);
+    }
+    for (key, name) in [
+        ("BlackTimeControl", &g.sente),
+        ("WhiteTimeControl", &g.gote),
+    ] {
+        header(key, &pgn_time_control(&config.player(name).limits));
+    }
+    out.push('\n');
+    let ending = crate::runner::report::ending_words(g);
+    for (i, mv) in played.iter().enumerate() {
+        let score = match g.scores.get(i).copied().flatten() {
+            None => "none".to_string(),
+            Some(Score::Cp(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
+            Some(Score::Mate(n)) => format!("{}M{}", if n > 0 { "+" } else { "-" }, n.abs()),
+        };
+        let mut comment = score;
+        if let Some(ms) = g.times_ms.get(i) {
+            comment.push_str(&format!(" t={}s", *ms as f64 / 1000.0));
+        }
+        if i + 1 == played.len() {
+            comment.push_str(&format!(", {ending}"));
+        }
+        out.push_str(&format!("{mv} {{{comment}}}\n"));
+    }
+    out.push_str(result);
+    out.push_str("\n\n");
+    out
+}
+
+/// Append a game to the `-pgnout` file.
+pub fn append_pgn(
+    config: &Config,
+    game: &PlayedGame,
+    settings: &PgnSettings,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&settings.out.file)?;
+    file.write_all(pseudo_pgn(config, game, settings).as_bytes())
+}

@@ -45,7 +45,12 @@ pub struct SchedulerOptions {
     pub keep: Keep,
     /// Who hears every game's start and moves (the live page).
     pub feed: Option<Arc<dyn RunFeed>>,
+    /// Told of each game as it takes its permit, in schedule order (a console's start line).
+    pub on_start: Option<OnStart>,
 }
+
+/// What hears a game start, on the dispatcher.
+pub type OnStart = Arc<dyn Fn(&GameSpec) + Send + Sync>;
 
 /// Game workers and the permits of the games they play.
 pub struct Scheduler {
@@ -53,6 +58,7 @@ pub struct Scheduler {
     permits: Arc<Semaphore>,
     concurrency: usize,
     feed: Option<Arc<dyn RunFeed>>,
+    on_start: Option<OnStart>,
 }
 
 /// One game worker, as the dispatcher sees it.
@@ -137,6 +143,7 @@ impl Scheduler {
             permits: Arc::new(Semaphore::new(concurrency)),
             concurrency,
             feed: opts.feed,
+            on_start: opts.on_start,
         })
     }
 
@@ -156,9 +163,10 @@ impl Scheduler {
             .iter()
             .map(|w| (w.jobs.clone(), w.in_flight.clone()))
             .collect();
-        let (permits, feed, cancel, stop) = (
+        let (permits, feed, on_start, cancel, stop) = (
             self.permits.clone(),
             self.feed.clone(),
+            self.on_start.clone(),
             cancel.clone(),
             stop_new.clone(),
         );
@@ -177,6 +185,9 @@ impl Scheduler {
                 };
                 if cancel.is_cancelled() || stop.is_cancelled() {
                     return;
+                }
+                if let Some(on_start) = &on_start {
+                    on_start(&spec);
                 }
                 // The least busy worker; the first of equals, so a run at concurrency 1 stays
                 // on one worker and its kept players.
@@ -286,6 +297,7 @@ mod tests {
             workers: Some(workers),
             keep: Keep::Whole { logs: None },
             feed: None,
+            on_start: None,
         })
         .expect("game workers")
     }

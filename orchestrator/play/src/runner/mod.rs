@@ -114,6 +114,8 @@ pub struct RunOptions {
     pub engine_log: Option<EngineLog>,
     /// The cap of the run folder's `engines.log`, bytes.
     pub engine_log_cap: u64,
+    /// `-pgnout`: every finished game is appended to this pseudo-PGN file too.
+    pub pgn: Option<records::PgnSettings>,
 }
 
 /// What the output folder holds before the run's games are played.
@@ -362,7 +364,12 @@ pub async fn run(
             opts.out.display()
         ));
     }
-    let console = report::Console::new(opts.console, total as u64, done.len() as u64);
+    let console = Arc::new(report::Console::new(
+        opts.console,
+        &config,
+        total as u64,
+        done.len() as u64,
+    ));
     console.set_message(report::live_score(&config.playing, &finished));
     let mut book = Book::open(&config, opts, complete_len, finished, sprt, console)?;
 
@@ -372,6 +379,10 @@ pub async fn run(
         workers: None,
         keep: Keep::Whole { logs },
         feed: opts.feed.clone(),
+        on_start: Some({
+            let console = book.console.clone();
+            Arc::new(move |spec: &schedule::GameSpec| console.game_started(spec))
+        }),
     })
     .map_err(io(&opts.out))?;
     let mut games = scheduler.play(config.clone(), todo, &cancel);
@@ -389,7 +400,7 @@ pub async fn run(
         }
     }
     scheduler.shutdown().await;
-    book.console.finish();
+    book.console.finish(&book.finished);
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -431,8 +442,10 @@ struct Book {
     sprt: Option<sprt_stop::SprtStop>,
     finished: Vec<GameResult>,
     played_now: usize,
-    console: report::Console,
+    console: Arc<report::Console>,
     feed: Option<Arc<dyn RunFeed>>,
+    /// `-pgnout`: the pseudo-PGN file each game is appended to as well.
+    pgn: Option<records::PgnSettings>,
 }
 
 impl Book {
@@ -442,7 +455,7 @@ impl Book {
         complete_len: Option<u64>,
         finished: Vec<GameResult>,
         sprt: Option<sprt_stop::SprtStop>,
-        console: report::Console,
+        console: Arc<report::Console>,
     ) -> Result<Self, RunError> {
         let results_path = opts.out.join("results.jsonl");
         let writer = ResultsWriter::open(&results_path, complete_len).map_err(io(&results_path))?;
@@ -468,6 +481,7 @@ impl Book {
             played_now: 0,
             console,
             feed: opts.feed.clone(),
+            pgn: opts.pgn.clone(),
         })
     }
 
@@ -477,13 +491,22 @@ impl Book {
     async fn add(&mut self, p: PlayedGame, config: &Arc<Config>) -> Result<bool, RunError> {
         // Both (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
         // holds up the thread that reads results.
-        let (dir, cfg) = (self.records_dir.clone(), config.clone());
+        let (dir, cfg, pgn) = (self.records_dir.clone(), config.clone(), self.pgn.clone());
         let Some(mut writer) = self.writer.take() else {
             unreachable!("the writer is back after every game")
         };
         let written = tokio::task::spawn_blocking(move || {
             if let Err(e) = records::write_records(&dir, &cfg, &p) {
                 tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
+            }
+            if let Some(pgn) = &pgn
+                && let Err(e) = records::append_pgn(&cfg, &p, pgn)
+            {
+                tracing::warn!(
+                    "game {}: cannot append it to {}: {e}",
+                    p.result.id,
+                    pgn.out.file.display()
+                );
             }
             let appended = writer.append(&p.result);
             (writer, p, appended)
@@ -557,6 +580,7 @@ mod tests {
             feed: None,
             engine_log: None,
             engine_log_cap: council_players::player::engine_log::DEFAULT_CAP_BYTES,
+            pgn: None,
         }
     }
 

@@ -276,6 +276,7 @@ impl RealGames {
             workers: None,
             keep: Keep::Leaves,
             feed: opts.feed.clone(),
+            on_start: None,
         })
         .map_err(|e| TuneError::io(&opts.out, e))?;
         Ok(RealGames {

@@ -15,8 +15,10 @@
 //! `intuition` reads the candidate model files intuition players and candidate-restricted
 //! searches name. Imports run one way: `load` -> `validate` -> `raw` -> `tune_check` ->
 //! `player_keys` -> this file -> `usi_engine`, `intuition`, `tune` (the `[tune]` section's
-//! validated types; `tune_check` reads and checks it).
+//! validated types; `tune_check` reads and checks it). `flags` writes a config from a
+//! fastchess / Shogitest command line, as TOML text that `load` then reads.
 
+pub mod flags;
 mod intuition;
 mod load;
 mod player_keys;

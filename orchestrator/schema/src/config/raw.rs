@@ -56,6 +56,10 @@ pub(super) struct RawMatch {
     pub(super) book_score_band: Option<i64>,
     pub(super) book_choice: Option<String>,
     pub(super) book_lines: Option<u64>,
+    /// `sequential` (default) or `random`: the lines shuffled by `seed`.
+    pub(super) openings_order: Option<String>,
+    /// The line the run starts from, 1-based (default 1).
+    pub(super) openings_start: Option<u64>,
     pub(super) resign: Option<RawResign>,
     #[serde(default = "default_margin")]
     pub(super) timeout_margin_ms: u64,

@@ -66,11 +66,19 @@ pub(super) fn openings(path: &Path, base: &Path, m: &RawMatch) -> Result<Opening
                     ),
                 ));
             }
-            let lines = openings_file(path, &full)?;
+            let lines = order_lines(path, openings_file(path, &full)?, m)?;
             return Ok(Openings::File { path: full, lines });
         }
-        let lines = book_lines(path, &full, m)?;
+        let lines = order_lines(path, book_lines(path, &full, m)?, m)?;
         return Ok(Openings::File { path: full, lines });
+    }
+    for (key, given) in [
+        ("openings_order", m.openings_order.is_some()),
+        ("openings_start", m.openings_start.is_some()),
+    ] {
+        if given {
+            return Err(err(&format!("match.{key}"), "needs match.openings".into()));
+        }
     }
     if m.openings_format.is_some() {
         return Err(err("match.openings_format", "needs match.openings".into()));
@@ -144,6 +152,46 @@ fn book_lines(path: &Path, full: &Path, m: &RawMatch) -> Result<Vec<String>, Con
         .iter()
         .map(engine::position::Position::to_usi_position)
         .collect())
+}
+
+/// `openings_order` and `openings_start`, as Shogitest's `-openings order= start=`: the lines
+/// shuffled by `[match] seed` when random, then the run starts from line `start` (1-based,
+/// wrapping) and goes on in order.
+fn order_lines(
+    path: &Path,
+    mut lines: Vec<String>,
+    m: &RawMatch,
+) -> Result<Vec<String>, ConfigError> {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let err = |key: &str, problem: String| ConfigError::key(path, key, problem);
+    match m.openings_order.as_deref() {
+        None | Some("sequential") => {}
+        Some("random") => {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(m.seed);
+            lines.shuffle(&mut rng);
+        }
+        Some(other) => {
+            return Err(err(
+                "match.openings_order",
+                format!("`{other}`: give sequential or random"),
+            ));
+        }
+    }
+    match m.openings_start {
+        None => {}
+        Some(0) => {
+            return Err(err(
+                "match.openings_start",
+                "is 1-based: give 1 or more".into(),
+            ));
+        }
+        Some(start) => {
+            let at = ((start - 1) % lines.len() as u64) as usize;
+            lines.rotate_left(at);
+        }
+    }
+    Ok(lines)
 }
 
 /// The positions of an openings file: one a line, blank lines and `#` comments skipped.
