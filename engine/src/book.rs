@@ -139,17 +139,20 @@ impl Book {
         for (k, entry) in entries.enumerate() {
             let entry = entry.map_err(|e| {
                 let problem = e.to_string();
-                let line = match (lines.orphan, lines.entries.get(k)) {
-                    (Some(orphan), _) if problem.contains("before first position") => orphan,
-                    (_, None) => lines.last,
-                    (_, Some(at)) if problem.contains("SFEN") || problem.contains("DB2016 ply") => {
-                        at.sfen
+                let (line, problem) = match (lines.orphan, lines.entries.get(k)) {
+                    (Some(orphan), _) if problem.contains("before first position") => {
+                        (orphan, problem)
                     }
+                    (_, None) => (lines.last, problem),
+                    (_, Some(at)) if problem.contains("SFEN") || problem.contains("DB2016 ply") => {
+                        (at.sfen, problem)
+                    }
+                    // A move line: the scan names the field rsshogi's message leaves unsaid.
                     (_, Some(at)) => at
                         .moves
                         .iter()
-                        .find(|&&(_, bad)| bad)
-                        .map_or(at.sfen, |&(line, _)| line),
+                        .find_map(|(line, bad)| bad.as_ref().map(|why| (*line, why.clone())))
+                        .unwrap_or((at.sfen, problem)),
                 };
                 fail(Some(line), problem)
             })?;
@@ -164,12 +167,12 @@ impl Book {
                 .iter()
                 .zip(&at.moves)
                 .filter(|(m, _)| m.mv().is_normal())
-                .map(|(m, &(line, _))| BookMove {
+                .map(|(m, (line, _))| BookMove {
                     mv: Move::from_rs(m.mv()),
                     value: m.score(),
                     depth: m.depth(),
                     count: m.count(),
-                    line,
+                    line: *line,
                 })
                 .collect();
             let key = match entry.sfen().rsplit_once(' ') {
@@ -481,8 +484,8 @@ struct LineMap {
 #[derive(Debug)]
 struct EntryLines {
     sfen: usize,
-    /// Each move line, and whether it is malformed.
-    moves: Vec<(usize, bool)>,
+    /// Each move line, and what is wrong with it (`None`: it reads).
+    moves: Vec<(usize, Option<String>)>,
 }
 
 impl LineMap {
@@ -512,7 +515,7 @@ impl LineMap {
                 continue;
             }
             match map.entries.last_mut() {
-                Some(e) => e.moves.push((n, malformed_move_line(text))),
+                Some(e) => e.moves.push((n, move_line_problem(text))),
                 None => {
                     map.orphan.get_or_insert(n);
                 }
@@ -522,10 +525,14 @@ impl LineMap {
     }
 }
 
-/// Whether rsshogi's move-line parser refuses `line`: `[move] MOVE [PONDER [VALUE [DEPTH
-/// [COUNT]]]]`, each move USI, `none` or `resign`, each number an integer or `none`, a comment
-/// (`#`, `//`) ending the line.
-fn malformed_move_line(line: &str) -> bool {
+/// The DB2016 fields of a move line, in order.
+const FIELDS: [&str; 5] = ["move", "ponder move", "value", "depth", "count"];
+
+/// What rsshogi's move-line parser refuses in `line`, naming the DB2016 field at fault (its
+/// reader says only "invalid DB2016 numeric field"), or `None` for a line it takes: `[move]
+/// MOVE [PONDER [VALUE [DEPTH [COUNT]]]]`, each move USI, `none` or `resign`, each number an
+/// integer or `none`, a comment (`#`, `//`) ending the line.
+fn move_line_problem(line: &str) -> Option<String> {
     let body = line
         .split(['#'])
         .next()
@@ -537,23 +544,38 @@ fn malformed_move_line(line: &str) -> bool {
     if tokens.first() == Some(&"move") {
         tokens.remove(0);
     }
+    if tokens.is_empty() {
+        return Some("no move (the DB2016 fields: move ponder value depth count)".into());
+    }
     let is_move = |t: &str| {
         matches!(t, "none" | "None" | "resign")
             || rsshogi::types::Move::from_usi(t).is_some_and(rsshogi::types::Move::is_normal)
     };
-    let number = |t: Option<&&str>, signed: bool| match t {
-        None | Some(&("none" | "None")) => true,
-        Some(t) if signed => t.parse::<i32>().is_ok(),
-        Some(t) => t.parse::<u64>().is_ok(),
+    let is_number = |t: &str, signed: bool| {
+        matches!(t, "none" | "None")
+            || if signed {
+                t.parse::<i32>().is_ok()
+            } else {
+                t.parse::<u64>().is_ok()
+            }
     };
-    let Some(first) = tokens.first() else {
-        return true;
-    };
-    !(is_move(first)
-        && tokens.get(1).is_none_or(|t| is_move(t))
-        && number(tokens.get(2), true)
-        && number(tokens.get(3), false)
-        && number(tokens.get(4), false))
+    tokens
+        .iter()
+        .take(FIELDS.len())
+        .enumerate()
+        .find_map(|(i, t)| {
+            let ok = match i {
+                0 | 1 => is_move(t),
+                2 => is_number(t, true),
+                _ => is_number(t, false),
+            };
+            let kind = match i {
+                0 | 1 => "a USI move, none or resign",
+                2 => "a whole number of centipawns or none",
+                _ => "a whole number from 0, or none",
+            };
+            (!ok).then(|| format!("DB2016 field {} ({}) `{t}` is not {kind}", i + 1, FIELDS[i]))
+        })
 }
 
 #[cfg(test)]
@@ -646,7 +668,11 @@ mod tests {
         let text = small().replace("8c8d none -10 18 0", "8c8d none -10 eighteen 0");
         let err = Book::read(&write("bad.db", &text)).expect_err("refused");
         assert_eq!(err.line, Some(9), "{err}");
-        assert!(err.to_string().contains("bad.db: line 9: "), "{err}");
+        assert!(
+            err.to_string()
+                .contains("bad.db: line 9: DB2016 field 4 (depth) `eighteen` is not"),
+            "names the field: {err}"
+        );
         let text = small().replace(&format!("sfen {AFTER_26} 2"), "sfen xyz b - 2");
         let err = Book::read(&write("bad-sfen.db", &text)).expect_err("refused");
         assert_eq!(err.line, Some(10), "{err}");
