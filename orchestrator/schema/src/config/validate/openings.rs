@@ -136,7 +136,7 @@ fn book_lines(path: &Path, full: &Path, m: &RawMatch) -> Result<Vec<String>, Con
         lines: usize::try_from(lines).unwrap_or(usize::MAX),
         seed: m.seed,
     };
-    let book = engine::book::Book::read(full).map_err(|e| err("match.openings", e.to_string()))?;
+    let book = engine::book::Book::open(full).map_err(|e| err("match.openings", e.to_string()))?;
     let drawn = book
         .sample(&engine::position::Position::startpos(), &sampling)
         .map_err(|e| err("match.openings", e.to_string()))?;
