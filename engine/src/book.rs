@@ -1,5 +1,12 @@
 //! YaneuraOu opening books: the `#YANEURAOU-DB2016 1.00` text format of `standard_book.db` and
-//! of the books built from floodgate records, read whole, and the walk a GUI makes through one.
+//! of the books built from floodgate records, and the walk a GUI makes through one.
+//!
+//! Two readers, one book: [`Book::read`] holds every entry in memory (for a small book, or to
+//! list its entries); [`Book::open`] holds only where each entry starts in the file (its line,
+//! its byte offset and its position's hash: 24 bytes an entry), reads an entry when a walk or a
+//! draw reaches its position, and checks the whole file's syntax as it indexes it. Books users
+//! have run to hundreds of MB and millions of positions (`standard_book.db`, floodgate books),
+//! which [`Book::read`] would hold whole; a draw from one touches a few thousand entries.
 //!
 //! The format is rsshogi's to read (`rsshogi::book::YaneuraOuBook`, each entry's SFEN normalised
 //! and its moves with their value, depth and count); this file adds what its reader does not
@@ -16,7 +23,8 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::hash::{Hash, Hasher};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use rsshogi::book::{YaneuraOuAccessMode, YaneuraOuBook, YaneuraOuBookOpenOptions};
@@ -73,14 +81,44 @@ pub struct Entry {
     pub moves: Vec<BookMove>,
 }
 
-/// A whole book.
+/// A book, read whole or indexed by offsets.
 #[derive(Debug, Clone)]
 pub struct Book {
     path: PathBuf,
-    entries: Vec<Entry>,
-    index: HashMap<String, usize>,
-    /// Entries for a position given before (the first is kept).
+    store: Store,
+    /// Entries for a position given before (the first is kept). For a book opened by offsets,
+    /// counted by the positions' 64-bit hashes.
     pub duplicates: usize,
+}
+
+/// Where a book's entries are.
+#[derive(Debug, Clone)]
+enum Store {
+    /// Every entry, parsed ([`Book::read`]).
+    Whole {
+        entries: Vec<Entry>,
+        index: HashMap<String, usize>,
+    },
+    /// Where each entry starts in the file ([`Book::open`]), sorted by hash, then offset.
+    Offsets(Vec<Place>),
+}
+
+/// Where one entry of a book opened by offsets starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Place {
+    /// The hash of its key ([`hash_key`]).
+    hash: u64,
+    /// The byte offset of its `sfen` line.
+    offset: u64,
+    /// That line's number, from 1.
+    line: u32,
+}
+
+/// A key's hash for the offset index (the same within a process: nothing stores it).
+fn hash_key(key: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// Whether `path` starts with the format's header (`#YANEURAOU-DB2016`, a UTF-8 BOM allowed):
@@ -130,26 +168,26 @@ impl Book {
         let entries = reader
             .iter_entries()
             .map_err(|e| fail(None, format!("cannot read: {e}")))?;
-        let mut book = Book {
-            path: path.to_path_buf(),
-            entries: Vec::new(),
-            index: HashMap::new(),
-            duplicates: 0,
-        };
+        let mut entries_read: Vec<Entry> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut duplicates = 0;
         for (k, entry) in entries.enumerate() {
             let entry = entry.map_err(|e| {
                 let problem = e.to_string();
-                let line = match (lines.orphan, lines.entries.get(k)) {
-                    (Some(orphan), _) if problem.contains("before first position") => orphan,
-                    (_, None) => lines.last,
-                    (_, Some(at)) if problem.contains("SFEN") || problem.contains("DB2016 ply") => {
-                        at.sfen
+                let (line, problem) = match (lines.orphan, lines.entries.get(k)) {
+                    (Some(orphan), _) if problem.contains("before first position") => {
+                        (orphan, problem)
                     }
+                    (_, None) => (lines.last, problem),
+                    (_, Some(at)) if problem.contains("SFEN") || problem.contains("DB2016 ply") => {
+                        (at.sfen, problem)
+                    }
+                    // A move line: the scan names the field rsshogi's message leaves unsaid.
                     (_, Some(at)) => at
                         .moves
                         .iter()
-                        .find(|&&(_, bad)| bad)
-                        .map_or(at.sfen, |&(line, _)| line),
+                        .find_map(|(line, bad)| bad.as_ref().map(|why| (*line, why.clone())))
+                        .unwrap_or((at.sfen, problem)),
                 };
                 fail(Some(line), problem)
             })?;
@@ -164,31 +202,108 @@ impl Book {
                 .iter()
                 .zip(&at.moves)
                 .filter(|(m, _)| m.mv().is_normal())
-                .map(|(m, &(line, _))| BookMove {
+                .map(|(m, (line, _))| BookMove {
                     mv: Move::from_rs(m.mv()),
                     value: m.score(),
                     depth: m.depth(),
                     count: m.count(),
-                    line,
+                    line: *line,
                 })
                 .collect();
             let key = match entry.sfen().rsplit_once(' ') {
                 Some((key, _)) => key.to_string(),
                 None => entry.sfen().to_string(),
             };
-            if book.index.contains_key(&key) {
-                book.duplicates += 1;
+            if index.contains_key(&key) {
+                duplicates += 1;
                 continue;
             }
-            book.index.insert(key.clone(), book.entries.len());
-            book.entries.push(Entry {
+            index.insert(key.clone(), entries_read.len());
+            entries_read.push(Entry {
                 key,
                 ply: entry.original_ply(),
                 line: at.sfen,
                 moves,
             });
         }
-        Ok(book)
+        Ok(Book {
+            path: path.to_path_buf(),
+            store: Store::Whole {
+                entries: entries_read,
+                index,
+            },
+            duplicates,
+        })
+    }
+
+    /// Indexes the book at `path` by where its entries start, holding no entry: one pass over
+    /// the file that checks what [`Book::read`] checks (the header, each `sfen` line's
+    /// position and move number, each move line's fields), so a bad book is refused here, not
+    /// halfway through a draw.
+    ///
+    /// # Errors
+    /// [`BookError`] for a file that cannot be read, an unsupported header, or the first line
+    /// that does not parse (its number and what is wrong: the DB2016 field for a move line).
+    pub fn open(path: &Path) -> Result<Self, BookError> {
+        let fail = |line: Option<usize>, problem: String| BookError {
+            path: path.to_path_buf(),
+            line,
+            problem,
+        };
+        let file = File::open(path).map_err(|e| fail(None, format!("cannot read: {e}")))?;
+        let mut reader = BufReader::with_capacity(1 << 16, file);
+        let mut places = Vec::new();
+        let mut bytes = Vec::new();
+        let mut offset = 0u64;
+        let mut n = 0usize;
+        loop {
+            bytes.clear();
+            let read = reader
+                .read_until(b'\n', &mut bytes)
+                .map_err(|e| fail(None, format!("cannot read: {e}")))?;
+            if read == 0 {
+                break;
+            }
+            let at = offset;
+            offset += read as u64;
+            n += 1;
+            let text = String::from_utf8_lossy(&bytes);
+            let text = clean(&text, n);
+            if n == 1 && text.starts_with("#YANEURAOU-DB2016") && text != HEADER {
+                return Err(fail(Some(1), "unsupported DB2016 header".into()));
+            }
+            match classify(text) {
+                Kind::Skip => {}
+                Kind::Sfen(fields) => {
+                    let (key, _) = parse_sfen(fields).map_err(|p| fail(Some(n), p))?;
+                    let line = u32::try_from(n)
+                        .map_err(|_| fail(Some(n), "more lines than a book index holds".into()))?;
+                    places.push(Place {
+                        hash: hash_key(&key),
+                        offset: at,
+                        line,
+                    });
+                }
+                Kind::Move(text) => {
+                    if places.is_empty() {
+                        return Err(fail(
+                            Some(n),
+                            "a move line before the first `sfen` line".into(),
+                        ));
+                    }
+                    if let Some(problem) = move_line_problem(text) {
+                        return Err(fail(Some(n), problem));
+                    }
+                }
+            }
+        }
+        places.sort_unstable();
+        let duplicates = places.windows(2).filter(|w| w[0].hash == w[1].hash).count();
+        Ok(Book {
+            path: path.to_path_buf(),
+            store: Store::Offsets(places),
+            duplicates,
+        })
     }
 
     /// The file it was read from.
@@ -197,16 +312,22 @@ impl Book {
         &self.path
     }
 
-    /// Every entry, in file order (a duplicate position's later entries left out).
+    /// Every entry, in file order (a duplicate position's later entries left out), of a book
+    /// read whole; `None` for one opened by offsets, which holds none.
     #[must_use]
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    pub fn entries(&self) -> Option<&[Entry]> {
+        match &self.store {
+            Store::Whole { entries, .. } => Some(entries),
+            Store::Offsets(_) => None,
+        }
     }
 
     /// The entry of `position`, if the book has one.
-    #[must_use]
-    pub fn entry(&self, position: &Position) -> Option<&Entry> {
-        self.index.get(&key_of(position)).map(|&i| &self.entries[i])
+    ///
+    /// # Errors
+    /// [`BookError`] when the file cannot be read again (a book opened by offsets).
+    pub fn entry(&self, position: &Position) -> Result<Option<Entry>, BookError> {
+        Ok(Cursor::new(self).entry(position)?.cloned())
     }
 
     /// Follows the book from `root` for `depth` plies, taking at each position every book move
@@ -222,13 +343,20 @@ impl Book {
             line: None,
         }];
         let mut walk = Walk::default();
+        let mut cursor = Cursor::new(self);
         for _ in 0..depth {
             let mut next: Vec<BookLine> = Vec::new();
             let mut seen: HashMap<String, usize> = HashMap::new();
             for from in &frontier {
-                let kept: Vec<&BookMove> = self
-                    .entry(&from.position)
-                    .map(|e| e.moves.iter().filter(|m| m.weight() >= min_count).collect())
+                let kept: Vec<BookMove> = cursor
+                    .entry(&from.position)?
+                    .map(|e| {
+                        e.moves
+                            .iter()
+                            .filter(|m| m.weight() >= min_count)
+                            .cloned()
+                            .collect()
+                    })
                     .unwrap_or_default();
                 if kept.is_empty() {
                     walk.left_book += 1;
@@ -236,7 +364,7 @@ impl Book {
                 }
                 let total: u64 = kept.iter().map(|m| m.weight()).sum();
                 let count = kept.len();
-                for m in kept {
+                for m in &kept {
                     if !from.position.is_legal(m.mv) {
                         return Err(self.illegal(&from.position, m));
                     }
@@ -341,8 +469,13 @@ impl SplitMix {
 
 impl Book {
     /// The book moves of `position` a line may take under `sampling` (count floor, score band).
-    fn kept(&self, position: &Position, sampling: &Sampling) -> Vec<&BookMove> {
-        self.entry(position)
+    fn kept(
+        cursor: &mut Cursor<'_>,
+        position: &Position,
+        sampling: &Sampling,
+    ) -> Result<Vec<BookMove>, BookError> {
+        Ok(cursor
+            .entry(position)?
             .map(|e| {
                 e.moves
                     .iter()
@@ -351,9 +484,10 @@ impl Book {
                         (Some(band), Some(v)) => v.abs() <= band,
                         _ => true,
                     })
+                    .cloned()
                     .collect()
             })
-            .unwrap_or_default()
+            .unwrap_or_default())
     }
 
     /// Draws distinct lines from `root` as a GUI plays from the book: at each ply one of the
@@ -366,8 +500,9 @@ impl Book {
     /// [`BookError`] when `root` has no kept move (naming what was asked), or naming the line of
     /// a book move that is not legal in its position.
     pub fn sample(&self, root: &Position, sampling: &Sampling) -> Result<Vec<Position>, BookError> {
-        if self.kept(root, sampling).is_empty() {
-            let why = match self.entry(root) {
+        let mut cursor = Cursor::new(self);
+        if Self::kept(&mut cursor, root, sampling)?.is_empty() {
+            let why = match cursor.entry(root)? {
                 None => "the book has no entry for the start position".to_string(),
                 Some(e) => format!(
                     "no move of the start position's entry (line {}) has a count of at least {}{}",
@@ -394,7 +529,7 @@ impl Book {
             }
             let mut position = root.clone();
             for _ in 0..sampling.depth {
-                let kept = self.kept(&position, sampling);
+                let kept = Self::kept(&mut cursor, &position, sampling)?;
                 if kept.is_empty() {
                     break;
                 }
@@ -410,9 +545,9 @@ impl Book {
                             }
                             x -= m.weight();
                         }
-                        kept[at]
+                        &kept[at]
                     }
-                    _ => kept[rng.below(kept.len() as u64) as usize],
+                    _ => &kept[rng.below(kept.len() as u64) as usize],
                 };
                 if !position.is_legal(pick.mv) {
                     return Err(self.illegal(&position, pick));
@@ -465,6 +600,196 @@ pub struct Walk {
     pub left_book: usize,
 }
 
+/// Reads a book's entries for one walk or draw: from memory, or from the file at their offsets,
+/// each entry read once.
+struct Cursor<'a> {
+    book: &'a Book,
+    file: Option<BufReader<File>>,
+    /// Entries read from the file, by offset.
+    read: HashMap<u64, Entry>,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(book: &'a Book) -> Self {
+        Cursor {
+            book,
+            file: None,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The entry of `position` (the first in the file for a position given twice).
+    fn entry(&mut self, position: &Position) -> Result<Option<&Entry>, BookError> {
+        let key = key_of(position);
+        let places = match &self.book.store {
+            Store::Whole { entries, index } => return Ok(index.get(&key).map(|&i| &entries[i])),
+            Store::Offsets(places) => places,
+        };
+        let hash = hash_key(&key);
+        let from = places.partition_point(|p| p.hash < hash);
+        // The entries of this hash, in file order: the position's own (and, were two keys
+        // ever to share a hash, the other's).
+        let candidates: Vec<Place> = places[from..]
+            .iter()
+            .take_while(|p| p.hash == hash)
+            .copied()
+            .collect();
+        for place in &candidates {
+            if !self.read.contains_key(&place.offset) {
+                let entry = self.read_at(*place)?;
+                self.read.insert(place.offset, entry);
+            }
+        }
+        Ok(candidates
+            .iter()
+            .filter_map(|p| self.read.get(&p.offset))
+            .find(|e| e.key == key))
+    }
+
+    /// The entry whose `sfen` line starts at `place`: that line, then its move lines up to the
+    /// next `sfen` line.
+    fn read_at(&mut self, place: Place) -> Result<Entry, BookError> {
+        let path = &self.book.path;
+        let fail = |line: Option<usize>, problem: String| BookError {
+            path: path.clone(),
+            line,
+            problem,
+        };
+        let io = |e: std::io::Error| fail(None, format!("cannot read: {e}"));
+        let reader = match &mut self.file {
+            Some(reader) => reader,
+            None => self
+                .file
+                .insert(BufReader::new(File::open(path).map_err(io)?)),
+        };
+        reader.seek(SeekFrom::Start(place.offset)).map_err(io)?;
+        let mut entry: Option<Entry> = None;
+        let mut bytes = Vec::new();
+        let mut n = place.line as usize;
+        loop {
+            bytes.clear();
+            if reader.read_until(b'\n', &mut bytes).map_err(io)? == 0 {
+                break;
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            let text = clean(&text, n);
+            match (classify(text), entry.as_mut()) {
+                (Kind::Skip, _) => {}
+                (Kind::Sfen(fields), None) => {
+                    let (key, ply) = parse_sfen(fields).map_err(|p| fail(Some(n), p))?;
+                    entry = Some(Entry {
+                        key,
+                        ply,
+                        line: n,
+                        moves: Vec::new(),
+                    });
+                }
+                (Kind::Sfen(_), Some(_)) => break,
+                (Kind::Move(text), Some(e)) => {
+                    if let Some(m) = parse_move_line(text, n).map_err(|p| fail(Some(n), p))? {
+                        e.moves.push(m);
+                    }
+                }
+                (Kind::Move(_), None) => {
+                    return Err(fail(Some(n), "the index points at no `sfen` line".into()));
+                }
+            }
+            n += 1;
+        }
+        entry.ok_or_else(|| {
+            fail(
+                Some(place.line as usize),
+                "the index points past the file".into(),
+            )
+        })
+    }
+}
+
+/// A line without its line end (and the first line without a byte-order mark).
+fn clean(line: &str, number: usize) -> &str {
+    let line = line.trim_end_matches(['\n', '\r']);
+    if number == 1 {
+        line.trim_start_matches('\u{feff}')
+    } else {
+        line
+    }
+}
+
+/// What a book line is, by the format's rules (those of rsshogi's reader).
+enum Kind<'a> {
+    /// Blank, the header, or a comment (`#`, `//`).
+    Skip,
+    /// `sfen ...`: an entry, with the text after `sfen `.
+    Sfen(&'a str),
+    /// Any other line: a move of the entry above.
+    Move(&'a str),
+}
+
+fn classify(text: &str) -> Kind<'_> {
+    if text.trim().is_empty() || text.starts_with("//") || text.starts_with('#') {
+        Kind::Skip
+    } else if let Some(fields) = text.strip_prefix("sfen ") {
+        Kind::Sfen(fields)
+    } else {
+        Kind::Move(text)
+    }
+}
+
+/// An entry's key (board, side to move, hands, normalised as a position's SFEN writes them)
+/// and move number, from the text after `sfen `.
+fn parse_sfen(fields: &str) -> Result<(String, Option<u32>), String> {
+    let parts: Vec<&str> = fields.split_ascii_whitespace().collect();
+    if parts.len() < 3 {
+        return Err("DB2016 position has fewer than three SFEN fields".into());
+    }
+    let position = Position::from_sfen(&format!("{} {} {} 1", parts[0], parts[1], parts[2]))
+        .map_err(|e| format!("invalid DB2016 SFEN: {e}"))?;
+    let ply = match parts.get(3) {
+        Some(p) => Some(
+            p.parse()
+                .map_err(|_| format!("invalid DB2016 ply `{p}`: not a whole number"))?,
+        ),
+        None => None,
+    };
+    Ok((key_of(&position), ply))
+}
+
+/// A move line as a [`BookMove`] (`None` for a `none` or `resign` move, which no walk takes),
+/// or what is wrong with it.
+fn parse_move_line(line: &str, number: usize) -> Result<Option<BookMove>, String> {
+    if let Some(problem) = move_line_problem(line) {
+        return Err(problem);
+    }
+    let body = line
+        .split(['#'])
+        .next()
+        .unwrap_or("")
+        .split("//")
+        .next()
+        .unwrap_or("");
+    let mut tokens = body.split_whitespace().peekable();
+    if tokens.peek() == Some(&"move") {
+        tokens.next();
+    }
+    let tokens: Vec<&str> = tokens.collect();
+    let number_at = |i: usize| {
+        tokens
+            .get(i)
+            .filter(|t| !matches!(**t, "none" | "None"))
+            .copied()
+    };
+    let Some(mv) = rsshogi::types::Move::from_usi(tokens[0]).filter(|m| m.is_normal()) else {
+        return Ok(None);
+    };
+    Ok(Some(BookMove {
+        mv: Move::from_rs(mv),
+        value: number_at(2).and_then(|t| t.parse().ok()),
+        depth: number_at(3).and_then(|t| t.parse().ok()),
+        count: number_at(4).and_then(|t| t.parse().ok()),
+        line: number,
+    }))
+}
+
 /// Where each entry and move of the file is: rsshogi's reader reads the entries; this scan of
 /// the same lines, by the same rules (blank lines and the header skipped, `#` and `//` lines
 /// comments, `sfen ` lines entries, any other line a move of the entry above), gives their
@@ -481,8 +806,8 @@ struct LineMap {
 #[derive(Debug)]
 struct EntryLines {
     sfen: usize,
-    /// Each move line, and whether it is malformed.
-    moves: Vec<(usize, bool)>,
+    /// Each move line, and what is wrong with it (`None`: it reads).
+    moves: Vec<(usize, Option<String>)>,
 }
 
 impl LineMap {
@@ -494,38 +819,32 @@ impl LineMap {
             let n = i + 1;
             map.last = n;
             let text = String::from_utf8_lossy(&bytes);
-            let mut text = text.trim_end_matches('\r');
-            if n == 1 {
-                text = text.trim_start_matches('\u{feff}');
-            }
-            if text.trim().is_empty() || (n == 1 && text == HEADER) {
-                continue;
-            }
-            if text.starts_with("//") || text.starts_with('#') {
-                continue;
-            }
-            if text.starts_with("sfen ") {
-                map.entries.push(EntryLines {
+            match classify(clean(&text, n)) {
+                Kind::Skip => {}
+                Kind::Sfen(_) => map.entries.push(EntryLines {
                     sfen: n,
                     moves: Vec::new(),
-                });
-                continue;
-            }
-            match map.entries.last_mut() {
-                Some(e) => e.moves.push((n, malformed_move_line(text))),
-                None => {
-                    map.orphan.get_or_insert(n);
-                }
+                }),
+                Kind::Move(text) => match map.entries.last_mut() {
+                    Some(e) => e.moves.push((n, move_line_problem(text))),
+                    None => {
+                        map.orphan.get_or_insert(n);
+                    }
+                },
             }
         }
         Ok(map)
     }
 }
 
-/// Whether rsshogi's move-line parser refuses `line`: `[move] MOVE [PONDER [VALUE [DEPTH
-/// [COUNT]]]]`, each move USI, `none` or `resign`, each number an integer or `none`, a comment
-/// (`#`, `//`) ending the line.
-fn malformed_move_line(line: &str) -> bool {
+/// The DB2016 fields of a move line, in order.
+const FIELDS: [&str; 5] = ["move", "ponder move", "value", "depth", "count"];
+
+/// What rsshogi's move-line parser refuses in `line`, naming the DB2016 field at fault (its
+/// reader says only "invalid DB2016 numeric field"), or `None` for a line it takes: `[move]
+/// MOVE [PONDER [VALUE [DEPTH [COUNT]]]]`, each move USI, `none` or `resign`, each number an
+/// integer or `none`, a comment (`#`, `//`) ending the line.
+fn move_line_problem(line: &str) -> Option<String> {
     let body = line
         .split(['#'])
         .next()
@@ -537,23 +856,32 @@ fn malformed_move_line(line: &str) -> bool {
     if tokens.first() == Some(&"move") {
         tokens.remove(0);
     }
+    if tokens.is_empty() {
+        return Some("no move (the DB2016 fields: move ponder value depth count)".into());
+    }
     let is_move = |t: &str| {
         matches!(t, "none" | "None" | "resign")
             || rsshogi::types::Move::from_usi(t).is_some_and(rsshogi::types::Move::is_normal)
     };
-    let number = |t: Option<&&str>, signed: bool| match t {
-        None | Some(&("none" | "None")) => true,
-        Some(t) if signed => t.parse::<i32>().is_ok(),
-        Some(t) => t.parse::<u64>().is_ok(),
-    };
-    let Some(first) = tokens.first() else {
-        return true;
-    };
-    !(is_move(first)
-        && tokens.get(1).is_none_or(|t| is_move(t))
-        && number(tokens.get(2), true)
-        && number(tokens.get(3), false)
-        && number(tokens.get(4), false))
+    let none = |t: &str| matches!(t, "none" | "None");
+    tokens
+        .iter()
+        .take(FIELDS.len())
+        .enumerate()
+        .find_map(|(i, t)| {
+            let ok = match i {
+                0 | 1 => is_move(t),
+                2 => none(t) || t.parse::<i32>().is_ok(),
+                3 => none(t) || t.parse::<u32>().is_ok(),
+                _ => none(t) || t.parse::<u64>().is_ok(),
+            };
+            let kind = match i {
+                0 | 1 => "a USI move, none or resign",
+                2 => "a whole number of centipawns or none",
+                _ => "a whole number from 0, or none",
+            };
+            (!ok).then(|| format!("DB2016 field {} ({}) `{t}` is not {kind}", i + 1, FIELDS[i]))
+        })
 }
 
 #[cfg(test)]
@@ -593,11 +921,12 @@ mod tests {
         let path = write("small.db", &small());
         assert!(is_book(&path));
         let book = Book::read(&path).expect("reads");
-        let keys: Vec<&str> = book.entries().iter().map(|e| e.key.as_str()).collect();
+        let entries = book.entries().expect("read whole");
+        let keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(keys, vec![START, AFTER_76, AFTER_26]);
-        let lines: Vec<usize> = book.entries().iter().map(|e| e.line).collect();
+        let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
         assert_eq!(lines, vec![2, 7, 10]);
-        let first = &book.entries()[0];
+        let first = &entries[0];
         assert_eq!(first.moves.len(), 2);
         assert_eq!(
             (first.moves[1].mv.to_usi(), first.moves[1].line),
@@ -611,12 +940,25 @@ mod tests {
             ),
             (Some(30), Some(20), Some(3))
         );
-        assert!(book.entry(&Position::startpos()).is_some());
+        assert!(book.entry(&Position::startpos()).expect("reads").is_some());
+        // Opened by offsets: the same entries, read when asked for.
+        let indexed = Book::open(&path).expect("opens");
+        assert!(indexed.entries().is_none());
+        for e in entries {
+            let position = Position::from_sfen(&format!("{} 1", e.key)).expect("a position");
+            assert_eq!(indexed.entry(&position).expect("reads").as_ref(), Some(e));
+        }
     }
 
     #[test]
     fn a_walk_weighs_lines_by_count_and_merges_transpositions() {
-        let book = Book::read(&write("walk.db", &small())).expect("reads");
+        let path = write("walk.db", &small());
+        for book in [Book::read(&path), Book::open(&path)] {
+            walks_weigh_lines(&book.expect("reads"));
+        }
+    }
+
+    fn walks_weigh_lines(book: &Book) {
         let walk = book.walk(&Position::startpos(), 2, 0).expect("walks");
         assert_eq!(walk.deepest, 2);
         let got: Vec<(String, f64)> = walk
@@ -644,12 +986,29 @@ mod tests {
     #[test]
     fn a_bad_line_is_named() {
         let text = small().replace("8c8d none -10 18 0", "8c8d none -10 eighteen 0");
-        let err = Book::read(&write("bad.db", &text)).expect_err("refused");
-        assert_eq!(err.line, Some(9), "{err}");
-        assert!(err.to_string().contains("bad.db: line 9: "), "{err}");
+        let path = write("bad.db", &text);
+        for err in [
+            Book::read(&path).expect_err("refused"),
+            Book::open(&path).expect_err("refused"),
+        ] {
+            assert_eq!(err.line, Some(9), "{err}");
+            assert!(
+                err.to_string()
+                    .contains("bad.db: line 9: DB2016 field 4 (depth) `eighteen` is not"),
+                "names the field: {err}"
+            );
+        }
         let text = small().replace(&format!("sfen {AFTER_26} 2"), "sfen xyz b - 2");
-        let err = Book::read(&write("bad-sfen.db", &text)).expect_err("refused");
-        assert_eq!(err.line, Some(10), "{err}");
+        let path = write("bad-sfen.db", &text);
+        assert_eq!(Book::read(&path).expect_err("refused").line, Some(10));
+        assert_eq!(Book::open(&path).expect_err("refused").line, Some(10));
+        let text = small().replace("7g7f 3c3d 30 20 3", "7g7f 3c3d 30 20 -3");
+        let err = Book::open(&write("bad-count.db", &text)).expect_err("refused");
+        assert!(
+            err.to_string()
+                .contains("line 3: DB2016 field 5 (count) `-3`"),
+            "{err}"
+        );
     }
 
     fn sampling(lines: usize, seed: u64) -> Sampling {
@@ -665,7 +1024,13 @@ mod tests {
 
     #[test]
     fn a_sample_is_seeded_distinct_and_follows_the_filters() {
-        let book = Book::read(&write("sample.db", &small())).expect("reads");
+        let path = write("sample.db", &small());
+        for book in [Book::read(&path), Book::open(&path)] {
+            samples_follow_the_filters(&book.expect("reads"));
+        }
+    }
+
+    fn samples_follow_the_filters(book: &Book) {
         let root = Position::startpos();
         let lines = |s: &Sampling| -> Vec<String> {
             book.sample(&root, s)
@@ -726,9 +1091,14 @@ mod tests {
     #[test]
     fn an_illegal_book_move_is_named_when_walked() {
         let text = small().replace("3c3d none -30", "3c3e none -30");
-        let book = Book::read(&write("illegal.db", &text)).expect("reads");
-        let err = book.walk(&Position::startpos(), 2, 0).expect_err("refused");
-        assert_eq!(err.line, Some(8), "{err}");
-        assert!(err.problem.contains("3c3e"), "{err}");
+        let path = write("illegal.db", &text);
+        for book in [Book::read(&path), Book::open(&path)] {
+            let err = book
+                .expect("reads")
+                .walk(&Position::startpos(), 2, 0)
+                .expect_err("refused");
+            assert_eq!(err.line, Some(8), "{err}");
+            assert!(err.problem.contains("3c3e"), "{err}");
+        }
     }
 }

@@ -487,6 +487,60 @@ fn config_errors_are_one_line_naming_the_file_and_the_choice() {
     assert!(gui.quit().success());
 }
 
+/// A GUI shows what an engine answers, not its stderr: with a broken config, council-usi
+/// answers `usi` with its `id name` and an `info string` naming the config's problem, then
+/// exits with status 2 (without `usiok`: there is no engine to load).
+#[test]
+fn a_broken_config_is_told_to_the_gui_in_answer_to_usi() {
+    let _serial = one_at_a_time();
+    let dir = scratch("broken-config");
+    let bad = write(
+        &dir,
+        "broken.toml",
+        &internal_council(500).replacen("nodes = 500", "node = 500", 1),
+    );
+    let mut child = Command::new(workspace_bin("council-usi"))
+        .arg(&bad)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run council-usi");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "usi").expect("send usi");
+    // Held open: the answer must come from `usi`, not from the end of input.
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let out = child.wait_with_output();
+        let _ = tx.send(out);
+    });
+    let out = rx
+        .recv_timeout(PATIENCE)
+        .expect("council-usi exits after answering usi")
+        .expect("its output");
+    drop(stdin);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines
+            .first()
+            .is_some_and(|l| l.starts_with("id name council-usi")),
+        "{stdout}"
+    );
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info string "))
+        .unwrap_or_else(|| panic!("an info string: {stdout}"));
+    assert!(
+        info.contains("broken.toml") && info.contains("did you mean `nodes`?"),
+        "{info}"
+    );
+    assert!(!lines.contains(&"usiok"), "{stdout}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("broken.toml"), "{stderr}");
+}
+
 #[test]
 fn council_usi_plays_as_a_usi_engine_inside_council_match() {
     let _serial = one_at_a_time();

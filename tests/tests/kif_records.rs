@@ -270,3 +270,78 @@ noise_cp = 30
     );
     check_run(&dir, &games, 2);
 }
+
+/// The records' headers say when each game started and on what clock, and name the config by
+/// its file name, not by a path of the machine that played it; cshogi still reads them.
+#[test]
+fn record_headers_carry_the_start_time_and_the_clock_and_no_machine_path() {
+    let dir = scratch("headers");
+    let games = run_match(
+        &dir,
+        r#"
+[match]
+players = ["fischer", "byoyomi"]
+games = 2
+max_plies = 40
+seed = 13
+
+[[player]]
+name = "fischer"
+kind = "internal"
+nodes = 200
+time_ms = 60000
+increment_ms = 2000
+
+[[player]]
+name = "byoyomi"
+kind = "internal"
+nodes = 200
+time_ms = 600000
+byoyomi_ms = 10000
+"#,
+    );
+    check_run(&dir, &games, 2);
+    let records = dir.join("out/records");
+    let machine_path = dir.display().to_string();
+    for g in &games {
+        let id = g["id"].as_u64().expect("id");
+        let seed = g["seed"].as_u64().expect("seed");
+        let stem = format!(
+            "{id:04}-{}-vs-{}",
+            g["sente"].as_str().unwrap(),
+            g["gote"].as_str().unwrap()
+        );
+        let csa = std::fs::read_to_string(records.join(format!("{stem}.csa"))).expect("csa");
+        assert!(
+            csa.contains(&format!("\n$EVENT:match.toml game {id} (seed {seed})\n")),
+            "{csa}"
+        );
+        assert!(!csa.contains(&machine_path), "no machine path: {csa}");
+        let start = csa
+            .lines()
+            .find_map(|l| l.strip_prefix("$START_TIME:"))
+            .unwrap_or_else(|| panic!("a $START_TIME: {csa}"));
+        let shape: String = start
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '9' } else { c })
+            .collect();
+        assert_eq!(shape, "9999/99/99 99:99:99", "{start}");
+        // Each side's own clock (they differ): fischer 60 s + 2 s, byoyomi 10 min + 10 s.
+        let (fischer, byoyomi) = ("$TIME{}:60+0+2", "$TIME{}:600+10+0");
+        let (s, gt) = if g["sente"] == "fischer" {
+            (fischer.replace("{}", "+"), byoyomi.replace("{}", "-"))
+        } else {
+            (byoyomi.replace("{}", "+"), fischer.replace("{}", "-"))
+        };
+        assert!(csa.contains(&s) && csa.contains(&gt), "{csa}");
+        let kif = std::fs::read(records.join(format!("{stem}.kif"))).expect("kif");
+        let (kif, _, _) = encoding_rs::SHIFT_JIS.decode(&kif);
+        assert!(kif.contains(&format!("開始日時：{start}\n")), "{kif}");
+        assert!(
+            kif.contains("先手持ち時間：") && kif.contains("後手持ち時間："),
+            "{kif}"
+        );
+        assert!(kif.contains("棋戦：match.toml game"), "{kif}");
+        assert!(!kif.contains(&machine_path), "no machine path: {kif}");
+    }
+}

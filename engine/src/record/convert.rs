@@ -9,7 +9,7 @@ use crate::position::{MoveError, Position, Repetition};
 use crate::types::{Color, Move, Score};
 use rsshogi::records::{
     EngineExtraValue, EngineInfo, MoveEntry, Record, RecordAnnotation, RecordMetadata, SpecialMove,
-    SpecialMoveEntry,
+    SpecialMoveEntry, TimeControl,
 };
 use rsshogi::types::{Eval, GameResult};
 use std::time::Duration;
@@ -97,7 +97,16 @@ pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordEr
     let mut meta = RecordMetadata::builder();
     meta.black_player(rec.sente.clone())
         .white_player(rec.gote.clone())
-        .event(rec.event.clone());
+        .event(rec.event.clone())
+        .start_date(rec.start_time.clone());
+    match rec.clocks.map(|c| c.and_then(whole_seconds)) {
+        [Some(sente), Some(gote)] if sente == gote => {
+            meta.time_control(Some(sente));
+        }
+        [sente, gote] => {
+            meta.black_time_control(sente).white_time_control(gote);
+        }
+    }
 
     let mut pos = rec.start().clone();
     let mut parent = out.root_id();
@@ -133,6 +142,30 @@ pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordEr
     }
     out.set_metadata(meta.build());
     Ok(out)
+}
+
+/// A clock in the formats' whole seconds, when it is one.
+fn whole_seconds(clock: crate::clock::TimeControl) -> Option<TimeControl> {
+    let secs = |d: Duration| {
+        (d.subsec_nanos() == 0)
+            .then(|| u32::try_from(d.as_secs()).ok())
+            .flatten()
+    };
+    Some(TimeControl::new(
+        secs(clock.main)?,
+        secs(clock.byoyomi)?,
+        secs(clock.increment)?,
+    ))
+}
+
+/// A clock the formats wrote.
+fn clock_of(tc: &TimeControl) -> crate::clock::TimeControl {
+    let secs = |s: u32| Duration::from_secs(u64::from(s));
+    crate::clock::TimeControl {
+        main: secs(tc.base_seconds()),
+        byoyomi: secs(tc.byoyomi_seconds()),
+        increment: secs(tc.increment_seconds()),
+    }
 }
 
 /// The move's comment; in KIF with the engine's pv as a first `*読み筋=` line (KIF's score line
@@ -292,6 +325,15 @@ pub(super) fn from_rs(source: &Record, map: &LineMap<'_>) -> Result<GameRecord, 
     rec.sente = source.metadata().black_player().map(str::to_string);
     rec.gote = source.metadata().white_player().map(str::to_string);
     rec.event = source.metadata().event().map(str::to_string);
+    rec.start_time = source.metadata().start_date().map(str::to_string);
+    let meta = source.metadata();
+    rec.clocks = match meta.time_control() {
+        Some(both) => [Some(clock_of(both)), Some(clock_of(both))],
+        None => [
+            meta.black_time_control().map(clock_of),
+            meta.white_time_control().map(clock_of),
+        ],
+    };
 
     for (i, id) in source.main_line_ids().into_iter().enumerate() {
         let node = source.node(id);

@@ -2,6 +2,7 @@
 //! the errors. The readers and writers ([`super::csa`], [`super::kif`], [`super::convert`])
 //! build and read these; the facade (`record/mod.rs`) dispatches to them.
 
+use crate::clock::TimeControl;
 use crate::position::{Handicap, MoveError, Position, SfenError};
 use crate::types::{Color, Move, Score};
 use std::fmt;
@@ -208,6 +209,13 @@ pub struct GameRecord {
     pub gote: Option<String>,
     /// The event or match name.
     pub event: Option<String>,
+    /// When the game started, as the formats write it: `YYYY/MM/DD HH:MM:SS` (CSA
+    /// `$START_TIME`, KIF `開始日時`).
+    pub start_time: Option<String>,
+    /// Each side's clock ([sente, gote]), when it had one: one `$TIME_LIMIT` / `持ち時間` when
+    /// both are the same, else one per side (`$TIME+`/`$TIME-`, `先手持ち時間`/`後手持ち時間`).
+    /// Both formats count whole seconds: a clock with a fraction of a second is not written.
+    pub clocks: [Option<TimeControl>; 2],
     /// How the game ended, if it did.
     pub end: Option<GameEnd>,
 }
@@ -219,6 +227,8 @@ impl PartialEq for GameRecord {
             && self.sente == other.sente
             && self.gote == other.gote
             && self.event == other.event
+            && self.start_time == other.start_time
+            && self.clocks == other.clocks
             && self.end == other.end
     }
 }
@@ -237,6 +247,8 @@ impl GameRecord {
             sente: None,
             gote: None,
             event: None,
+            start_time: None,
+            clocks: [None, None],
             end: None,
         }
     }

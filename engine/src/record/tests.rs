@@ -242,6 +242,48 @@ fn annotations_and_handicaps_round_trip() {
     assert!(csa.contains("'** 120 +7776FU -3334FU"), "{csa}");
 }
 
+/// The start time and the clocks are written in both formats' own header lines and read back;
+/// a clock with a fraction of a second (neither format has one) is left out.
+#[test]
+fn start_time_and_clocks_round_trip() {
+    let clock = |main: u64, byoyomi: u64, increment: u64| {
+        Some(crate::clock::TimeControl {
+            main: Duration::from_secs(main),
+            byoyomi: Duration::from_secs(byoyomi),
+            increment: Duration::from_secs(increment),
+        })
+    };
+    let mut rec = game("startpos moves 7g7f 3c3d");
+    rec.start_time = Some("2026/11/29 04:05:06".into());
+    rec.clocks = [clock(600, 10, 0), clock(600, 10, 0)];
+    round_trip(&rec);
+    let csa = rec.to_csa().expect("csa");
+    assert!(csa.contains("\n$START_TIME:2026/11/29 04:05:06\n"), "{csa}");
+    assert!(csa.contains("\n$TIME_LIMIT:00:10+10\n"), "{csa}");
+    let kif = rec.to_kif().expect("kif");
+    assert!(kif.contains("開始日時：2026/11/29 04:05:06\n"), "{kif}");
+    assert!(kif.contains("持ち時間：10分秒読み10秒\n"), "{kif}");
+
+    // Fischer, and a different clock per side.
+    rec.clocks = [clock(300, 0, 5), clock(120, 0, 2)];
+    round_trip(&rec);
+    let kif = rec.to_kif().expect("kif");
+    assert!(kif.contains("先手持ち時間：300+0+5\n"), "{kif}");
+
+    // 0.1 s of byoyomi: no clock line.
+    rec.clocks = [None, None];
+    let mut tenth = clock(0, 0, 0);
+    if let Some(c) = tenth.as_mut() {
+        c.byoyomi = Duration::from_millis(100);
+    }
+    let mut fractional = rec.clone();
+    fractional.clocks = [tenth, tenth];
+    assert_eq!(
+        GameRecord::read_csa(&fractional.to_csa().expect("csa")).expect("reads"),
+        rec
+    );
+}
+
 #[test]
 fn push_refuses_illegal_moves() {
     let mut rec = GameRecord::new(&Position::startpos());

@@ -1,7 +1,9 @@
 //! `council-usi [CONFIG] [--player NAME] [--log FILE]`: a player of a council-match config (by
 //! default its only council) as a USI engine on stdin/stdout, for shogi GUIs. Without CONFIG
 //! (GUIs register a bare executable) it reads `council-usi.toml` from the executable's folder.
-//! `--log FILE` writes its engines' lines there. See `council_play::usi_server`.
+//! `--log FILE` writes its engines' lines there. A config that does not load is told on stderr
+//! and, to a GUI, as the answer to its `usi` (an `info string`), before exiting with status 2.
+//! See `council_play::usi_server`.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -41,17 +43,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let (config, name) = match load(&cli) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("council-usi: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return refuse(&e),
     };
     let logs = match engine_logs(&cli, &config) {
         Ok(logs) => logs,
-        Err(e) => {
-            eprintln!("council-usi: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return refuse(&e),
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -83,6 +79,20 @@ fn main() -> ExitCode {
     // An abandoned search thread must not keep the process alive after `quit`.
     rt.shutdown_timeout(Duration::from_millis(200));
     ExitCode::SUCCESS
+}
+
+/// A session that cannot start: the problem on stderr, and, when a GUI drives this process (its
+/// stdin not a terminal), as the answer to its `usi` (`usi_server::refuse`), since a GUI shows
+/// an engine's output, not its stderr. Exit status 2, as for every config error.
+fn refuse(problem: &str) -> ExitCode {
+    use std::io::IsTerminal;
+    let line = format!("council-usi: {problem}");
+    eprintln!("{line}");
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        usi_server::refuse(&line, stdin.lock(), &mut std::io::stdout());
+    }
+    ExitCode::from(2)
 }
 
 fn load(cli: &Cli) -> Result<(Config, String), String> {

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use engine::clock::TimeControl;
 use engine::position::{Replay, replay};
 use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError, RecordedMove};
 use engine::types::Color;
@@ -64,13 +65,44 @@ pub enum GameRecordError {
     Move { number: usize, problem: String },
 }
 
-/// A game's `$EVENT` in a run of `config`: the config, the game's id and its seed.
+/// A game's `$EVENT` in a run of `config`: the config's file name (not its path: a record
+/// travels, the machine's folders do not), the game's id and its seed.
 fn run_event(config: &Config, g: &GameResult) -> String {
-    format!("{} game {} (seed {})", config.file.display(), g.id, g.seed)
+    let name = config.file.file_name().map_or_else(
+        || config.file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("{name} game {} (seed {})", g.id, g.seed)
+}
+
+/// The clocks of a game of a run of `config`: each side's, from its player's limits.
+fn run_clocks(config: &Config, g: &GameResult) -> [Option<TimeControl>; 2] {
+    let clock = |name: &str| {
+        config
+            .players
+            .get(name)
+            .and_then(|p| p.limits.time_control())
+    };
+    [clock(&g.sente), clock(&g.gote)]
+}
+
+/// When a game started, as CSA's `$START_TIME` and KIF's `開始日時` write it (UTC).
+fn start_time(g: &GameResult) -> Option<String> {
+    let secs = g.started_unix_ms? / 1000;
+    let text = council_schema::utc::utc_text(secs);
+    Some(
+        text.trim_end_matches('Z')
+            .replace('-', "/")
+            .replace('T', " "),
+    )
 }
 
 /// Build the record of a played game, its `$EVENT` being `event`.
-fn event_record(event: String, game: &PlayedGame) -> Result<GameRecord, GameRecordError> {
+fn event_record(
+    event: String,
+    clocks: [Option<TimeControl>; 2],
+    game: &PlayedGame,
+) -> Result<GameRecord, GameRecordError> {
     let g = &game.result;
     let mut replayed = replay(&g.start, &g.moves).map_err(|e| GameRecordError::Start {
         problem: e.to_string(),
@@ -79,6 +111,8 @@ fn event_record(event: String, game: &PlayedGame) -> Result<GameRecord, GameReco
     record.sente = Some(g.sente.clone());
     record.gote = Some(g.gote.clone());
     record.event = Some(event);
+    record.start_time = start_time(g);
+    record.clocks = clocks;
     while let Some(step) = replayed.step() {
         let mv = step.map_err(|e| GameRecordError::Move {
             number: e.number(),
@@ -119,15 +153,25 @@ fn event_record(event: String, game: &PlayedGame) -> Result<GameRecord, GameReco
 }
 
 /// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif` (Shift_JIS), or, when a name or the
-/// event (the config's path) has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in place
-/// of `.kif`.
+/// event (the config's file name) has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in
+/// place of `.kif`. Their headers carry the start time and each side's clock.
 pub fn write_records(dir: &Path, config: &Config, game: &PlayedGame) -> std::io::Result<()> {
-    write_event_records(dir, &run_event(config, &game.result), game)
+    let clocks = run_clocks(config, &game.result);
+    write_game_records(dir, run_event(config, &game.result), clocks, game)
 }
 
 /// As [`write_records`], the records' `$EVENT` being `event` (a CSA server's `Game_ID`).
 pub fn write_event_records(dir: &Path, event: &str, game: &PlayedGame) -> std::io::Result<()> {
-    let mut record = event_record(event.to_string(), game).map_err(std::io::Error::other)?;
+    write_game_records(dir, event.to_string(), [None, None], game)
+}
+
+fn write_game_records(
+    dir: &Path,
+    event: String,
+    clocks: [Option<TimeControl>; 2],
+    game: &PlayedGame,
+) -> std::io::Result<()> {
+    let mut record = event_record(event, clocks, game).map_err(std::io::Error::other)?;
     let (csa, kif) = record_paths(dir, &game.result);
     if record.to_csa().is_err() {
         // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the

@@ -206,6 +206,35 @@ pub async fn run_logged(
     front.quit().await;
 }
 
+/// A `council-usi` that cannot start (its config does not load, say), answering a GUI: reads
+/// `input` until `usi`, answers it with `id name` and an `info string` carrying `problem`, and
+/// returns, so the GUI's log or dialog shows the cause rather than an engine that said nothing.
+/// `usiok` is not sent: there is no engine to load. Returns at `quit` or the end of input too.
+pub fn refuse(problem: &str, input: impl std::io::BufRead, out: &mut dyn Write) {
+    for line in input.lines() {
+        let Ok(line) = line else { return };
+        match line.trim() {
+            "usi" => {
+                let lines = [
+                    EngineMessage::Id(IdField::Name("council-usi (not started)".into())),
+                    EngineMessage::Id(IdField::Author("the council project".into())),
+                    EngineMessage::Info(Info {
+                        string: Some(problem.to_string()),
+                        ..Info::default()
+                    }),
+                ];
+                for msg in lines {
+                    let _ = writeln!(out, "{msg}");
+                }
+                let _ = out.flush();
+                return;
+            }
+            "quit" => return,
+            _ => {}
+        }
+    }
+}
+
 impl Server {
     fn send(&mut self, msg: &EngineMessage) {
         // A GUI that closed our stdout cannot be told anything more; the loop ends on EOF.

@@ -32,12 +32,12 @@ pub struct Candidates {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub(super) enum ModelProblem {
-    #[error("cannot read the model file {}: {cause}", path.display())]
+    #[error("cannot read the model file {}: {cause}", super::resolved(path).display())]
     Read {
         path: PathBuf,
         cause: std::io::Error,
     },
-    #[error("{} is not a usable model file: {error}", path.display())]
+    #[error("{} is not a usable model file: {error}", super::resolved(path).display())]
     NotAModel {
         path: PathBuf,
         error: engine::intuition::ModelFileError,

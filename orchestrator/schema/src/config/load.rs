@@ -88,6 +88,53 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
     ConfigError {
         file: path.display().to_string(),
         location,
-        problem: e.message().trim().replace('\n', " "),
+        problem: pointed(e.message().trim()).replace('\n', " "),
     }
+}
+
+/// serde's "unknown field `node`, expected one of `nodes`, ..." (or "unknown variant") made
+/// to point: the closest known name (by edit distance) when one is close, else the list.
+fn pointed(message: &str) -> String {
+    let (what, rest) = if let Some(rest) = message.strip_prefix("unknown field `") {
+        ("key", rest)
+    } else if let Some(rest) = message.strip_prefix("unknown variant `") {
+        ("value", rest)
+    } else {
+        return message.to_string();
+    };
+    let Some((given, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    // The names serde lists: every other backquoted word after the given one.
+    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    match closest(given, &known) {
+        Some(near) => format!("unknown {what} `{given}`: did you mean `{near}`?"),
+        None if known.is_empty() => format!("unknown {what} `{given}`"),
+        None => format!(
+            "unknown {what} `{given}` (known: {})",
+            known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The name of `known` closest to `given`, if it is a likely misspelling: at most a third of
+/// its letters (and at least one) edited, case aside.
+pub(super) fn closest<'a>(given: &str, known: &[&'a str]) -> Option<&'a str> {
+    let given_lower = given.to_lowercase();
+    let limit = (given.chars().count() / 3).max(1);
+    known
+        .iter()
+        .map(|k| {
+            (
+                strsim::damerau_levenshtein(&given_lower, &k.to_lowercase()),
+                *k,
+            )
+        })
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
 }

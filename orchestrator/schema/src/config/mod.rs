@@ -39,6 +39,24 @@ pub use intuition::{Candidates, IntuitionModel};
 pub use tune::{ParamKey, ParamTarget, SimulateBowl, TuneConfig, TuneParam};
 pub use usi_engine::{DropNotation, OptionValue, UsiEngineSettings};
 
+/// A path of the config (taken relative to its folder) as an error shows it: absolute, with
+/// `.` and `..` folded away, so the reader sees where it was looked for whatever the folder the
+/// program ran in.
+pub(crate) fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// A configuration problem, rendered as one line: `FILE: key `KEY`: PROBLEM`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}: {location}{problem}")]

@@ -157,9 +157,9 @@ impl UsiEngineSettings {
 /// An engine command that cannot be run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(super) enum CommandProblem {
-    #[error("{} does not exist", .0.display())]
+    #[error("{} does not exist", super::resolved(.0).display())]
     Missing(PathBuf),
-    #[error("{} is not an executable file", .0.display())]
+    #[error("{} is not an executable file", super::resolved(.0).display())]
     NotExecutable(PathBuf),
     #[error("`{}` not found on PATH", .0.display())]
     NotOnPath(PathBuf),

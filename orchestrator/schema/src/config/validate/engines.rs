@@ -105,7 +105,7 @@ enum UsiKeyProblem {
     NoCommand,
     #[error(transparent)]
     Command(#[from] CommandProblem),
-    #[error("{} is not a folder", .0.display())]
+    #[error("{} is not a folder", crate::config::resolved(.0).display())]
     NotAFolder(std::path::PathBuf),
     #[error("must be positive")]
     MateCp,

@@ -62,7 +62,7 @@ pub(super) fn openings(path: &Path, base: &Path, m: &RawMatch) -> Result<Opening
                     &format!("match.{key}"),
                     format!(
                         "needs match.openings to be a YaneuraOu book; {} is a file of lines",
-                        full.display()
+                        crate::config::resolved(&full).display()
                     ),
                 ));
             }
@@ -144,7 +144,7 @@ fn book_lines(path: &Path, full: &Path, m: &RawMatch) -> Result<Vec<String>, Con
         lines: usize::try_from(lines).unwrap_or(usize::MAX),
         seed: m.seed,
     };
-    let book = engine::book::Book::read(full).map_err(|e| err("match.openings", e.to_string()))?;
+    let book = engine::book::Book::open(full).map_err(|e| err("match.openings", e.to_string()))?;
     let drawn = book
         .sample(&engine::position::Position::startpos(), &sampling)
         .map_err(|e| err("match.openings", e.to_string()))?;
@@ -197,19 +197,32 @@ fn order_lines(
 /// The positions of an openings file: one a line, blank lines and `#` comments skipped.
 fn openings_file(path: &Path, full: &Path) -> Result<Vec<String>, ConfigError> {
     let err = |problem: String| ConfigError::key(path, "match.openings", problem);
-    let text = std::fs::read_to_string(full)
-        .map_err(|e| err(format!("cannot read {}: {e}", full.display())))?;
+    let text = std::fs::read_to_string(full).map_err(|e| {
+        err(format!(
+            "cannot read {}: {e}",
+            crate::config::resolved(full).display()
+        ))
+    })?;
     let mut lines = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        check_start(line).map_err(|p| err(format!("{} line {}: {p}", full.display(), i + 1)))?;
+        check_start(line).map_err(|p| {
+            err(format!(
+                "{} line {}: {p}",
+                crate::config::resolved(full).display(),
+                i + 1
+            ))
+        })?;
         lines.push(line.to_string());
     }
     if lines.is_empty() {
-        return Err(err(format!("{} has no positions", full.display())));
+        return Err(err(format!(
+            "{} has no positions",
+            crate::config::resolved(full).display()
+        )));
     }
     Ok(lines)
 }

@@ -106,6 +106,42 @@ nodes = 1000
         assert!(e.contains("line "), "{e}");
     }
 
+    /// A misspelt key or value names the closest known one, not the table's every key.
+    #[test]
+    fn a_misspelt_key_or_value_names_the_closest() {
+        let e = one_line_error(&BASE.replacen("nodes = 1000", "node = 1000", 1));
+        assert!(
+            e.contains("unknown key `node`: did you mean `nodes`?"),
+            "{e}"
+        );
+        assert!(!e.contains("`sigma`"), "no list of every key: {e}");
+        let e = one_line_error(&BASE.replace("[match]", "[match]\nformat = \"round-robbin\""));
+        assert!(
+            e.contains("unknown value `round-robbin`: did you mean `round-robin`?"),
+            "{e}"
+        );
+        // A path of the config is shown where it was looked for: absolute, `..` folded.
+        let text = BASE.replace(
+            "[match]",
+            "[match]\nopenings = \"../no-such-openings.sfen\"",
+        );
+        let e = Config::parse(Path::new("configs/test.toml"), &text)
+            .expect_err("no such file")
+            .to_string();
+        let looked = std::env::current_dir()
+            .expect("a working folder")
+            .join("no-such-openings.sfen");
+        assert!(
+            e.contains(&format!("cannot read {}:", looked.display())),
+            "{e}"
+        );
+        let e = one_line_error(&BASE.replace("[match]", "[match]\nzzzzzzzz = 1"));
+        assert!(
+            e.contains("unknown key `zzzzzzzz`") && e.contains("`players`"),
+            "nothing close: the known keys are listed: {e}"
+        );
+    }
+
     #[test]
     fn unknown_player_in_match_is_rejected() {
         let e =
