@@ -530,7 +530,7 @@ fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
             continue;
         };
         // `scores` covers the played moves, after any opening moves.
-        let opening = g.moves.len().saturating_sub(g.scores.len());
+        let opening = g.opening_len();
         for (k, score) in g.scores.iter().enumerate() {
             if g.mover_at(opening + k) == player
                 && let Some(engine::types::Score::Cp(cp)) = score
