@@ -12,6 +12,7 @@ use crate::player::engine_log::{EngineLog, LogTag};
 use crate::player::internal::InternalPlayer;
 use crate::player::intuition::IntuitionPlayer;
 use crate::player::live::Live;
+use crate::player::options::{self, OptionProblem};
 use crate::player::usi::UsiPlayer;
 use crate::player::{Player, PlayerError};
 use council_schema::config::{Config, Leaf, PlayerConfig, PlayerKind, UsiEngineSettings};
@@ -144,17 +145,31 @@ fn build_tree(
     )
 }
 
-/// A USI engine of a config that does not start as one: the config's file, the player, why.
+/// A USI engine of a config that fails its pre-flight: the config's file, the player, why.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-#[error(
-    "{}: key `player.command`: player `{player}` does not start as a USI engine: {error}",
-    file.display()
-)]
-pub struct PreflightError {
-    pub file: PathBuf,
-    pub player: String,
-    pub error: PlayerError,
+pub enum PreflightError {
+    /// It does not start as a USI engine.
+    #[error(
+        "{}: key `player.command`: player `{player}` does not start as a USI engine: {error}",
+        file.display()
+    )]
+    Start {
+        file: PathBuf,
+        player: String,
+        error: PlayerError,
+    },
+    /// One of its `options` is not one its engine declares, or is outside the declared range.
+    #[error(
+        "{}: key `player.options.{}`: player `{player}`: {problem}",
+        file.display(),
+        problem.option()
+    )]
+    Option {
+        file: PathBuf,
+        player: String,
+        problem: OptionProblem,
+    },
 }
 
 /// The options the USI player `name` of `config` declares: its engine is started (handshake),
@@ -168,7 +183,7 @@ pub async fn declared_options(
     let r = usi.new_game(0).await;
     let declared = usi.declared_options().to_vec();
     usi.shutdown().await;
-    r.map(|()| declared).map_err(|error| PreflightError {
+    r.map(|()| declared).map_err(|error| PreflightError::Start {
         file: config.file.clone(),
         player: name.to_string(),
         error,
@@ -176,8 +191,9 @@ pub async fn declared_options(
 }
 
 /// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
-/// that is not a USI engine or cannot start stops the run before any game. The error is one
-/// line naming the config file, the key and the player.
+/// that is not a USI engine or cannot start, or one whose `options` it does not declare
+/// ([`options::check`]), stops the run before any game. The error is one line naming the config
+/// file, the key and the player.
 pub async fn preflight(config: &Config) -> Result<(), PreflightError> {
     preflight_logged(config, None).await
 }
@@ -200,7 +216,7 @@ pub async fn preflight_logged(
                 .logged(logs.and_then(|l| l.tag(&p.name, p.log)));
             let r = player.new_game(0).await;
             player.shutdown().await;
-            r.map_err(|error| PreflightError {
+            r.map_err(|error| PreflightError::Start {
                 file: config.file.clone(),
                 player: p.name.clone(),
                 error,
@@ -212,3 +228,9 @@ pub async fn preflight_logged(
         .collect::<Result<Vec<()>, PreflightError>>()
         .map(|_| ())
 }
+            let declared = player.declared_options().to_vec();
+            })?;
+            options::check(&s.options, &declared).map_err(|problem| PreflightError::Option {
+                file: config.file.clone(),
+                player: p.name.clone(),
+                problem,
