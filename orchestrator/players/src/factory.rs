@@ -16,6 +16,7 @@ use crate::player::options::{self, OptionProblem};
 use crate::player::usi::UsiPlayer;
 use crate::player::{Player, PlayerError};
 use council_schema::config::{Config, Leaf, PlayerConfig, PlayerKind, UsiEngineSettings};
+use council_schema::results::GameResult;
 
 /// Which engines write to an engine log: every one (`--log FILE`), or those with `log = true`
 /// (themselves or a council above them).
@@ -31,10 +32,37 @@ impl EngineLogs {
         config.players.values().any(|p| p.log)
     }
 
+    /// Write game `result`'s verdict (`#` line) when the log holds lines of its players: every
+    /// game with `--log FILE`, else a game where a player, or a member below it, has `log = true`.
+    pub fn game_over(&self, config: &Config, result: &GameResult) {
+        let logged = |name: &str| tree_logs(config, name);
+        if self.every_engine || logged(&result.sente) || logged(&result.gote) {
+            self.log.verdict(
+                result.id,
+                result.result.name(),
+                result.reason.name(),
+                result.plies,
+                result.detail.as_deref(),
+            );
+        }
+    }
+
     /// The tag of the engine at `path` whose own or a council's `log` is `logged`.
     fn tag(&self, path: &str, logged: bool) -> Option<LogTag> {
         (self.every_engine || logged).then(|| self.log.tag(path))
     }
+}
+
+/// Whether player `name` or a member anywhere below it has `log = true`.
+fn tree_logs(config: &Config, name: &str) -> bool {
+    let Some(p) = config.players.get(name) else {
+        return false;
+    };
+    p.log
+        || match &p.kind {
+            PlayerKind::Council(c) => c.members.iter().any(|m| tree_logs(config, m)),
+            _ => false,
+        }
 }
 
 /// Where a player sits in the tree being built: its path (`council/gps`) and whether it or a
@@ -215,11 +243,17 @@ pub async fn preflight_logged(
             let mut player = UsiPlayer::new(&p.name, s, p.ponder)
                 .logged(logs.and_then(|l| l.tag(&p.name, p.log)));
             let r = player.new_game(0).await;
+            let declared = player.declared_options().to_vec();
             player.shutdown().await;
             r.map_err(|error| PreflightError::Start {
                 file: config.file.clone(),
                 player: p.name.clone(),
                 error,
+            })?;
+            options::check(&s.options, &declared).map_err(|problem| PreflightError::Option {
+                file: config.file.clone(),
+                player: p.name.clone(),
+                problem,
             })
         });
     futures::future::join_all(checks)
@@ -228,9 +262,3 @@ pub async fn preflight_logged(
         .collect::<Result<Vec<()>, PreflightError>>()
         .map(|_| ())
 }
-            let declared = player.declared_options().to_vec();
-            })?;
-            options::check(&s.options, &declared).map_err(|problem| PreflightError::Option {
-                file: config.file.clone(),
-                player: p.name.clone(),
-                problem,

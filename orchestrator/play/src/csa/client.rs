@@ -156,6 +156,9 @@ pub async fn run(
                 results
                     .append(&game.played.result)
                     .map_err(io(&results_path))?;
+                if let Some(logs) = &opts.engine_log {
+                    logs.game_over(config, &game.played.result)
+                }
                 let game = *game;
                 let g = CsaGame {
                     game_id: game.game_id,

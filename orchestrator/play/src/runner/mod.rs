@@ -475,6 +475,9 @@ pub async fn run(
                         ),
                     )
                     .await;
+                    if let (Some(logs), Some(p)) = (&logs, &played) {
+                        logs.game_over(&config, &p.result)
+                    }
                     pool.put(sente);
                     pool.put(gote);
                     if let Some(p) = played {
