@@ -183,7 +183,7 @@ fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config_path = cli.config.clone().context("give a config file (TOML)")?;
-    let mut config = Config::load(&config_path)?;
+    let mut config = Config::load_with_seed(&config_path, cli.seed)?;
     if let Some(g) = cli.games {
         anyhow::ensure!(g > 0, "--games must be at least 1");
         config.games = g;
