@@ -38,6 +38,7 @@ fn theirs(ballots: &[Plain]) -> Vec<sim_vote::Ballot> {
             value: f64::from(cp),
             sigma,
             weight: 1.0,
+            yields: false,
         })
         .collect()
 }

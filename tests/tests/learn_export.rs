@@ -388,6 +388,46 @@ fn write_book(path: &Path, lines: &[Vec<String>]) {
     std::fs::write(path, text).unwrap();
 }
 
+/// `council-match --seed 5` draws a book's lines as `[match] seed = 5` does (it once drew them
+/// from `[match] seed` whatever `--seed` said), and seed 3 draws another line of this book.
+#[test]
+fn the_seed_flag_draws_the_books_lines() {
+    let dir = scratch("seed");
+    let lines: Vec<Vec<String>> = [
+        "7g7f 3c3d 2g2f",
+        "2g2f 8c8d 2f2e",
+        "7g7f 8c8d 2g2f",
+        "5g5f 3c3d 2h5h",
+        "2g2f 3c3d 7g7f",
+        "6g6f 8c8d 7g7f",
+    ]
+    .iter()
+    .map(|l| l.split(' ').map(str::to_string).collect())
+    .collect();
+    write_book(&dir.join("book.db"), &lines);
+    let text = |seed: u64| {
+        format!(
+            "[match]\nplayers = [\"a\", \"b\"]\ngames = 2\nseed = {seed}\nopenings = \"book.db\"\n\
+             book_depth = 3\nbook_lines = 1\n\n[[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 100\n\n\
+             [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 100\n"
+        )
+    };
+    let openings = |seed: u64, flag: Option<&str>| -> Value {
+        let name = format!("seed-{seed}-{}", flag.unwrap_or("key"));
+        let config = dir.join(format!("{name}.toml"));
+        std::fs::write(&config, text(seed)).unwrap();
+        let out = dir.join(&name);
+        let extra: Vec<&str> = flag.map_or(vec![], |f| vec!["--seed", f]);
+        succeeded(&council_match(&config, &out, &extra));
+        let info: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        info["plan"]["openings"].clone()
+    };
+    let flagged = openings(3, Some("5"));
+    assert_eq!(flagged, openings(5, None));
+    assert_ne!(flagged, openings(3, None));
+}
+
 /// A match with `openings = "book.db"`: every game starts on one of `lines`; a corrupt book
 /// line is refused by `--check` naming the book and the line.
 fn play_from_book(dir: &Path, book: &Path, lines: &[Vec<String>]) {
@@ -396,8 +436,17 @@ fn play_from_book(dir: &Path, book: &Path, lines: &[Vec<String>]) {
                 book_depth = 8\ntraining = { format = \"psv\" }\n\n[[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 300\n\n\
                 [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 300\n";
     std::fs::write(&config, text).unwrap();
-    let out = dir.join("book-run");
+    // In a folder of runs, exported below as a whole.
+    let out = dir.join("runs").join("book-run");
     succeeded(&council_match(&config, &out, &[]));
+    let plan = |out: &Path| -> Value {
+        let info: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        info["plan"].clone()
+    };
+    // run.json records the training file the run writes.
+    assert_eq!(plan(&out)["training"]["format"], "psv");
+
     // Every book move a line takes was played at its position in one of the run's games.
     let played = book_moves(lines);
     let results = results_lines(&out);
@@ -410,7 +459,7 @@ fn play_from_book(dir: &Path, book: &Path, lines: &[Vec<String>]) {
             .map(|m| m.as_str().unwrap().to_string())
             .collect();
         let opening = moves.len() - g["scores"].as_array().map_or(0, Vec::len);
-        assert_eq!(opening, 8, "{g}");
+        assert_eq!((opening, g["opening_plies"].as_u64()), (8, Some(8)), "{g}");
         let mut p = Position::startpos();
         for m in &moves[..8] {
             assert!(
@@ -428,6 +477,10 @@ fn play_from_book(dir: &Path, book: &Path, lines: &[Vec<String>]) {
     let during = std::fs::read(out.join("training.psv")).expect("the run's training file");
     assert!(!during.is_empty());
     assert_eq!(during, std::fs::read(&exported).unwrap());
+    // The folder of runs exports the run with its scores, as the run alone does.
+    let folder = dir.join("runs.psv");
+    export(&dir.join("runs"), "psv", &folder, &[]);
+    assert_eq!(std::fs::read(&folder).unwrap(), during);
     let text = std::fs::read_to_string(book).unwrap();
     let corrupt: String = text
         .lines()

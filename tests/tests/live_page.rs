@@ -573,6 +573,19 @@ async fn the_page_shows_the_run_as_it_plays_and_replays_its_games() {
             .collect();
         assert_eq!(shown, wanted, "{}", p["name"]);
     }
+    // Six games each: under the games a rating needs, so the Elo chart draws no line yet
+    // (it once drew ±800 after a player's first game).
+    let chart = browser
+        .script(
+            "const c = document.getElementById('elo-chart'); return [c.querySelectorAll('polyline').length, c.textContent];",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        chart,
+        json!([0, "the chart starts at a player's 10th game"]),
+        "the Elo chart"
+    );
     let hostile_rows = browser
         .script(
             "return [...document.querySelectorAll('#standings td')].filter(td => td.textContent === arguments[0]).length;",

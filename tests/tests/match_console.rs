@@ -198,6 +198,81 @@ fn the_engine_log_has_every_line_of_every_engine_under_its_game() {
     );
 }
 
+/// Every game of the engine log ends with its verdict, a `#` line under its id: result,
+/// reason, plies and the arbiter's detail, as `results.jsonl` has them. One run ends a game by
+/// checkmate (the built-in engine over USI mates at once from a mate-in-1 start), one by
+/// adjudication (the mock's score 0 meets `mu = 0` on its fourth move) and one by a time loss
+/// (the mock that hangs on its second move); each engine's `bestmove` is under the game of the
+/// `go` it answers.
+#[test]
+fn the_engine_log_ends_every_game_with_its_verdict() {
+    let dir = scratch("verdicts");
+    let mock = workspace_bin("mock-usi");
+    let text = format!(
+        "[match]\nformat = \"gauntlet\"\nplayers = [\"engine\", \"mock\", \"hang\"]\ngames = 2\n\
+         max_plies = 40\nstart = \"4k4/9/4P4/9/9/9/9/9/4K4 b G 1\"\n\
+         resign = {{ model = \"shueso\", mu = 0.0, sigma = 100.0, moves = 4 }}\n\n\
+         [[player]]\nname = \"engine\"\nkind = \"usi\"\ncommand = \"{e}\"\nnodes = 2000\n\n\
+         [[player]]\nname = \"mock\"\nkind = \"usi\"\ncommand = \"{m}\"\nargs = [\"normal\"]\nnodes = 1\n\n\
+         [[player]]\nname = \"hang\"\nkind = \"usi\"\ncommand = \"{m}\"\nargs = [\"hang\", \"--after\", \"1\"]\n\
+         nodes = 1\nmove_timeout_ms = 500\n",
+        e = workspace_bin("council-engine").display(),
+        m = mock.display()
+    );
+    let cfg = dir.join("verdicts.toml");
+    std::fs::write(&cfg, text).expect("write the config");
+    let out = dir.join("run");
+    let log = dir.join("engines.log");
+    ok(&council_match(
+        &cfg,
+        &out,
+        &[
+            "--quiet",
+            "--concurrency",
+            "1",
+            "--log",
+            log.to_str().expect("a UTF-8 path"),
+        ],
+    ));
+    let text = std::fs::read_to_string(&log).expect("the log");
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.splitn(5, ' ').collect()).collect();
+    let games = results(&out);
+    let mut reasons: Vec<&str> = games.iter().filter_map(|g| g["reason"].as_str()).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    assert_eq!(
+        reasons,
+        ["adjudication", "checkmate", "timeout"],
+        "{games:?}"
+    );
+    for g in &games {
+        let id = g["id"].to_string();
+        let verdicts: Vec<&str> = lines
+            .iter()
+            .filter(|f| f[1] == id && f[2] == "-" && f[3] == "#")
+            .map(|f| f[4])
+            .collect();
+        let wanted = format!(
+            "result {} reason {} plies {} detail {}",
+            g["result"].as_str().expect("result"),
+            g["reason"].as_str().expect("reason"),
+            g["plies"],
+            g["detail"].as_str().expect("detail")
+        );
+        assert_eq!(verdicts, [wanted.as_str()], "game {id}");
+    }
+    // Each engine's bestmove is under the game of its latest go.
+    let mut go_game = std::collections::BTreeMap::<&str, &str>::new();
+    for f in &lines {
+        if f[3] == ">" && f[4].starts_with("go") {
+            go_game.insert(f[2], f[1]);
+        }
+        if f[3] == "<" && f[4].starts_with("bestmove") {
+            assert_eq!(go_game.get(f[2]), Some(&f[1]), "{}", f.join(" "));
+        }
+    }
+}
+
 #[test]
 fn resume_with_more_games_extends_a_finished_run_with_the_same_games() {
     let dir = scratch("extend");

@@ -152,6 +152,99 @@ noise_cp = 80
     );
 }
 
+/// A council whose Fairy-Stockfish member sets the options `options` (TOML), run with `extra`.
+fn fairy_options_run(name: &str, options: &str, extra: &[&str]) -> (std::process::Output, PathBuf) {
+    let dir = scratch(name);
+    let config = dir.join("options.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[match]
+players = ["council", "single"]
+games = 2
+max_plies = 8
+
+[[player]]
+name = "council"
+kind = "council"
+members = ["fairy", "other"]
+nodes = 500
+
+[[player]]
+name = "single"
+kind = "internal"
+nodes = 500
+
+[[player]]
+name = "other"
+kind = "internal"
+nodes = 500
+
+[[player]]
+name = "fairy"
+kind = "usi"
+command = "/usr/games/fairy-stockfish"
+options = {options}
+"#
+        ),
+    )
+    .expect("write config");
+    let out = dir.join("out");
+    let run = Command::new(workspace_bin("council-match"))
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .expect("run council-match");
+    (run, out)
+}
+
+/// The one line a refused option gives.
+fn refused(run: &std::process::Output) -> String {
+    assert!(!run.status.success(), "the pre-flight must refuse it");
+    let stderr = String::from_utf8_lossy(&run.stderr).to_string();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    stderr
+}
+
+/// Fairy-Stockfish answers `setoption name Threadz` with `No such option: Threadz` and plays on
+/// with its default: the pre-flight (`--check` and a run alike) compares every member's
+/// `options` with the `option name` lines the engine printed, and refuses a misspelt name with
+/// the closest declared one, and a spin outside its range.
+#[test]
+fn a_misspelt_or_out_of_range_usi_option_is_refused_before_any_game() {
+    require("/usr/games/fairy-stockfish");
+    for extra in [&["--check"][..], &[]] {
+        let (run, out) = fairy_options_run("threadz", "{ Threadz = 1, USI_Hash = 16 }", extra);
+        let line = refused(&run);
+        assert!(
+            line.contains("key `player.options.Threadz`")
+                && line.contains("player `fairy`")
+                && line.contains("no option `Threadz` (did you mean `Threads`?)"),
+            "{extra:?}: {line}"
+        );
+        assert!(!out.join("results.jsonl").exists(), "no game was started");
+    }
+    let (run, _) = fairy_options_run("threads-range", "{ Threads = 100000 }", &["--check"]);
+    let line = refused(&run);
+    assert!(
+        line.contains("player `fairy`")
+            && line.contains("`Threads` = 100000 is outside the engine's range 1..512"),
+        "{line}"
+    );
+    // Declared names in range pass.
+    let (run, _) = fairy_options_run("threads-ok", "{ Threads = 1, Hash = 16 }", &["--check"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 #[test]
 fn a_council_of_gpsshogi_fairy_stockfish_and_the_usi_engine_plays_real_games() {
     require("/usr/games/gpsusi");

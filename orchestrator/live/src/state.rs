@@ -23,6 +23,7 @@ use council_play::runner::sprt_stop::SprtStop;
 use council_schema::results::GameResult;
 use council_schema::results::votes::CouncilVote;
 use council_schema::run::plan::RunPlan;
+use council_schema::run::ratings::MIN_RATED_GAMES;
 use council_schema::run::summary::Summary;
 
 /// Events kept for a lagging browser before it is dropped (it reconnects and starts from a
@@ -107,6 +108,8 @@ pub struct Snapshot {
     pub total: Option<usize>,
     pub finished: usize,
     pub summary: Arc<PageSummary>,
+    /// Games a player needs before it is rated; the Elo chart starts there.
+    pub min_games: u64,
     pub live: Vec<LiveGame>,
     /// A tune's course (a tune folder's page only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,6 +227,7 @@ impl Live {
             total: s.total,
             finished: s.finished.len(),
             summary: s.summary.clone(),
+            min_games: MIN_RATED_GAMES,
             live: s.running.values().cloned().collect(),
             tune: s.tune.clone(),
         }

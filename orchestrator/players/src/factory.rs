@@ -12,9 +12,11 @@ use crate::player::engine_log::{EngineLog, LogTag};
 use crate::player::internal::InternalPlayer;
 use crate::player::intuition::IntuitionPlayer;
 use crate::player::live::Live;
+use crate::player::options::{self, OptionProblem};
 use crate::player::usi::UsiPlayer;
 use crate::player::{Player, PlayerError};
 use council_schema::config::{Config, Leaf, PlayerConfig, PlayerKind, UsiEngineSettings};
+use council_schema::results::GameResult;
 
 /// Which engines write to an engine log: every one (`--log FILE`), or those with `log = true`
 /// (themselves or a council above them).
@@ -30,10 +32,37 @@ impl EngineLogs {
         config.players.values().any(|p| p.log)
     }
 
+    /// Write game `result`'s verdict (`#` line) when the log holds lines of its players: every
+    /// game with `--log FILE`, else a game where a player, or a member below it, has `log = true`.
+    pub fn game_over(&self, config: &Config, result: &GameResult) {
+        let logged = |name: &str| tree_logs(config, name);
+        if self.every_engine || logged(&result.sente) || logged(&result.gote) {
+            self.log.verdict(
+                result.id,
+                result.result.name(),
+                result.reason.name(),
+                result.plies,
+                result.detail.as_deref(),
+            );
+        }
+    }
+
     /// The tag of the engine at `path` whose own or a council's `log` is `logged`.
     fn tag(&self, path: &str, logged: bool) -> Option<LogTag> {
         (self.every_engine || logged).then(|| self.log.tag(path))
     }
+}
+
+/// Whether player `name` or a member anywhere below it has `log = true`.
+fn tree_logs(config: &Config, name: &str) -> bool {
+    let Some(p) = config.players.get(name) else {
+        return false;
+    };
+    p.log
+        || match &p.kind {
+            PlayerKind::Council(c) => c.members.iter().any(|m| tree_logs(config, m)),
+            _ => false,
+        }
 }
 
 /// Where a player sits in the tree being built: its path (`council/gps`) and whether it or a
@@ -144,17 +173,31 @@ fn build_tree(
     )
 }
 
-/// A USI engine of a config that does not start as one: the config's file, the player, why.
+/// A USI engine of a config that fails its pre-flight: the config's file, the player, why.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-#[error(
-    "{}: key `player.command`: player `{player}` does not start as a USI engine: {error}",
-    file.display()
-)]
-pub struct PreflightError {
-    pub file: PathBuf,
-    pub player: String,
-    pub error: PlayerError,
+pub enum PreflightError {
+    /// It does not start as a USI engine.
+    #[error(
+        "{}: key `player.command`: player `{player}` does not start as a USI engine: {error}",
+        file.display()
+    )]
+    Start {
+        file: PathBuf,
+        player: String,
+        error: PlayerError,
+    },
+    /// One of its `options` is not one its engine declares, or is outside the declared range.
+    #[error(
+        "{}: key `player.options.{}`: player `{player}`: {problem}",
+        file.display(),
+        problem.option()
+    )]
+    Option {
+        file: PathBuf,
+        player: String,
+        problem: OptionProblem,
+    },
 }
 
 /// The options the USI player `name` of `config` declares: its engine is started (handshake),
@@ -168,7 +211,7 @@ pub async fn declared_options(
     let r = usi.new_game(0).await;
     let declared = usi.declared_options().to_vec();
     usi.shutdown().await;
-    r.map(|()| declared).map_err(|error| PreflightError {
+    r.map(|()| declared).map_err(|error| PreflightError::Start {
         file: config.file.clone(),
         player: name.to_string(),
         error,
@@ -176,8 +219,9 @@ pub async fn declared_options(
 }
 
 /// Start every USI engine of the config once (handshake, then quit), all at once, so an engine
-/// that is not a USI engine or cannot start stops the run before any game. The error is one
-/// line naming the config file, the key and the player.
+/// that is not a USI engine or cannot start, or one whose `options` it does not declare
+/// ([`options::check`]), stops the run before any game. The error is one line naming the config
+/// file, the key and the player.
 pub async fn preflight(config: &Config) -> Result<(), PreflightError> {
     preflight_logged(config, None).await
 }
@@ -199,11 +243,17 @@ pub async fn preflight_logged(
             let mut player = UsiPlayer::new(&p.name, s, p.ponder)
                 .logged(logs.and_then(|l| l.tag(&p.name, p.log)));
             let r = player.new_game(0).await;
+            let declared = player.declared_options().to_vec();
             player.shutdown().await;
-            r.map_err(|error| PreflightError {
+            r.map_err(|error| PreflightError::Start {
                 file: config.file.clone(),
                 player: p.name.clone(),
                 error,
+            })?;
+            options::check(&s.options, &declared).map_err(|problem| PreflightError::Option {
+                file: config.file.clone(),
+                player: p.name.clone(),
+                problem,
             })
         });
     futures::future::join_all(checks)

@@ -273,7 +273,7 @@ pub fn simulate_approval(
                     k.max(1),
                 );
                 let choice = approval
-                    .decide_weighted(&ranked, &params.sigma, &params.weights)
+                    .decide_weighted(&ranked, &params.sigma, &params.weights, &[])
                     .map(|o| o.mv);
                 hits += u64::from(choice == Some(0));
             }

@@ -26,9 +26,11 @@
 //! not depend on member order. A member of weight 0 still votes (its move is among the voted ones
 //! and it can break a tie as the strongest) but adds nothing to any move's support.
 //!
-//! **Tie rule** (one rule for every method, and one code: [`stronger`]): a tie is
-//! broken by the *strongest member*, the one with the smallest `s_i`, and among equal `s_i` the
-//! member listed first. Majority without a unique plurality plays the strongest member's move;
+//! **Tie rule** (one rule for every method, and one code: [`stronger`], [`breaks_before`]): a
+//! tie is broken by the *strongest member*, the one with the smallest `s_i`, and among equal `s_i`
+//! the member listed first. A *yielding* ballot ([`Ballot::yields`]: the orchestrator's
+//! `resign`) wins only by the method's own count, never by the tie rule: every member whose
+//! ballot does not yield breaks ties before every member whose ballot does. Majority without a unique plurality plays the strongest member's move;
 //! optimistic and pessimistic play the strongest of the members that report the extreme value;
 //! maximum likelihood plays, among equally likely moves, the one voted for by the strongest member
 //! among their supporters.
@@ -77,6 +79,8 @@ pub struct Voting {
     strongest: usize,
     /// `w_i`, each member's vote weight.
     weight: Vec<f64>,
+    /// Members whose ballots yield (empty: none; the simulation's members never do).
+    yields: Vec<bool>,
     /// Votes per move (to find the distinct voted moves) and their summed weight.
     votes: Vec<u32>,
     weighed: Vec<f64>,
@@ -90,21 +94,29 @@ impl Voting {
         Voting::with_sigma(
             params.sigma.clone(),
             params.weights.clone(),
+            Vec::new(),
             params.candidates,
             params.gap,
         )
     }
 
-    /// Members with noises `sigma` and vote weights `weight` (in member order), moves
-    /// `0..candidates`, gap `d`.
-    fn with_sigma(sigma: Vec<f64>, weight: Vec<f64>, candidates: usize, gap: f64) -> Voting {
-        let strongest = strongest(&sigma, 0..sigma.len()).unwrap_or(0);
+    /// Members with noises `sigma`, vote weights `weight` and yielding ballots `yields` (in
+    /// member order; empty: none yields), moves `0..candidates`, gap `d`.
+    fn with_sigma(
+        sigma: Vec<f64>,
+        weight: Vec<f64>,
+        yields: Vec<bool>,
+        candidates: usize,
+        gap: f64,
+    ) -> Voting {
+        let strongest = strongest_breaker(&sigma, &yields, 0..sigma.len()).unwrap_or(0);
         Voting {
             gap_over_sigma: sigma.iter().map(|s| gap / s).collect(),
             sigma,
             gap,
             strongest,
             weight,
+            yields,
             votes: vec![0; candidates],
             weighed: vec![0.0; candidates],
             score: vec![0.0; candidates],
@@ -172,7 +184,7 @@ impl Voting {
         for &c in &self.voted[1..] {
             if self.score[c] > self.score[best]
                 || (self.score[c] == self.score[best]
-                    && stronger_supporter(reports, &self.sigma, c, best))
+                    && stronger_supporter(reports, &self.sigma, &self.yields, c, best))
             {
                 best = c;
             }
@@ -215,8 +227,8 @@ impl Voting {
         };
         Choices {
             majority,
-            optimistic: optimistic(reports, &self.sigma),
-            pessimistic: pessimistic(reports, &self.sigma),
+            optimistic: reports[extreme_member(reports, &self.sigma, &self.yields, true)].best,
+            pessimistic: reports[extreme_member(reports, &self.sigma, &self.yields, false)].best,
             ml,
             ml_predicted,
         }
@@ -238,33 +250,67 @@ pub fn strongest(sigma: &[f64], candidates: impl IntoIterator<Item = usize>) -> 
         .reduce(|k, i| if stronger(sigma, i, k) { i } else { k })
 }
 
+/// The tie rule with yielding ballots: whether member `i` breaks a tie before member `j`. A
+/// member whose ballot does not yield comes before one whose ballot does (`yields[i]`; an empty
+/// `yields` is none); otherwise [`stronger`].
+#[inline]
+pub fn breaks_before(sigma: &[f64], yields: &[bool], i: usize, j: usize) -> bool {
+    let (yi, yj) = (yields.get(i) == Some(&true), yields.get(j) == Some(&true));
+    if yi != yj {
+        return yj;
+    }
+    stronger(sigma, i, j)
+}
+
+/// The member of `candidates` that breaks a tie ([`breaks_before`]); `None` when there are none.
+pub fn strongest_breaker(
+    sigma: &[f64],
+    yields: &[bool],
+    candidates: impl IntoIterator<Item = usize>,
+) -> Option<usize> {
+    candidates.into_iter().reduce(|k, i| {
+        if breaks_before(sigma, yields, i, k) {
+            i
+        } else {
+            k
+        }
+    })
+}
+
 /// The strongest member among those voting for `mv` (`None` when nobody does).
 fn strongest_supporter(reports: &[Report], sigma: &[f64], mv: usize) -> Option<usize> {
     strongest(sigma, (0..reports.len()).filter(|&i| reports[i].best == mv))
 }
 
-/// Whether move `a`'s strongest supporter is stronger than move `b`'s (for exact ML ties; cold).
+/// Whether move `a`'s strongest supporter breaks the tie before move `b`'s (for exact ML ties;
+/// cold): a yielding move's supporters come last.
 #[cold]
 #[inline(never)]
-fn stronger_supporter(reports: &[Report], sigma: &[f64], a: usize, b: usize) -> bool {
+fn stronger_supporter(
+    reports: &[Report],
+    sigma: &[f64],
+    yields: &[bool],
+    a: usize,
+    b: usize,
+) -> bool {
     match (
         strongest_supporter(reports, sigma, a),
         strongest_supporter(reports, sigma, b),
     ) {
-        (Some(i), Some(j)) => stronger(sigma, i, j),
+        (Some(i), Some(j)) => breaks_before(sigma, yields, i, j),
         _ => false,
     }
 }
 
-/// The member reporting the highest value (`highest`) or the lowest; among equal values, the
-/// strongest of them by the tie rule.
+/// The member reporting the highest value (`highest`) or the lowest; among equal values, the one
+/// that breaks the tie ([`breaks_before`]).
 #[inline]
-fn extreme_member(reports: &[Report], sigma: &[f64], highest: bool) -> usize {
+fn extreme_member(reports: &[Report], sigma: &[f64], yields: &[bool], highest: bool) -> usize {
     let mut k = 0;
     for (i, r) in reports.iter().enumerate().skip(1) {
         let v = reports[k].value;
         let beyond = if highest { r.value > v } else { r.value < v };
-        if beyond || (r.value == v && stronger(sigma, i, k)) {
+        if beyond || (r.value == v && breaks_before(sigma, yields, i, k)) {
             k = i;
         }
     }
@@ -275,14 +321,14 @@ fn extreme_member(reports: &[Report], sigma: &[f64], highest: bool) -> usize {
 /// (smallest `sigma[i]`, then first listed).
 #[inline]
 pub fn optimistic(reports: &[Report], sigma: &[f64]) -> usize {
-    reports[extreme_member(reports, sigma, true)].best
+    reports[extreme_member(reports, sigma, &[], true)].best
 }
 
 /// The move of the member with the lowest value; among equal values, the strongest member's
 /// (smallest `sigma[i]`, then first listed).
 #[inline]
 pub fn pessimistic(reports: &[Report], sigma: &[f64]) -> usize {
-    reports[extreme_member(reports, sigma, false)].best
+    reports[extreme_member(reports, sigma, &[], false)].best
 }
 
 /// One member's ballot for one position, as the orchestrator's vote sees it on plain numbers.
@@ -297,16 +343,13 @@ pub struct Ballot {
     /// Its vote weight `w_i` (finite, >= 0; 1 is an ordinary vote). Majority only: the other
     /// methods of plain ballots ignore it.
     pub weight: f64,
+    /// Its move wins only by the method's own count, never by the tie rule (the orchestrator's
+    /// `resign`): in a tie the members that play on decide ([`breaks_before`]).
+    pub yields: bool,
 }
 
-/// The ballots as the [`Voting`] rules take them: reports, noises, and a candidate range
-/// covering every voted move.
-fn split(ballots: &[Ballot]) -> (Vec<Report>, Vec<f64>, usize) {
-    let (reports, sigma, _, moves) = split_weighted(ballots);
-    (reports, sigma, moves)
-}
-
-/// [`split`] with the weights.
+/// The ballots as the [`Voting`] rules take them: reports, noises, weights, and a candidate
+/// range covering every voted move.
 fn split_weighted(ballots: &[Ballot]) -> (Vec<Report>, Vec<f64>, Vec<f64>, usize) {
     let reports = ballots
         .iter()
@@ -326,7 +369,11 @@ fn voting_for(ballots: &[Ballot], gap: f64) -> Option<(Voting, Vec<Report>)> {
         return None;
     }
     let (reports, sigma, weight, moves) = split_weighted(ballots);
-    Some((Voting::with_sigma(sigma, weight, moves, gap), reports))
+    let yields = ballots.iter().map(|b| b.yields).collect();
+    Some((
+        Voting::with_sigma(sigma, weight, yields, moves, gap),
+        reports,
+    ))
 }
 
 /// A majority vote: the move, and whether it won by a unique plurality (otherwise it is the
@@ -352,17 +399,19 @@ pub fn majority_choice(ballots: &[Ballot]) -> Option<usize> {
 }
 
 /// The ballot optimistic follows: the one with the highest value; among equal values the
-/// strongest member's. `None` without ballots.
+/// strongest member's (one that plays on before one whose ballot yields). `None` without
+/// ballots.
 pub fn optimistic_member(ballots: &[Ballot]) -> Option<usize> {
-    let (reports, sigma, _) = split(ballots);
-    (!ballots.is_empty()).then(|| extreme_member(&reports, &sigma, true))
+    let (v, reports) = voting_for(ballots, 1.0)?;
+    Some(extreme_member(&reports, &v.sigma, &v.yields, true))
 }
 
 /// The ballot pessimistic follows: the one with the lowest value; among equal values the
-/// strongest member's. `None` without ballots.
+/// strongest member's (one that plays on before one whose ballot yields). `None` without
+/// ballots.
 pub fn pessimistic_member(ballots: &[Ballot]) -> Option<usize> {
-    let (reports, sigma, _) = split(ballots);
-    (!ballots.is_empty()).then(|| extreme_member(&reports, &sigma, false))
+    let (v, reports) = voting_for(ballots, 1.0)?;
+    Some(extreme_member(&reports, &v.sigma, &v.yields, false))
 }
 
 /// Optimistic: the move of [`optimistic_member`]. `None` without ballots.
@@ -441,23 +490,27 @@ impl Approval {
     /// The choice on `ranked` (one list per member, best first; only the first `k` distinct
     /// moves count) with noises `sigma` (member order). `None` when no member names a move.
     pub fn decide(&mut self, ranked: &[Vec<usize>], sigma: &[f64]) -> Option<ApprovalOutcome> {
-        self.decide_with(ranked, sigma, |_| 1.0)
+        self.decide_with(ranked, sigma, &[], |_| 1.0)
     }
 
-    /// [`Approval::decide`] with member `i`'s naming worth `weights[i]` (finite, >= 0).
+    /// [`Approval::decide`] with member `i`'s naming worth `weights[i]` (finite, >= 0), and
+    /// `yields[i]` when its first-ranked move wins only by the count (empty: none; see
+    /// [`breaks_before`]).
     pub fn decide_weighted(
         &mut self,
         ranked: &[Vec<usize>],
         sigma: &[f64],
         weights: &[f64],
+        yields: &[bool],
     ) -> Option<ApprovalOutcome> {
-        self.decide_with(ranked, sigma, |i| weights[i])
+        self.decide_with(ranked, sigma, yields, |i| weights[i])
     }
 
     fn decide_with(
         &mut self,
         ranked: &[Vec<usize>],
         sigma: &[f64],
+        yields: &[bool],
         weight: impl Fn(usize) -> f64,
     ) -> Option<ApprovalOutcome> {
         for &c in &self.named {
@@ -505,7 +558,11 @@ impl Approval {
         if unique {
             return Some(ApprovalOutcome { mv: best, unique });
         }
-        let strongest = strongest(sigma, (0..ranked.len()).filter(|&i| !ranked[i].is_empty()))?;
+        let strongest = strongest_breaker(
+            sigma,
+            yields,
+            (0..ranked.len()).filter(|&i| !ranked[i].is_empty()),
+        )?;
         Some(ApprovalOutcome {
             mv: ranked[strongest][0],
             unique: false,
@@ -520,15 +577,17 @@ pub fn approval_outcome(ranked: &[Vec<usize>], sigma: &[f64], k: usize) -> Optio
     Approval::new(k, moves).decide(ranked, sigma)
 }
 
-/// [`approval_outcome`] with member `i`'s naming worth `weights[i]` (finite, >= 0).
+/// [`approval_outcome`] with member `i`'s naming worth `weights[i]` (finite, >= 0), and
+/// `yields[i]` when its first-ranked move wins only by the count (empty: none).
 pub fn weighted_approval_outcome(
     ranked: &[Vec<usize>],
     sigma: &[f64],
     weights: &[f64],
+    yields: &[bool],
     k: usize,
 ) -> Option<ApprovalOutcome> {
     let moves = ranked.iter().flatten().max().map_or(0, |m| m + 1);
-    Approval::new(k, moves).decide_weighted(ranked, sigma, weights)
+    Approval::new(k, moves).decide_weighted(ranked, sigma, weights, yields)
 }
 
 /// The move [`approval_outcome`] chooses.
@@ -581,7 +640,49 @@ mod tests {
             value,
             sigma,
             weight: 1.0,
+            yields: false,
         }
+    }
+
+    /// A yielding ballot (a `resign`) wins by the count alone: in every method's tie the
+    /// members that play on decide, however strong the yielding member is.
+    #[test]
+    fn a_yielding_ballot_never_wins_a_tie() {
+        let resign = |value: f64, sigma: f64| Ballot {
+            yields: true,
+            ..ballot(9, value, sigma)
+        };
+        // Majority, three different moves: the strongest member resigns, the next one decides.
+        let b = [
+            resign(-900.0, 0.5),
+            ballot(1, 20.0, 1.0),
+            ballot(2, 10.0, 2.0),
+        ];
+        let o = majority_outcome(&b).expect("ballots");
+        assert_eq!((o.mv, o.plurality), (1, false));
+        // Two resign against one: the count says resign.
+        let b = [
+            resign(-900.0, 2.0),
+            resign(-800.0, 2.0),
+            ballot(1, 20.0, 0.5),
+        ];
+        assert_eq!(majority_choice(&b), Some(9));
+        // Pessimistic: the lowest value resigns (its own count); equally low, the one playing on.
+        let b = [ballot(1, 20.0, 1.0), resign(-900.0, 2.0)];
+        assert_eq!(pessimistic_choice(&b), Some(9));
+        let b = [resign(-900.0, 0.5), ballot(1, -900.0, 2.0)];
+        assert_eq!(pessimistic_choice(&b), Some(1));
+        let b = [resign(900.0, 0.5), ballot(1, 900.0, 2.0)];
+        assert_eq!(optimistic_choice(&b), Some(1));
+        // ML, two moves of exactly equal likelihood (mirror images): not the resign.
+        let b = [resign(0.0, 0.5), ballot(1, 0.0, 0.5)];
+        assert_eq!(ml_choice(&b, 1.0), Some(1));
+        // Approval, a tie left after support and rank: the strongest member that plays on.
+        let r = vec![vec![9], vec![1], vec![2]];
+        let o =
+            weighted_approval_outcome(&r, &[0.5, 1.0, 2.0], &[1.0; 3], &[true, false, false], 1)
+                .expect("named");
+        assert_eq!((o.mv, o.unique), (1, false));
     }
 
     #[test]
@@ -868,21 +969,21 @@ mod tests {
         let r = vec![vec![3, 4], vec![4, 3], vec![9, 5]];
         assert_eq!(approval_choice(&r, &sigma, 2), Some(4));
         let w = [1.0, 1.0, 3.0];
-        let o = weighted_approval_outcome(&r, &sigma, &w, 2).expect("named");
+        let o = weighted_approval_outcome(&r, &sigma, &w, &[], 2).expect("named");
         assert_eq!((o.mv, o.unique), (9, true));
         // Equal weighted support (2 for move 3: 1 + 1; 2 for move 9: member 3 weighing 2), then
         // the weighted rank sum: move 3 gets 1 + 2 = 3, move 9 gets 2 x 1 = 2: 9 wins.
         let w = [1.0, 1.0, 2.0];
-        let o = weighted_approval_outcome(&r, &sigma, &w, 2).expect("named");
+        let o = weighted_approval_outcome(&r, &sigma, &w, &[], 2).expect("named");
         assert_eq!((o.mv, o.unique), (9, true));
         // Weights all 1 are the unweighted rule.
         assert_eq!(
-            weighted_approval_outcome(&r, &sigma, &[1.0; 3], 2),
+            weighted_approval_outcome(&r, &sigma, &[1.0; 3], &[], 2),
             approval_outcome(&r, &sigma, 2)
         );
         // Support and weighted rank sum both equal: the strongest member's first move.
         let r = vec![vec![3, 9], vec![9, 3]];
-        let o = weighted_approval_outcome(&r, &[2.0, 1.0], &[1.5, 1.5], 2).expect("named");
+        let o = weighted_approval_outcome(&r, &[2.0, 1.0], &[1.5, 1.5], &[], 2).expect("named");
         assert_eq!((o.mv, o.unique), (9, false));
     }
 
@@ -944,7 +1045,7 @@ mod tests {
                 .zip(sigma.iter().zip(&weights))
                 .map(|(m, (&s, &w))| weighed(m.0, s, w))
                 .collect();
-            let a = weighted_approval_outcome(&ranked, &sigma, &weights, 1).expect("ballots");
+            let a = weighted_approval_outcome(&ranked, &sigma, &weights, &[], 1).expect("ballots");
             let m = majority_outcome(&ballots).expect("ballots");
             prop_assert_eq!(a.mv, m.mv);
             prop_assert_eq!(a.unique, m.plurality);

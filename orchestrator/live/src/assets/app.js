@@ -292,13 +292,17 @@ function renderCharts() {
   renderEndings();
 }
 
-/** Each player's Elo from its score so far, after each finished game (in the order they ended). */
+/**
+ * Each player's Elo from its score so far, after each finished game (in the order they ended),
+ * from its `min_games`-th game on: fewer games give no rating (an Elo from one game is ±800).
+ */
 function renderEloChart() {
   const holder = $("elo-chart");
   holder.replaceChildren();
   const games = [...state.finished.values()];
   const names = state.summary && state.summary.players ? state.summary.players.map((p) => p.name) : [];
   if (!games.length || !names.length) { holder.append(el("p", { class: "dim" }, "no finished game yet")); return; }
+  const minGames = state.minGames || 1;
   const tally = new Map(names.map((n) => [n, { pts: 0, n: 0, line: [] }]));
   games.forEach((g, k) => {
     const sente = g.result === "sente" ? 1 : g.result === "draw" ? 0.5 : 0;
@@ -306,10 +310,15 @@ function renderEloChart() {
       const t = tally.get(name);
       if (!t) continue;
       t.pts += pts; t.n += 1;
+      if (t.n < minGames) continue;
       const score = Math.min(Math.max(t.pts / t.n, 0.01), 0.99);
       t.line.push([k + 1, -400 * Math.log10(1 / score - 1)]);
     }
   });
+  if (![...tally.values()].some((t) => t.line.length)) {
+    holder.append(el("p", { class: "dim" }, "the chart starts at a player's " + minGames + "th game"));
+    return;
+  }
   const W = 600, H = 220, L = 40, B = 20;
   let lo = -100, hi = 100;
   for (const t of tally.values()) for (const [, y] of t.line) { lo = Math.min(lo, y); hi = Math.max(hi, y); }
@@ -622,6 +631,7 @@ function connect() {
     state.phase = s.phase;
     state.total = s.total;
     state.summary = s.summary;
+    state.minGames = s.min_games;
     state.live = new Map(s.live.map((g) => [g.id, g]));
     state.tune = s.tune || null;
     renderRun();

@@ -205,7 +205,7 @@ fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config_path = cli.config.clone().context("give a config file (TOML)")?;
-    let mut config = Config::load(&config_path)?;
+    let mut config = Config::load_with_seed(&config_path, cli.seed)?;
     if cli.print_config {
         print!("{}", config.text);
         return Ok(ExitCode::SUCCESS);
@@ -274,7 +274,8 @@ fn run_flags(flag_run: FlagRun) -> anyhow::Result<ExitCode> {
         print!("{}", config.text);
         return Ok(ExitCode::SUCCESS);
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    // As in `run`: the games run on the scheduler's workers.
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;

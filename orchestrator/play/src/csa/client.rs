@@ -208,6 +208,9 @@ pub async fn run(
                     (&results_path, complete_len, &mut results),
                     &log,
                 );
+                if let Some(logs) = &engine_log {
+                    logs.game_over(config, &game.played.result)
+                }
                 let game = *game;
                 let g = CsaGame {
                     game_id: game.game_id,

@@ -517,6 +517,7 @@ impl<'a> Game<'a> {
                 start: self.summary.start_sfen.clone(),
                 handicap: None,
                 plies: self.moves.len() as u32,
+                opening_plies: Some(self.opening_plies as u32),
                 moves: self.moves.clone(),
                 result: if reason == Reason::Aborted {
                     Winner::Draw

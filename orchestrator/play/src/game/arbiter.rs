@@ -449,6 +449,7 @@ impl<'a> Arbiter<'a> {
                 start: start.sfen,
                 handicap: start.handicap,
                 plies: sheet.moves.len() as u32,
+                opening_plies: Some(start.opening.len() as u32),
                 moves: sheet.moves,
                 result: verdict.result,
                 reason: verdict.reason,
@@ -683,7 +684,7 @@ mod tests {
         let g = &p.result;
         assert_eq!((g.id, g.pair, g.seed), (7, Some(3), 11));
         assert_eq!(g.moves, ["7g7f", "3c3d"]);
-        assert_eq!((g.plies, p.opening_plies), (2, 1));
+        assert_eq!((g.plies, p.opening_plies, g.opening_plies), (2, 1, Some(1)));
         assert_eq!((g.result, g.reason), (Winner::Gote, Reason::Resign));
         assert_eq!(g.detail.as_deref(), Some("a resigned"));
         assert_eq!(g.times_ms, [20], "opening moves have no time");

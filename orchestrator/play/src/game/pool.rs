@@ -86,6 +86,14 @@ impl Pool {
         idle.entry(name).or_default().push(kept);
     }
 
+    /// The engine log its players write to, when there is one (council-match's `--log`).
+    pub fn engine_logs(&self) -> Option<&EngineLogs> {
+        match &self.keep {
+            Keep::Whole { logs } => logs.as_ref(),
+            Keep::Leaves => None,
+        }
+    }
+
     /// The player `name` of `config` for one game, taken from the pool or built.
     pub async fn take(&self, config: &Config, name: &str) -> Seated {
         let logs = match &self.keep {

@@ -265,6 +265,9 @@ async fn play_job(job: Job, pool: Arc<Pool>, in_flight: Arc<AtomicUsize>) {
         feed,
     );
     let game = engine_log::in_game(spec.id, tracing::Instrument::instrument(game, span)).await;
+    if let (Some(logs), Some(game)) = (pool.engine_logs(), &game) {
+        logs.game_over(&config, &game.result);
+    }
     pool.give_back(sente);
     pool.give_back(gote);
     if let Some(game) = game {

@@ -20,7 +20,8 @@
 //! [`sim::council::vote`]. This module keeps only what real play adds: move texts (`resign` and
 //! `win` are voted on like moves) numbered in first-seen order, scores put on the common scale
 //! (a member's `cp` times `REFERENCE_T / T_i`, so equal win rates give equal values; mates beyond
-//! any cp), the mate rule, and which ballot speaks. `tests/vote_agreement.rs` feeds both sides the
+//! any cp), the mate rule, which ballot speaks, and which ballots yield: a `resign` wins only by
+//! the method's own count, never by the tie rule (a council never resigns on a tie-break). `tests/vote_agreement.rs` feeds both sides the
 //! same ballots. Invariant: with distinct `s_i`, the chosen move does not depend on the order of
 //! the ballots.
 
@@ -52,6 +53,12 @@ pub struct Ballot {
 }
 
 impl Ballot {
+    /// Whether this member resigns: its `resign` wins only by the method's own count, never by
+    /// the tie rule (the members that play on break every tie).
+    pub fn resigns(&self) -> bool {
+        self.mv == "resign"
+    }
+
     /// The ranked ballot approval counts: `mv` first, then the other moves of `ranked` in order.
     pub fn ranking(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.mv.as_str()).chain(
@@ -128,6 +135,7 @@ fn plain(ballots: &[Ballot]) -> (Vec<rules::Ballot>, usize) {
             value: common_value(b.eval, b.win_rate_t),
             sigma: b.sigma,
             weight: b.weight,
+            yields: b.resigns(),
         })
         .collect();
     (plain, moves.len())
@@ -144,7 +152,8 @@ fn approval(ballots: &[Ballot], k: usize) -> Option<(String, usize, bool)> {
         .collect();
     let sigma: Vec<f64> = ballots.iter().map(|b| b.sigma).collect();
     let weights: Vec<f64> = ballots.iter().map(|b| b.weight).collect();
-    let outcome = rules::weighted_approval_outcome(&ranked, &sigma, &weights, k)?;
+    let yields: Vec<bool> = ballots.iter().map(Ballot::resigns).collect();
+    let outcome = rules::weighted_approval_outcome(&ranked, &sigma, &weights, &yields, k)?;
     let naming = (0..ballots.len()).filter(|&i| ranked[i].iter().take(k).any(|&m| m == outcome.mv));
     let speaker = rules::strongest(&sigma, naming)?;
     Some((moves[outcome.mv].to_string(), speaker, outcome.unique))
@@ -468,6 +477,46 @@ mod tests {
         v.swap(1, 2);
         let d = decide(Method::Ml, VoteSettings { d: 300.0, k: 1 }, &v).expect("ballots");
         assert_eq!((d.mv.as_str(), d.speaker), ("5g5f", 1));
+    }
+
+    /// A council never resigns on a tie-break: with the strongest member resigning and the two
+    /// others disagreeing on moves (gpsshogi's lone `resign` in a majority council), every
+    /// method plays on; `resign` wins only when the method's own count says so.
+    #[test]
+    fn a_lone_resign_never_wins_a_tie() {
+        let v = [
+            b("resign", Score::Cp(-3000), 50.0),
+            b("7g7f", Score::Cp(-400), 100.0),
+            b("2g2f", Score::Cp(-350), 200.0),
+        ];
+        let d = pick(Method::Majority, &v);
+        assert_eq!(
+            (d.mv.as_str(), d.rule, d.speaker),
+            ("7g7f", Rule::Strongest, 1)
+        );
+        let d = decide(Method::Approval, VoteSettings { d: 100.0, k: 1 }, &v).expect("ballots");
+        assert_eq!(
+            (d.mv.as_str(), d.rule, d.speaker),
+            ("7g7f", Rule::Strongest, 1)
+        );
+        // Optimistic follows the highest value: a move.
+        assert_eq!(pick(Method::Optimistic, &v).mv, "2g2f");
+        // Pessimistic's own count is the lowest value: there the resigning member decides.
+        assert_eq!(pick(Method::Pessimistic, &v).mv, "resign");
+        // Two of three resigning is a plurality: the council resigns.
+        let two = [
+            v[0].clone(),
+            b("resign", Score::Cp(-2000), 300.0),
+            v[1].clone(),
+        ];
+        let d = pick(Method::Majority, &two);
+        assert_eq!((d.mv.as_str(), d.rule), ("resign", Rule::Plurality));
+        // Pessimistic with the resigning member's value equalled by one that plays on.
+        let level = [
+            b("resign", Score::Mate(-3), 50.0),
+            b("7g7f", Score::Mate(-3), 100.0),
+        ];
+        assert_eq!(pick(Method::Pessimistic, &level).mv, "7g7f");
     }
 
     #[test]

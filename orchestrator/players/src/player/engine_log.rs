@@ -4,14 +4,16 @@
 //! (`-` outside a game: a pre-flight handshake, the `quit` at the end), `player` the engine's
 //! place in the player tree (`gps`, or `council/gps` for the member `gps` of `council`), and the
 //! direction `>` (sent to the engine), `<` (its stdout), `!` (its stderr) or `#` (a note: the
-//! process started, exited, was killed).
+//! process started, exited, was killed; and at the end of every game its verdict, under the
+//! game's id and the player `-`: `result R reason W plies N detail D`, [`EngineLog::verdict`]).
 //!
 //! Invariants: every line is written whole by one `write` on an unbuffered file, so it is on
 //! disk when the next one is written and a killed run loses none; the log is appended to (a
 //! resumed run adds to it) and grows by at most its cap in one session, then one note says the
 //! cap was reached and nothing more is written; a line belongs to the game whose task last
-//! wrote to the process (games run their players inside [`in_game`]), so the replies an engine
-//! sends after its game's last command are still that game's.
+//! wrote to the process when the line is read (games run their players inside [`in_game`]), so
+//! the replies an engine sends after its game's last command are still that game's until
+//! another game writes to that process (what `docs/guide/matches.md` says).
 
 use std::fs::File;
 use std::future::Future;
@@ -131,6 +133,18 @@ impl EngineLog {
     /// A note outside any game and player (e.g. the session's start, with its command line).
     pub fn note(&self, text: &str) {
         self.write(None, "-", Direction::Note, text);
+    }
+
+    /// The verdict of game `game`, once it is over: `# result R reason W plies N detail D`
+    /// under its id (`detail` last, as it has spaces; absent when the arbiter gave none).
+    pub fn verdict(&self, game: u64, result: &str, reason: &str, plies: u32, detail: Option<&str>) {
+        let detail = detail.map_or_else(String::new, |d| format!(" detail {d}"));
+        self.write(
+            Some(game),
+            "-",
+            Direction::Note,
+            &format!("result {result} reason {reason} plies {plies}{detail}"),
+        );
     }
 
     /// What the engine at `who` (its place in the player tree) writes with.
@@ -291,6 +305,24 @@ mod tests {
             secs.parse::<u64>().is_ok() && millis.len() == 3,
             "{}",
             lines[0][0]
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_game_ends_with_its_verdict() {
+        let path = scratch("verdict");
+        let log = EngineLog::open(&path, DEFAULT_CAP_BYTES).expect("open");
+        log.verdict(3, "gote", "timeout", 41, Some("sente used 1203 ms of 1000"));
+        log.verdict(4, "draw", "max_plies", 80, None);
+        let text = std::fs::read_to_string(&path).expect("the log");
+        let rest: Vec<String> = text.lines().map(|l| fields(l)[1..].join(" ")).collect();
+        assert_eq!(
+            rest,
+            [
+                "3 - # result gote reason timeout plies 41 detail sente used 1203 ms of 1000",
+                "4 - # result draw reason max_plies plies 80",
+            ]
         );
         let _ = std::fs::remove_file(&path);
     }

@@ -13,6 +13,7 @@ pub mod engine_log;
 pub mod internal;
 pub mod intuition;
 pub mod live;
+pub mod options;
 pub mod process;
 pub mod time;
 pub mod usi;

@@ -12,17 +12,36 @@ impl Config {
     /// contain a `/`, working folders) are taken relative to the config file's folder. The file
     /// is read once: the text kept in [`Config::text`] is the text validated.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        Self::load_with_seed(path, None)
+    }
+
+    /// [`Config::load`] with the master seed `seed` (a program's `--seed`) in place of
+    /// `[match] seed` when given: everything the master seed draws while the config is
+    /// validated (a book's opening lines) is drawn from it, as the games' seeds are.
+    pub fn load_with_seed(path: &Path, seed: Option<u64>) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             file: path.display().to_string(),
             location: String::new(),
             problem: format!("cannot read: {e}"),
         })?;
-        Self::parse(path, &text)
+        Self::parse_with_seed(path, &text, seed)
     }
 
     /// Parse and validate `text` as if read from `path`.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        Self::parse_with_seed(path, text, None)
+    }
+
+    /// [`Config::parse`] with the master seed `seed` in place of `[match] seed` when given.
+    pub fn parse_with_seed(
+        path: &Path,
+        text: &str,
+        seed: Option<u64>,
+    ) -> Result<Config, ConfigError> {
+        let mut raw: RawConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        if let Some(s) = seed {
+            raw.tournament.seed = s;
+        }
         let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
         let mut config = validate(path, &base, raw)?;
         config.text = text.to_owned();

@@ -132,16 +132,26 @@ impl Corpus {
     }
 }
 
+/// The files and run folders `inputs` stand for, with their kinds, in the order [`read`] reads
+/// them: folders recursed in name order, a folder holding `results.jsonl` a run (not entered).
+///
+/// # Errors
+/// [`CorpusError`] for an input that does not exist or a folder that cannot be listed.
+pub fn list(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, InputKind)>, CorpusError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        collect(input, true, &mut files)?;
+    }
+    Ok(files)
+}
+
 /// Reads every input (files, run folders, folders recursed in name order) into one corpus.
 ///
 /// # Errors
 /// [`CorpusError`] for an input that does not exist or a folder that cannot be listed; every
 /// other problem is a [`Warning`].
 pub fn read(inputs: &[PathBuf]) -> Result<Corpus, CorpusError> {
-    let mut files = Vec::new();
-    for input in inputs {
-        collect(input, true, &mut files)?;
-    }
+    let files = list(inputs)?;
     let mut corpus = Corpus::default();
     let mut seen: HashSet<(String, Vec<String>)> = HashSet::new();
     for (path, kind) in files {

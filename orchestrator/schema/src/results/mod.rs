@@ -112,6 +112,11 @@ pub struct GameResult {
     pub handicap: Option<String>,
     /// Moves in USI notation, from `start`.
     pub moves: Vec<String>,
+    /// How many of `moves` came from the opening (a book line, the config's moves) rather than
+    /// the players: `times_ms[k]` and `scores[k]` are those of `moves[opening_plies + k]`.
+    /// Absent in lines written by older builds: [`GameResult::opening_len`] infers it there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_plies: Option<u32>,
     pub result: Winner,
     pub reason: Reason,
     pub plies: u32,
@@ -162,6 +167,19 @@ impl GameResult {
             Some(1.0 - sente_points)
         } else {
             None
+        }
+    }
+
+    /// How many of `moves` came from the opening: `opening_plies`, or in a line of an older
+    /// build the moves before the first timed or scored one.
+    #[must_use]
+    pub fn opening_len(&self) -> usize {
+        match self.opening_plies {
+            Some(n) => n as usize,
+            None => self
+                .moves
+                .len()
+                .saturating_sub(self.scores.len().max(self.times_ms.len())),
         }
     }
 
@@ -231,6 +249,34 @@ mod tests {
         table.add(&aborted);
         table.add(&game("max_plies"));
         assert_eq!(table.games(), 1);
+    }
+
+    /// `opening_plies` is written, read back, and inferred for a line of an older build.
+    #[test]
+    fn the_opening_moves_are_counted_in_new_lines_and_inferred_in_old_ones() {
+        let line = serde_json::json!({
+            "id": 0, "sente": "s", "gote": "g", "start": "startpos",
+            "moves": ["7g7f", "3c3d", "2g2f"], "opening_plies": 2,
+            "result": "draw", "reason": "max_plies", "plies": 3,
+            "times_ms": [5], "scores": [{"cp": 10}],
+        });
+        let g: GameResult = serde_json::from_value(line.clone()).expect("a results line");
+        assert_eq!((g.opening_plies, g.opening_len()), (Some(2), 2));
+        let written = serde_json::to_value(&g).expect("a value");
+        assert_eq!(written["opening_plies"], 2);
+        let mut none = g.clone();
+        none.opening_plies = Some(0);
+        assert_eq!(
+            serde_json::to_value(&none).expect("a value")["opening_plies"],
+            0
+        );
+
+        let mut old = line;
+        old.as_object_mut()
+            .expect("an object")
+            .remove("opening_plies");
+        let g: GameResult = serde_json::from_value(old).expect("an older line");
+        assert_eq!((g.opening_plies, g.opening_len()), (None, 2));
     }
 
     #[test]

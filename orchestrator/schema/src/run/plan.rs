@@ -32,6 +32,10 @@ pub struct RunPlan {
     pub resign: Option<ResignRule>,
     pub timeout_margin_ms: u64,
     pub sprt: Option<Sprt>,
+    /// `[match] training`: the training records its games write (absent in a `run.json` of an
+    /// older build).
+    #[serde(default)]
+    pub training: Option<crate::training::Settings>,
     /// Every configured player (playing, or a council's member), by name.
     pub players: BTreeMap<String, PlayerFacts>,
 }
@@ -109,6 +113,7 @@ impl RunPlan {
             resign: config.resign,
             timeout_margin_ms: config.timeout_margin_ms,
             sprt: config.sprt,
+            training: config.training,
             players: config
                 .players
                 .iter()

@@ -14,11 +14,11 @@ use serde::{Deserialize, Serialize};
 
 use super::by_family::{ByFamily, by_family};
 use super::plan::RunPlan;
-use super::ratings::{RatingFit, RunRatings};
+use super::ratings::{MIN_RATED_GAMES, RatingFit, RunRatings};
 use crate::results::GameResult;
 use crate::stats::rating_fit::Estimate;
 use crate::stats::win_rate_scale::fit_win_rate_t;
-use crate::stats::{EloEstimate, HeadToHead, SprtSummary, Wdl};
+use crate::stats::{EloEstimate, HeadToHead, SprtSummary};
 
 /// One opponent as seen by a player.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -224,6 +224,9 @@ impl Summary {
             .map(|p| {
                 let mut s = player_summary(p, &config.playing, games);
                 if let Some(r) = ratings.of_player(p) {
+                    // The closing table's numbers, or `null` where it says `n/a`.
+                    s.elo = r.rating.map(|e| e.elo);
+                    s.elo_error = r.rating.map(|e| e.error);
                     s.rating = r.rating;
                     s.los = r.los;
                     s.los_over.clone_from(&r.los_over);
@@ -332,13 +335,10 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
         s.engine_ms_per_move = engine_us as f64 / s.moves as f64 / 1000.0;
         s.overhead_us_per_move = overhead_us as f64 / s.moves as f64;
     }
-    match fit_win_rate_t(&score_samples(games, name)) {
+    match win_rate_t(&score_samples(games, name), s.games) {
         Ok(t) => s.fitted_win_rate_t = Some(t),
-        Err(why) => s.win_rate_t_unfitted = Some(why.reason()),
+        Err(why) => s.win_rate_t_unfitted = Some(why),
     }
-    let (elo, err) = elo_vs_field(games, name);
-    s.elo = elo;
-    s.elo_error = err;
     for o in playing.iter().filter(|o| *o != name) {
         let between: Vec<&GameResult> = games
             .iter()
@@ -348,7 +348,12 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
             continue;
         }
         let pts: f64 = between.iter().filter_map(|g| g.points_of(name)).sum();
-        let (elo, elo_error) = elo_head_to_head(games, name, o);
+        // As few games as leave a player unrated give no head-to-head number either.
+        let (elo, elo_error) = if between.len() as u64 >= MIN_RATED_GAMES {
+            elo_head_to_head(games, name, o)
+        } else {
+            (None, None)
+        };
         s.opponents.push(OpponentSummary {
             name: o.clone(),
             games: between.len() as u64,
@@ -359,6 +364,16 @@ fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> Playe
         });
     }
     s
+}
+
+/// The win-rate constant `T` fitted from `samples` of `games` games, or why there is none.
+/// Fewer games than a rating needs give no fit: a `T` from two games reads as a finding and
+/// swings by orders of magnitude with the next two.
+fn win_rate_t(samples: &[(f64, f64)], games: u64) -> Result<f64, String> {
+    if games < MIN_RATED_GAMES {
+        return Err(format!("{games} games; a fit needs {MIN_RATED_GAMES}"));
+    }
+    fit_win_rate_t(samples).map_err(|why| why.reason())
 }
 
 /// Per member pair: decisions where both voted, and where they also agreed.
@@ -372,7 +387,15 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
     let mut diffs: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
     let mut overrode: BTreeMap<String, u64> = BTreeMap::new();
     let mut member_samples: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+    // Per council: the games it decided a move in.
+    let mut council_games: BTreeMap<String, u64> = BTreeMap::new();
     for g in games {
+        let mut councils: Vec<&str> = g.votes.iter().map(|v| v.council.as_str()).collect();
+        councils.sort_unstable();
+        councils.dedup();
+        for c in councils {
+            *council_games.entry(c.to_string()).or_insert(0) += 1;
+        }
         for v in &g.votes {
             let n = v.members.len();
             let s = by_name
@@ -469,46 +492,14 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
                 .get(&(name.clone(), m.clone()))
                 .map(Vec::as_slice)
                 .unwrap_or(&[]);
-            let fitted = fit_win_rate_t(samples);
-            if let Err(why) = fitted {
-                s.member_win_rate_t_unfitted.insert(m.clone(), why.reason());
+            let fitted = win_rate_t(samples, council_games.get(name).copied().unwrap_or(0));
+            if let Err(why) = &fitted {
+                s.member_win_rate_t_unfitted.insert(m.clone(), why.clone());
             }
             s.member_win_rate_t.insert(m.clone(), fitted.ok());
         }
     }
     by_name.into_values().collect()
-}
-
-/// Elo of `player` against the field of its opponents, with the 95% error: the head-to-head
-/// estimate (pentanomial when the games come in colour-swapped pairs) against a single opponent,
-/// the trinomial estimate of all its games otherwise.
-fn elo_vs_field(games: &[GameResult], player: &str) -> (Option<f64>, Option<f64>) {
-    let mut opponents: Vec<&str> = games
-        .iter()
-        .filter_map(|g| {
-            if g.sente == player {
-                Some(g.gote.as_str())
-            } else if g.gote == player {
-                Some(g.sente.as_str())
-            } else {
-                None
-            }
-        })
-        .collect();
-    opponents.sort_unstable();
-    opponents.dedup();
-    let estimate = match opponents.as_slice() {
-        [] => None,
-        [one] => HeadToHead::from_games(games, player, one).estimate(),
-        _ => {
-            let mut wdl = Wdl::default();
-            for p in games.iter().filter_map(|g| g.points_of(player)) {
-                wdl.add_points(p);
-            }
-            EloEstimate::from_wdl(&wdl)
-        }
-    };
-    split(estimate)
 }
 
 /// Elo of `player` over `opponent` from their games, with the 95% error.
@@ -539,7 +530,7 @@ fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
             continue;
         };
         // `scores` covers the played moves, after any opening moves.
-        let opening = g.moves.len().saturating_sub(g.scores.len());
+        let opening = g.opening_len();
         for (k, score) in g.scores.iter().enumerate() {
             if g.mover_at(opening + k) == player
                 && let Some(engine::types::Score::Cp(cp)) = score
@@ -554,7 +545,7 @@ fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::SprtStatus;
+    use crate::stats::{SprtStatus, Wdl};
 
     fn timed(started: Option<u64>, wall: Option<u64>) -> GameResult {
         let line = serde_json::json!({
@@ -739,6 +730,85 @@ mod tests {
             "{err}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `a` against `b` in colour-swapped pairs: `a` wins the first `wins` games, draws the
+    /// next `draws`, loses the rest; each game has one scored move per player.
+    fn head_to_head(wins: u64, draws: u64, losses: u64) -> (RunPlan, Vec<GameResult>) {
+        let text = "[match]\nplayers = [\"a\", \"b\"]\ngames = 2\n\n\
+            [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
+            [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n";
+        let plan =
+            RunPlan::of(&crate::config::Config::parse(Path::new("t.toml"), text).expect("valid"));
+        let games = (0..wins + draws + losses)
+            .map(|i| {
+                let (sente, gote) = if i % 2 == 0 { ("a", "b") } else { ("b", "a") };
+                let a_points = if i < wins {
+                    1.0
+                } else if i < wins + draws {
+                    0.5
+                } else {
+                    0.0
+                };
+                let result = match (a_points, sente == "a") {
+                    (0.5, _) => "draw",
+                    (1.0, true) | (0.0, false) => "sente",
+                    _ => "gote",
+                };
+                // a's score follows its result, so a `T` could be fitted from any count.
+                let cp = if a_points > 0.5 { 300 } else { -300 };
+                let (s_cp, g_cp) = if sente == "a" { (cp, -cp) } else { (-cp, cp) };
+                serde_json::from_value(serde_json::json!({
+                    "id": i, "pair": i / 2, "sente": sente, "gote": gote, "start": "startpos",
+                    "moves": ["7g7f", "3c3d"], "scores": [{"cp": s_cp}, {"cp": g_cp}],
+                    "result": result, "reason": "resign", "plies": 2,
+                }))
+                .expect("a results line")
+            })
+            .collect();
+        (plan, games)
+    }
+
+    /// 2-2 in four games: the table says `n/a`, so `summary.json` says `null` with the reason,
+    /// never `0 ± 0`; no head-to-head number and no win-rate `T` either.
+    #[test]
+    fn four_games_give_no_elo_but_the_reason() {
+        let (plan, games) = head_to_head(2, 0, 2);
+        let s = Summary::new(&plan, &games, 1, 4, Duration::ZERO);
+        for p in &s.players {
+            assert_eq!((p.elo, p.elo_error, p.rating), (None, None, None), "{p:?}");
+            assert_eq!(p.unrated.as_deref(), Some("4 games; a rating needs 10"));
+            assert_eq!((p.opponents[0].elo, p.opponents[0].elo_error), (None, None));
+            assert_eq!(p.fitted_win_rate_t, None);
+            assert_eq!(
+                p.win_rate_t_unfitted.as_deref(),
+                Some("4 games; a fit needs 10")
+            );
+        }
+        assert_eq!(s.ratings, None);
+    }
+
+    /// 8-0-2 (80%) in ten games: `elo` and `elo_error` are the closing table's rating and its
+    /// finite interval (the score's normal interval passes 100% there, which left it `null`).
+    #[test]
+    fn eight_wins_and_two_losses_give_the_tables_elo_with_a_finite_interval() {
+        let (plan, games) = head_to_head(8, 0, 2);
+        let s = Summary::new(&plan, &games, 1, 10, Duration::ZERO);
+        let a = &s.players[0];
+        let rating = a.rating.expect("a is rated");
+        assert_eq!((a.elo, a.elo_error), (Some(rating.elo), Some(rating.error)));
+        let (elo, error) = (a.elo.expect("elo"), a.elo_error.expect("an interval"));
+        assert!(
+            elo > 0.0 && error.is_finite() && error > 0.0,
+            "{elo} ± {error}"
+        );
+        let b = &s.players[1];
+        let b_elo = b.elo.expect("b's elo");
+        assert!(
+            (b_elo + elo).abs() < 1e-9,
+            "the pool mean is 0: {b_elo} {elo}"
+        );
+        assert!(s.ratings.is_some());
     }
 
     #[test]

@@ -392,6 +392,7 @@ mod tests {
             start: "startpos".into(),
             handicap: None,
             moves: vec![],
+            opening_plies: Some(0),
             result,
             reason: Reason::Resign,
             plies: 0,

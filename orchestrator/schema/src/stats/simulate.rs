@@ -98,6 +98,7 @@ impl Pool {
             },
             handicap: handicap.map(str::to_owned),
             moves: Vec::new(),
+            opening_plies: Some(0),
             result,
             reason: if result == Winner::Draw {
                 Reason::Repetition

@@ -197,12 +197,11 @@ impl<'a> Game<'a> {
     /// A `results.jsonl` line: its scores and times start after the opening's moves.
     #[must_use]
     pub fn of_result(g: &'a GameResult) -> Self {
-        let played = g.scores.len().max(g.times_ms.len());
         Self {
             start: &g.start,
             moves: &g.moves,
             winner: (g.reason != Reason::Aborted).then_some(g.result),
-            opening: g.moves.len().saturating_sub(played),
+            opening: g.opening_len(),
             scores: &g.scores,
             votes: &g.votes,
             result: Some(g),

@@ -220,6 +220,7 @@ mod tests {
                     start: String::new(),
                     handicap: None,
                     moves: Vec::new(),
+                    opening_plies: Some(0),
                     result: Winner::Sente,
                     reason: council_schema::results::Reason::Checkmate,
                     plies,

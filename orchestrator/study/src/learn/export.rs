@@ -5,8 +5,8 @@
 //! file and its sidecar `FILE.json` (inputs, settings, seed, counts, command), so the file can be
 //! remade.
 //!
-//! Inputs: a run folder (it holds `results.jsonl`) or a results file (`.jsonl`) gives every
-//! game with its scores and votes; a malformed line stops the export with one line naming the
+//! Inputs: a run folder (it holds `results.jsonl`) or a results file (`.jsonl`), given or met
+//! in a folder (a folder of runs), gives every game with its scores and votes; a malformed line stops the export with one line naming the
 //! file and line (a torn last line of a run still being written is left for later). Anything
 //! else is read as corpus input (CSA, KIF, USI position lines, folders recursed): games without
 //! scores, so their positions are written only with `--keep-unscored` (score 0).
@@ -95,6 +95,12 @@ impl ExportReport {
     }
 }
 
+/// One part of the inputs: a results file read with its scores, or corpus files.
+enum Input {
+    Run(PathBuf),
+    Corpus(Vec<PathBuf>),
+}
+
 /// Whether an input is a run (a folder with `results.jsonl`, or a `.jsonl` file).
 fn results_file(path: &Path) -> Option<PathBuf> {
     if path.is_dir() {
@@ -120,27 +126,48 @@ pub fn run(options: &ExportOptions) -> Result<ExportReport, ExportError> {
     };
     let mut export = Export::new(options.settings);
     let mut warnings = Vec::new();
+    // Runs with their scores, wherever they are met; the other files, in their order between
+    // them, as corpus input.
+    let mut pieces: Vec<Input> = Vec::new();
     for input in &options.inputs {
         if let Some(file) = results_file(input) {
-            let read = council_schema::results::read::read(std::slice::from_ref(&file), POLICY)?;
-            for g in &read.games {
-                export
-                    .add(Game::of_result(g))
-                    .map_err(|problem| ExportError::Game {
-                        place: format!("{} game {}", file.display(), g.id),
-                        problem,
-                    })?;
+            pieces.push(Input::Run(file));
+            continue;
+        }
+        for (path, kind) in corpus::list(std::slice::from_ref(input))? {
+            match (kind, results_file(&path)) {
+                (corpus::InputKind::Run, Some(file)) => pieces.push(Input::Run(file)),
+                _ => match pieces.last_mut() {
+                    Some(Input::Corpus(files)) => files.push(path),
+                    _ => pieces.push(Input::Corpus(vec![path])),
+                },
             }
-        } else {
-            let read = corpus::read(std::slice::from_ref(input))?;
-            warnings.extend(read.warnings.iter().map(ToString::to_string));
-            for g in &read.games {
-                export
-                    .add(Game::of_corpus(g))
-                    .map_err(|problem| ExportError::Game {
-                        place: g.source.clone(),
-                        problem,
-                    })?;
+        }
+    }
+    for piece in &pieces {
+        match piece {
+            Input::Run(file) => {
+                let read = council_schema::results::read::read(std::slice::from_ref(file), POLICY)?;
+                for g in &read.games {
+                    export
+                        .add(Game::of_result(g))
+                        .map_err(|problem| ExportError::Game {
+                            place: format!("{} game {}", file.display(), g.id),
+                            problem,
+                        })?;
+                }
+            }
+            Input::Corpus(files) => {
+                let read = corpus::read(files)?;
+                warnings.extend(read.warnings.iter().map(ToString::to_string));
+                for g in &read.games {
+                    export
+                        .add(Game::of_corpus(g))
+                        .map_err(|problem| ExportError::Game {
+                            place: g.source.clone(),
+                            problem,
+                        })?;
+                }
             }
         }
     }
