@@ -414,7 +414,7 @@ fn schema_keys(dir: &Path, table: &str) -> BTreeSet<String> {
         "{}: the bogus key was accepted",
         path.display()
     );
-    let unknown = format!("unknown field `{BOGUS_KEY}`");
+    let unknown = format!("unknown key `{BOGUS_KEY}`");
     let at = stderr.find(&unknown).unwrap_or_else(|| {
         panic!(
             "{}: not refused as an unknown key: {stderr}",
@@ -423,7 +423,7 @@ fn schema_keys(dir: &Path, table: &str) -> BTreeSet<String> {
     });
     let list = &stderr[at + unknown.len()..];
     let list = list
-        .split_once("expected")
+        .split_once("(known:")
         .unwrap_or_else(|| panic!("{}: the error lists no keys: {stderr}", path.display()))
         .1;
     let keys: BTreeSet<String> = list
