@@ -4,7 +4,8 @@
 //! format (the regex test workers use) finds in the output exactly what `results.jsonl` holds:
 //! every game, the wins, losses and draws, the pentanomial counts, the final LLR. A flag run and
 //! the TOML its `--print-config` prints play the same games; a `-council` is one participant
-//! whose votes are recorded and which is rated; an unknown flag is one line naming the closest.
+//! whose votes are recorded and which is rated; `-draw` ends a game by draw adjudication; an
+//! unknown flag is one line naming the closest.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -517,4 +518,43 @@ fn an_unknown_flag_or_key_is_one_line_naming_the_closest() {
         assert_eq!(o.status.code(), Some(2));
         assert_eq!(String::from_utf8_lossy(&o.stderr).trim_end(), line);
     }
+}
+
+#[test]
+fn draw_adjudication_ends_a_game_as_fastchess_says_it() {
+    let dir = scratch("draw");
+    let (e1, e2) = (engine_as(&dir, "one"), engine_as(&dir, "two"));
+    let out = dir.join("run");
+    // Any centipawn score is within the window: each game is drawn at the fourth ply, once
+    // both engines have scored two plies in a row after ply 4 was reached.
+    let o = council_match(&[
+        "-engine",
+        &format!("cmd={e1}"),
+        "nodes=200",
+        "-engine",
+        &format!("cmd={e2}"),
+        "nodes=100",
+        "-rounds",
+        "1",
+        "-draw",
+        "movenumber=4",
+        "movecount=2",
+        "score=100000",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let stdout = succeeded(&o);
+    let games = results(&out);
+    assert_eq!(games.len(), 2, "{stdout}");
+    for g in &games {
+        assert_eq!(g["result"], "draw", "{g}");
+        assert_eq!(g["reason"], "draw_adjudication", "{g}");
+        assert_eq!(g["plies"], 4, "{g}");
+    }
+    assert_console_matches_games(&parse(&stdout), &games);
+    assert_eq!(
+        stdout.matches("1/2-1/2 {Draw by adjudication}").count(),
+        2,
+        "{stdout}"
+    );
 }

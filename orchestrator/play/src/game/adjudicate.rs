@@ -1,7 +1,7 @@
 //! The arbiter's rules, each a small piece with no I/O: the end of a game read off the position
 //! (checkmate, repetition with the perpetual-check rule, impasse declarations), the maximum
-//! length, a player's failure to answer, resign adjudication by score, and the arbiter's own
-//! clock. The `arbiter` applies them in order; here they are plain functions and trackers.
+//! length, a player's failure to answer, resign and draw adjudication by score, and the arbiter's
+//! own clock. The `arbiter` applies them in order; here they are plain functions and trackers.
 //!
 //! Invariant: nothing here trusts an engine. Moves are checked against the full legal-move list
 //! by `Position::parse_usi_move`, declarations by the 27-point rule, and time by the arbiter's
@@ -12,7 +12,7 @@ use engine::types::Color;
 use engine::types::Move;
 
 use council_players::player::PlayerError;
-use council_schema::config::ResignRule;
+use council_schema::config::{DrawRule, ResignRule};
 use council_schema::results::{Reason, Winner};
 use council_schema::stats::resignation;
 use engine::types::Score;
@@ -237,6 +237,56 @@ impl ResignTracker {
     }
 }
 
+/// Draw adjudication (Shogitest's `-draw`): once the engines have played `after_plies` plies,
+/// the game is a draw when each of the last `plies` plies was scored within `±score_cp` by the
+/// player that moved. A mate score or a move without a score ends the run.
+#[derive(Debug, Clone)]
+pub(crate) struct DrawTracker {
+    rule: Option<DrawRule>,
+    /// Plies the engines have played (the opening's not counted).
+    played: u32,
+    /// Consecutive plies, up to the last, scored within the window.
+    level: u32,
+}
+
+impl DrawTracker {
+    pub(crate) fn new(rule: Option<DrawRule>) -> Self {
+        Self {
+            rule,
+            played: 0,
+            level: 0,
+        }
+    }
+
+    /// Record the score the mover reported for the move it played.
+    pub(crate) fn update(&mut self, eval: Option<Score>) {
+        let Some(rule) = self.rule else { return };
+        self.played = self.played.saturating_add(1);
+        let within = matches!(eval, Some(Score::Cp(cp)) if cp.unsigned_abs() <= rule.score_cp.unsigned_abs());
+        self.level = if within {
+            self.level.saturating_add(1)
+        } else {
+            0
+        };
+    }
+
+    pub(crate) fn verdict(&self) -> Option<Verdict> {
+        let DrawRule {
+            after_plies,
+            plies,
+            score_cp,
+        } = self.rule?;
+        (self.played >= after_plies && self.level >= plies).then(|| {
+            Verdict::draw(
+                Reason::DrawAdjudication,
+                format!(
+                    "both players scored the game within ±{score_cp} cp for {plies} plies in a row (after ply {after_plies})"
+                ),
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,6 +376,49 @@ mod tests {
             t.update(Color::Sente, Some(Score::Cp(-5000)));
             t.update(Color::Gote, Some(Score::Cp(5000)));
         }
+        assert_eq!(t.verdict(), None);
+    }
+
+    #[test]
+    fn draw_adjudication_needs_level_scores_for_long_enough_after_the_first_plies() {
+        let rule = DrawRule {
+            after_plies: 6,
+            plies: 4,
+            score_cp: 20,
+        };
+        let feed = |t: &mut DrawTracker, cps: &[i32]| {
+            for &cp in cps {
+                t.update(Some(Score::Cp(cp)));
+            }
+        };
+        // Level from the first ply: four plies in a row are not enough before ply 6.
+        let mut t = DrawTracker::new(Some(rule));
+        feed(&mut t, &[0, 5, -20, 10]);
+        assert_eq!(t.verdict(), None, "before after_plies");
+        feed(&mut t, &[15]);
+        assert_eq!(t.verdict(), None, "ply 5");
+        feed(&mut t, &[-3]);
+        let v = t.verdict().expect("ply 6, six level plies");
+        assert_eq!(
+            (v.result, v.reason),
+            (Winner::Draw, Reason::DrawAdjudication)
+        );
+        assert!(v.detail.contains("±20 cp"), "{}", v.detail);
+
+        // One score outside the window (or a mate score, or none) starts the count again.
+        for breaker in [Some(Score::Cp(21)), Some(Score::Mate(9)), None] {
+            let mut t = DrawTracker::new(Some(rule));
+            feed(&mut t, &[0, 0, 0, 0, 0]);
+            t.update(breaker);
+            feed(&mut t, &[0, 0, 0]);
+            assert_eq!(t.verdict(), None, "{breaker:?} broke the run");
+            feed(&mut t, &[-20]);
+            assert!(t.verdict().is_some(), "four level plies after {breaker:?}");
+        }
+
+        // Off by default.
+        let mut t = DrawTracker::new(None);
+        feed(&mut t, &[0; 40]);
         assert_eq!(t.verdict(), None);
     }
 

@@ -18,8 +18,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::adjudicate::{
-    ResignTracker, Verdict, failure_verdict, impasse_verdict, judge_move, max_plies_verdict,
-    position_verdict,
+    DrawTracker, ResignTracker, Verdict, failure_verdict, impasse_verdict, judge_move,
+    max_plies_verdict, position_verdict,
 };
 use super::feed::{ClockView, GameStart, MoveEvent, RunFeed};
 use council_players::player::{
@@ -152,6 +152,7 @@ pub(crate) struct Arbiter<'a> {
     /// Each side's clock, `None` for a side without one.
     clocks: [Option<SideClock>; 2],
     resign: ResignTracker,
+    draw: DrawTracker,
     sheet: Sheet,
     began: Instant,
     started_unix_ms: Option<u64>,
@@ -194,6 +195,7 @@ impl<'a> Arbiter<'a> {
             start,
             clocks: players.map(|p| p.limits.time_control().map(SideClock::new)),
             resign: ResignTracker::new(config.resign),
+            draw: DrawTracker::new(config.draw),
             began,
             started_unix_ms,
             used_ms: [0; 2],
@@ -389,6 +391,7 @@ impl<'a> Arbiter<'a> {
                     }
                     self.sheet.pvs.push(pv);
                     self.resign.update(mover, eval);
+                    self.draw.update(eval);
                     self.resign.verdict()
                 }
                 Err(v) => Some(v),
@@ -402,8 +405,12 @@ impl<'a> Arbiter<'a> {
             .elapsed()
             .saturating_sub(engine_time)
             .as_micros() as u64;
-        // Only a played move leaves no verdict yet: the position it made may end the game.
-        verdict.or_else(|| self.standing_verdict()).into()
+        // Only a played move leaves no verdict yet: the position it made may end the game, by
+        // the rules first, then by draw adjudication.
+        verdict
+            .or_else(|| self.standing_verdict())
+            .or_else(|| self.draw.verdict())
+            .into()
     }
 
     /// The end the game has reached before the side to move is asked: checkmate, repetition,

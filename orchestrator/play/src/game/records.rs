@@ -45,7 +45,8 @@ fn end_reason(r: Reason) -> EndReason {
         Reason::Repetition => EndReason::Repetition,
         Reason::PerpetualCheck => EndReason::PerpetualCheck,
         Reason::Impasse => EndReason::Impasse,
-        Reason::MaxPlies => EndReason::MaxPlies,
+        // The records' draw the arbiter declares (a draw adjudication is one too).
+        Reason::MaxPlies | Reason::DrawAdjudication => EndReason::MaxPlies,
         Reason::Timeout => EndReason::Timeout,
         Reason::Crash => EndReason::Crash,
         Reason::Aborted => EndReason::Abort,
@@ -290,7 +291,7 @@ pub fn pseudo_pgn(config: &Config, game: &PlayedGame, settings: &PgnSettings) ->
     let termination = match g.reason {
         Reason::Timeout => "time forfeit",
         Reason::Crash => "abandoned",
-        Reason::MaxPlies | Reason::Adjudication => "adjudication",
+        Reason::MaxPlies | Reason::Adjudication | Reason::DrawAdjudication => "adjudication",
         Reason::IllegalMove | Reason::MalformedMove | Reason::PerpetualCheck => "illegal move",
         Reason::Aborted => "unterminated",
         _ => "normal",

@@ -577,6 +577,7 @@ pub fn ending_words(g: &GameResult) -> String {
         Reason::IllegalImpasse => format!("{loser} makes an illegal impasse declaration"),
         Reason::MaxPlies => "Draw by adjudication: Reached move limit".into(),
         Reason::Adjudication => format!("{winner} wins by adjudication"),
+        Reason::DrawAdjudication => "Draw by adjudication".into(),
         Reason::IllegalMove | Reason::MalformedMove => format!("{loser} makes an illegal move"),
         Reason::Timeout => format!("{loser} loses on time"),
         Reason::Crash => format!("{loser} disconnects"),

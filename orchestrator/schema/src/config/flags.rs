@@ -80,6 +80,7 @@ const COUNCIL_KEYS: &[&str] = &[
 const SPRT_KEYS: &[&str] = &["elo0", "elo1", "alpha", "beta", "model"];
 const OPENINGS_KEYS: &[&str] = &["file", "format", "order", "start"];
 const RESIGN_KEYS: &[&str] = &["movecount", "score", "twosided"];
+const DRAW_KEYS: &[&str] = &["movenumber", "movecount", "score"];
 const PGN_KEYS: &[&str] = &[
     "file", "nodes", "seldepth", "nps", "hashfull", "timeleft", "latency",
 ];
@@ -627,10 +628,36 @@ pub fn to_toml(args: &[String]) -> Result<(String, RunFlags), FlagError> {
                 };
             }
             "-draw" => {
-                return Err(bad(
-                    flag,
-                    "draw adjudication is not supported by council-match (games end by the rules, -maxmoves or -resign)",
-                ));
+                // Shogitest's defaults; movenumber and movecount are plies, as council's rule.
+                let (mut after, mut count, mut score) = (0u64, 1u64, 0i64);
+                for (k, v) in key_values(&mut words) {
+                    match k {
+                        "movenumber" => after = parse_num(flag, k, v)?,
+                        "movecount" => count = parse_num(flag, k, v)?,
+                        "score" => score = parse_num(flag, k, v)?,
+                        _ => return Err(unknown_key(flag, k, DRAW_KEYS)),
+                    }
+                }
+                if count == 0 || score < 0 {
+                    return Err(bad(
+                        flag,
+                        "movecount must be at least 1 and score at least 0",
+                    ));
+                }
+                let mut d = Table::new();
+                d.insert(
+                    "after_plies".into(),
+                    Value::Integer(after.min(u32::MAX as u64) as i64),
+                );
+                d.insert(
+                    "plies".into(),
+                    Value::Integer(count.min(u32::MAX as u64) as i64),
+                );
+                d.insert(
+                    "score_cp".into(),
+                    Value::Integer(score.min(i32::MAX as i64)),
+                );
+                m.insert("draw".into(), Value::Table(d));
             }
             "-resign" => {
                 let (mut count, mut score, mut two_sided) = (1u64, 0i64, false);
@@ -1004,7 +1031,8 @@ mod tests {
         let (text, run) = to_toml(&words(
             "-engine cmd=./dev name=dev -engine cmd=/bin/base option.USI_Hash=64 option.Style=fast \
              -each tc=10+0.1 timemargin=50 -openings file=book.epd order=random -srand 7 \
-             -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 -resign movecount=3 score=600",
+             -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 -resign movecount=3 score=600 \
+             -draw movenumber=40 movecount=8 score=10",
         ))
         .expect("valid flags");
         let doc: Table = toml::from_str(&text).expect("TOML");
@@ -1017,6 +1045,11 @@ mod tests {
         assert_eq!(m["openings_order"].as_str(), Some("random"));
         assert_eq!(m["sprt"]["model"].as_str(), Some("normalized"));
         assert_eq!(m["resign"]["mu"].as_float(), Some(600.0));
+        let d = &m["draw"];
+        assert_eq!(
+            [&d["after_plies"], &d["plies"], &d["score_cp"]].map(|v| v.as_integer()),
+            [Some(40), Some(8), Some(10)]
+        );
         let p = doc["player"].as_array().expect("players");
         assert_eq!(p[1]["name"].as_str(), Some("base"));
         assert_eq!(p[1]["time_ms"].as_integer(), Some(10_000));

@@ -74,6 +74,7 @@ impl Config {
             seed: 0,
             openings: Openings::Single("startpos".into()),
             resign: None,
+            draw: None,
             timeout_margin_ms: default_margin(),
             sprt: None,
             training: None,

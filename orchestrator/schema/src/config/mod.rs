@@ -266,6 +266,17 @@ pub enum ResignRule {
     Model { mu: f64, sigma: f64, moves: u32 },
 }
 
+/// Optional draw adjudication (`[match] draw = { after_plies, plies, score_cp }`, the rule of
+/// Shogitest's and fastchess's `-draw`): once the engines have played `after_plies` plies (the
+/// opening's not counted), a game whose last `plies` plies were all scored within `±score_cp`
+/// by the player that moved is a draw. A mate score or a move without a score breaks the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawRule {
+    pub after_plies: u32,
+    pub plies: u32,
+    pub score_cp: i32,
+}
+
 /// The validated configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -284,6 +295,7 @@ pub struct Config {
     pub seed: u64,
     pub openings: Openings,
     pub resign: Option<ResignRule>,
+    pub draw: Option<DrawRule>,
     /// Grace the arbiter allows past a clock's budget before a timeout, ms.
     pub timeout_margin_ms: u64,
     /// Head-to-head only: stop when this sequential test decides (`games` is then the most

@@ -61,6 +61,7 @@ pub(super) struct RawMatch {
     /// The line the run starts from, 1-based (default 1).
     pub(super) openings_start: Option<u64>,
     pub(super) resign: Option<RawResign>,
+    pub(super) draw: Option<RawDraw>,
     #[serde(default = "default_margin")]
     pub(super) timeout_margin_ms: u64,
     pub(super) sprt: Option<crate::stats::Sprt>,
@@ -78,6 +79,16 @@ pub(super) fn default_max_plies() -> u32 {
 }
 pub(super) fn default_margin() -> u64 {
     1000
+}
+
+/// `draw = { after_plies = .., plies = .., score_cp = .. }` (`after_plies` 0 when not given).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawDraw {
+    #[serde(default)]
+    pub(super) after_plies: u32,
+    pub(super) plies: u32,
+    pub(super) score_cp: i32,
 }
 
 /// `resign = { score_cp = .., moves = .. }` or `{ model = "shueso", mu = .., sigma = .., moves = .. }`.

@@ -57,6 +57,9 @@ pub enum Reason {
     MaxPlies,
     /// Resign adjudication by score (both sides agreed the game was lost for long enough).
     Adjudication,
+    /// Draw adjudication by score (`[match] draw`: both players scored the game level for long
+    /// enough).
+    DrawAdjudication,
     /// A well-formed move that is not legal in the position.
     IllegalMove,
     /// Output that is not a move at all where a move was required.
@@ -83,6 +86,7 @@ impl Reason {
             Reason::IllegalImpasse => "illegal_impasse",
             Reason::MaxPlies => "max_plies",
             Reason::Adjudication => "adjudication",
+            Reason::DrawAdjudication => "draw_adjudication",
             Reason::IllegalMove => "illegal_move",
             Reason::MalformedMove => "malformed_move",
             Reason::Timeout => "timeout",

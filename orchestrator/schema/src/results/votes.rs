@@ -166,6 +166,7 @@ mod tests {
             Reason::IllegalImpasse,
             Reason::MaxPlies,
             Reason::Adjudication,
+            Reason::DrawAdjudication,
             Reason::IllegalMove,
             Reason::MalformedMove,
             Reason::Timeout,

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{
-    Candidates, Config, CouncilSettings, Format, InternalSettings, IntuitionModel,
+    Candidates, Config, CouncilSettings, DrawRule, Format, InternalSettings, IntuitionModel,
     IntuitionSettings, Limits, Openings, PlayerConfig, PlayerKind, ResignRule, UsiEngineSettings,
 };
 use crate::stats::Sprt;
@@ -30,6 +30,9 @@ pub struct RunPlan {
     pub max_plies: u32,
     pub openings: Openings,
     pub resign: Option<ResignRule>,
+    /// `[match] draw` (absent when not configured, and in a `run.json` of an older build).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<DrawRule>,
     pub timeout_margin_ms: u64,
     pub sprt: Option<Sprt>,
     /// `[match] training`: the training records its games write (absent in a `run.json` of an
@@ -111,6 +114,7 @@ impl RunPlan {
             max_plies: config.max_plies,
             openings: config.openings.clone(),
             resign: config.resign,
+            draw: config.draw,
             timeout_margin_ms: config.timeout_margin_ms,
             sprt: config.sprt,
             training: config.training,

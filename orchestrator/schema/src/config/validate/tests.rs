@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use super::super::{
-    Config, ConfigError, CouncilSettings, DropNotation, Fairness, Format, InternalSettings, Method,
-    Openings, PlayerKind, ResignRule,
+    Config, ConfigError, CouncilSettings, DrawRule, DropNotation, Fairness, Format,
+    InternalSettings, Method, Openings, PlayerKind, ResignRule,
 };
 use engine::intuition::Setting;
 
@@ -518,6 +518,47 @@ mod resign {
         ] {
             let e = parse(bad).unwrap_err().to_string();
             assert!(e.contains("match.resign") && e.contains(says), "{bad}: {e}");
+        }
+    }
+}
+
+mod draw {
+    use super::*;
+
+    fn parse(draw: &str) -> Result<Config, ConfigError> {
+        let text = format!(
+            "[match]\nplayers = [\"a\", \"b\"]\ndraw = {draw}\n\n\
+             [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\n\
+             [[player]]\nname = \"b\"\nkind = \"internal\"\nnodes = 10\n"
+        );
+        Config::parse(Path::new("t.toml"), &text)
+    }
+
+    #[test]
+    fn the_draw_rule_and_what_is_wrong_with_a_bad_one() {
+        assert_eq!(
+            parse("{ plies = 8, score_cp = 10 }").unwrap().draw,
+            Some(DrawRule {
+                after_plies: 0,
+                plies: 8,
+                score_cp: 10
+            })
+        );
+        assert_eq!(
+            parse("{ after_plies = 60, plies = 1, score_cp = 0 }")
+                .unwrap()
+                .draw
+                .map(|d| d.after_plies),
+            Some(60)
+        );
+        for (bad, says) in [
+            ("{ plies = 0, score_cp = 10 }", "plies must be at least 1"),
+            ("{ plies = 4, score_cp = -1 }", "score_cp must be 0 or more"),
+            ("{ plies = 4 }", "score_cp"),
+            ("{ plies = 4, score_cp = 5, moves = 2 }", "moves"),
+        ] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.contains("draw") && e.contains(says), "{bad}: {e}");
         }
     }
 }

@@ -1,11 +1,11 @@
 //! `[match]`: who plays (with the references `equal_resources` brings), each with a budget, in a
-//! format that takes that many players; how many games, how long; resignation and the SPRT.
+//! format that takes that many players; how many games, how long; resignation, draw adjudication and the SPRT.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use super::super::raw::{RawMatch, RawResign};
-use super::super::{Config, ConfigError, Format, Limits, PlayerConfig, ResignRule};
+use super::super::{Config, ConfigError, DrawRule, Format, Limits, PlayerConfig, ResignRule};
 use super::{limits, openings};
 
 /// `[match]` over the validated players: the whole config but its `[tune]`.
@@ -29,6 +29,20 @@ pub(super) fn validate_match(
         Some(r) => {
             Some(resign_rule(r).map_err(|problem| err("match.resign", problem.to_string()))?)
         }
+    };
+    let draw = match &m.draw {
+        None => None,
+        Some(d) if d.plies == 0 => {
+            return Err(err("match.draw", "plies must be at least 1".into()));
+        }
+        Some(d) if d.score_cp < 0 => {
+            return Err(err("match.draw", "score_cp must be 0 or more".into()));
+        }
+        Some(d) => Some(DrawRule {
+            after_plies: d.after_plies,
+            plies: d.plies,
+            score_cp: d.score_cp,
+        }),
     };
     if let Some(sprt) = &m.sprt {
         if m.format != Format::HeadToHead {
@@ -61,6 +75,7 @@ pub(super) fn validate_match(
         seed: m.seed,
         openings,
         resign,
+        draw,
         timeout_margin_ms: m.timeout_margin_ms,
         sprt: m.sprt,
         training: m.training,
