@@ -367,9 +367,10 @@ fn no_page_cites_outside_the_repository_or_an_issue() {
 // (b) Config keys.
 
 /// The config tables, by the name the reference's key tables give them.
-const TABLES: [&str; 9] = [
+const TABLES: [&str; 10] = [
     "",
     "match",
+    "match.draw",
     "match.resign",
     "match.sprt",
     "match.training",
@@ -385,6 +386,7 @@ fn probe_config(table: &str) -> String {
     match table {
         "" => format!("{bogus}[match]\nplayers = []\n"),
         "match" => format!("[match]\nplayers = []\n{bogus}"),
+        "match.draw" => format!("[match]\nplayers = []\ndraw = {{ {BOGUS_KEY} = 1 }}\n"),
         "match.resign" => format!("[match]\nplayers = []\nresign = {{ {BOGUS_KEY} = 1 }}\n"),
         "match.sprt" => format!("[match]\nplayers = []\nsprt = {{ {BOGUS_KEY} = 1 }}\n"),
         "match.training" => format!("[match]\nplayers = []\ntraining = {{ {BOGUS_KEY} = 1 }}\n"),
@@ -499,7 +501,7 @@ fn keys_set(text: &str) -> BTreeMap<String, BTreeSet<String>> {
             ("match", toml::Value::Table(m)) => {
                 for (mk, mv) in m {
                     add("match", mk);
-                    if let ("resign" | "sprt" | "training", toml::Value::Table(inner)) =
+                    if let ("draw" | "resign" | "sprt" | "training", toml::Value::Table(inner)) =
                         (mk.as_str(), mv)
                     {
                         for ik in inner.keys() {

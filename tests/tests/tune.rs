@@ -392,7 +392,7 @@ fn each_bad_tune_section_is_one_line_naming_the_key() {
     let out = run_bin("council-match", &[&path, &"--check"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && stderr.contains("unknown field `step`"),
+        !out.status.success() && stderr.contains("unknown key `step`"),
         "{stderr}"
     );
 }
