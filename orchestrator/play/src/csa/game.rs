@@ -217,16 +217,19 @@ impl<'a> Game<'a> {
                 let think = player.think(&req);
                 tokio::pin!(think);
                 // The server may end the game while we think (time up, a stop, a dropped
-                // connection), or send an empty line: listen too, and keep thinking.
+                // connection), or send an empty line: listen too, and keep thinking. The server's
+                // lines first: an end that came with the move we answer (`#MAX_MOVES` after the
+                // last move) ends the game before a quick answer is sent after it.
                 let thought = loop {
                     tokio::select! {
-                        thought = &mut think => break thought,
+                        biased;
                         line = session.recv() => {
                             if let Some(end) = self.hear(line, &mut st, ponders) {
                                 return end;
                             }
                         }
                         () = stop.requested() => return self.stopped(st, stop),
+                        thought = &mut think => break thought,
                     }
                 };
                 st.answered = true;
