@@ -66,7 +66,11 @@ pub fn check(
         let Some(spec) = declared.iter().find(|s| s.name == *name) else {
             return Err(OptionProblem::Unknown {
                 name: name.clone(),
-                closest: closest(name, declared),
+                closest: council_schema::config::closest(
+                    name,
+                    declared.iter().map(|s| s.name.as_str()),
+                )
+                .map(str::to_string),
             });
         };
         let OptionKind::Spin { min, max, .. } = spec.kind else {
@@ -94,18 +98,6 @@ pub fn check(
         }
     }
     Ok(())
-}
-
-/// The declared name nearest to `name`: the smallest edit distance, ignoring case, among names
-/// at most a third of their length away (ties: the first declared); `None` when none is.
-fn closest(name: &str, declared: &[OptionSpec]) -> Option<String> {
-    let lower = name.to_lowercase();
-    declared
-        .iter()
-        .map(|s| (strsim::levenshtein(&lower, &s.name.to_lowercase()), &s.name))
-        .filter(|(d, s)| *d <= s.chars().count().max(name.chars().count()).div_ceil(3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, s)| s.clone())
 }
 
 #[cfg(test)]

@@ -164,16 +164,6 @@ fn closest(near: &Option<String>) -> String {
         .map_or(String::new(), |n| format!("; did you mean `{n}`?"))
 }
 
-/// The known word closest to `word`, if any is close enough to be a likely typo.
-fn nearest(word: &str, known: &[&str]) -> Option<String> {
-    known
-        .iter()
-        .map(|k| (strsim::damerau_levenshtein(word, k), *k))
-        .filter(|(d, k)| *d <= (k.len().max(word.len()) / 2).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k.to_string())
-}
-
 fn bad(flag: &str, problem: impl Into<String>) -> FlagError {
     FlagError::Bad {
         flag: flag.to_string(),
@@ -376,7 +366,7 @@ fn unknown_key(flag: &str, key: &str, known: &[&str]) -> FlagError {
     FlagError::UnknownKey {
         flag: flag.into(),
         key: key.into(),
-        near: nearest(key, known),
+        near: super::closest(key, known.iter().copied()).map(str::to_string),
     }
 }
 
@@ -821,7 +811,7 @@ pub fn to_toml(args: &[String]) -> Result<(String, RunFlags), FlagError> {
                 known.extend_from_slice(RUN_OPTIONS);
                 return Err(FlagError::UnknownFlag {
                     flag: flag.to_string(),
-                    near: nearest(flag, &known),
+                    near: super::closest(flag, known.iter().copied()).map(str::to_string),
                 });
             }
         }

@@ -127,7 +127,7 @@ fn pointed(message: &str) -> String {
     };
     // The names serde lists: every other backquoted word after the given one.
     let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-    match closest(given, &known) {
+    match closest(given, known.iter().copied()) {
         Some(near) => format!("unknown {what} `{given}`: did you mean `{near}`?"),
         None if known.is_empty() => format!("unknown {what} `{given}`"),
         None => format!(
@@ -141,20 +141,20 @@ fn pointed(message: &str) -> String {
     }
 }
 
-/// The name of `known` closest to `given`, if it is a likely misspelling: at most a third of
-/// its letters (and at least one) edited, case aside.
-pub(super) fn closest<'a>(given: &str, known: &[&'a str]) -> Option<&'a str> {
+/// The name of `known` closest to `given`, if it is a likely misspelling: the fewest edits
+/// (Damerau–Levenshtein, case aside), at most a third of the longer name's letters and at least
+/// one; ties go to the first known. The one rule every "did you mean" of the orchestrator uses:
+/// config keys and values, fastchess flags and their keys, an engine's declared options.
+pub fn closest<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let given_lower = given.to_lowercase();
-    let limit = (given.chars().count() / 3).max(1);
+    let given_len = given.chars().count();
     known
-        .iter()
+        .into_iter()
         .map(|k| {
-            (
-                strsim::damerau_levenshtein(&given_lower, &k.to_lowercase()),
-                *k,
-            )
+            let distance = strsim::damerau_levenshtein(&given_lower, &k.to_lowercase());
+            (distance, k)
         })
-        .filter(|&(d, _)| d <= limit)
+        .filter(|&(d, k)| d <= given_len.max(k.chars().count()).div_ceil(3).max(1))
         .min_by_key(|&(d, _)| d)
         .map(|(_, k)| k)
 }

@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::results::votes::Method;
 pub use intuition::{Candidates, IntuitionModel};
+pub use load::closest;
 pub use tune::{ParamKey, ParamTarget, SimulateBowl, TuneConfig, TuneParam};
 pub use usi_engine::{DropNotation, OptionValue, UsiEngineSettings};
 
