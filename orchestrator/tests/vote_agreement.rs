@@ -1,6 +1,6 @@
 //! One vote for the council and its theory: the orchestrator's `council::vote` (what a real
 //! council plays: move texts, scores with their win-rate constants) and the simulator's
-//! `sim::council::vote` (the methods on plain ballots) are fed the same ballots and must choose
+//! `sim::council::methods` (the methods on plain ballots) are fed the same ballots and must choose
 //! the same move, for every method. The orchestrator now calls the simulator's rules, so this
 //! guards what lies between them: the numbering of move texts, the common scale, the mate and
 //! unanimity rules (no mates here, so they must not interfere) and the ballot order. Ties are made
@@ -10,7 +10,7 @@
 use engine::types::Score;
 use orchestrator::council::vote::{self, Ballot, Method, REFERENCE_T, VoteSettings};
 use proptest::prelude::*;
-use sim::council::vote as sim_vote;
+use sim::council::methods as sim_vote;
 
 /// One member's ballot as both sides take it: move index, cp on the common scale, `s_i`.
 type Plain = (usize, i32, f64);

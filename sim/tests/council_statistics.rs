@@ -8,8 +8,8 @@
 use sim::council::exact::{
     agreement, majority_of_three_rate, optimistic_rate, pessimistic_rate, single_rate,
 };
+use sim::council::methods::{Report, Voting};
 use sim::council::simulate::{CouncilRun, perceive, simulate};
-use sim::council::vote::{Report, Voting};
 use sim::council::{CouncilParams, SyncPair};
 use sim::majority::majority_of_three;
 use sim::plain;

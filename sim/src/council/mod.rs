@@ -13,9 +13,9 @@
 
 pub mod estimate;
 pub mod exact;
+pub mod methods;
 pub mod simulate;
 pub mod sweep;
-pub mod vote;
 
 use std::fmt;
 use std::str::FromStr;

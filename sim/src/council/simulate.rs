@@ -9,7 +9,7 @@ use rand::RngExt;
 use serde::Serialize;
 
 use super::CouncilParams;
-use super::vote::{Approval, Report, Voting};
+use super::methods::{Approval, Report, Voting};
 use crate::moments::{Count, Rate};
 use crate::streams::{self, Batch, NormalBlock, SimRng};
 
@@ -240,7 +240,7 @@ pub fn simulate(
     }
 }
 
-/// The approval method with each member's top `k` (`sim::council::vote::Approval`): its
+/// The approval method with each member's top `k` (`sim::council::methods::Approval`): its
 /// best-move count over `trials` trials (at least one) with master seed `seed`, on the same
 /// perceived positions as [`simulate`] with that seed.
 pub fn simulate_approval(

@@ -17,7 +17,7 @@
 //!
 //! The methods themselves, the ML likelihood and the **tie rule** (the strongest member, smallest
 //! `s_i` then first listed, breaks every tie) have one implementation, the simulator's
-//! [`sim::council::vote`]. This module keeps only what real play adds: move texts (`resign` and
+//! [`sim::council::methods`]. This module keeps only what real play adds: move texts (`resign` and
 //! `win` are voted on like moves) numbered in first-seen order, scores put on the common scale
 //! (a member's `cp` times `REFERENCE_T / T_i`, so equal win rates give equal values; mates beyond
 //! any cp), the mate rule, which ballot speaks, and which ballots yield: a `resign` wins only by
@@ -26,7 +26,7 @@
 //! the ballots.
 
 use engine::types::Score;
-use sim::council::vote as rules;
+use sim::council::methods as rules;
 
 use council_schema::config::DEFAULT_WIN_RATE_T;
 pub use council_schema::results::votes::{Method, Rule};
