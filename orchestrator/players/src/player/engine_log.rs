@@ -13,7 +13,9 @@
 //! cap was reached and nothing more is written; a line belongs to the game whose task last
 //! wrote to the process when the line is read (games run their players inside [`in_game`]), so
 //! the replies an engine sends after its game's last command are still that game's until
-//! another game writes to that process (what `docs/guide/matches.md` says).
+//! another game writes to that process (what `docs/guide/matches.md` says). A write that fails
+//! (a full disk, EIO) is kept as the log's [`EngineLog::failure`] and no later line is tried: the
+//! program that owns the log decides what a broken log means (council-match stops the run).
 
 use std::fs::File;
 use std::future::Future;
@@ -91,6 +93,8 @@ struct SinkState {
     written: u64,
     /// The cap was reached (and said so).
     full: bool,
+    /// The first write that failed (its kind and message); nothing is written after it.
+    failed: Option<(std::io::ErrorKind, String)>,
 }
 
 impl std::fmt::Debug for EngineLog {
@@ -121,6 +125,7 @@ impl EngineLog {
                     file,
                     written: 0,
                     full: false,
+                    failed: None,
                 }),
             }),
         })
@@ -128,6 +133,13 @@ impl EngineLog {
 
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// The error of the first write that failed, if one has (`None` while the log is whole).
+    pub fn failure(&self) -> Option<std::io::Error> {
+        let state = self.inner.state.lock().ok()?;
+        let (kind, text) = state.failed.clone()?;
+        Some(std::io::Error::new(kind, text))
     }
 
     /// A note outside any game and player (e.g. the session's start, with its command line).
@@ -169,7 +181,7 @@ impl EngineLog {
         let Ok(mut state) = self.inner.state.lock() else {
             return;
         };
-        if state.full {
+        if state.full || state.failed.is_some() {
             return;
         }
         if state.written + line.len() as u64 > self.inner.cap {
@@ -189,8 +201,15 @@ impl EngineLog {
             return;
         }
         // An unbuffered file: the line is the kernel's once this returns.
-        if state.file.write_all(line.as_bytes()).is_ok() {
-            state.written += line.len() as u64;
+        match state.file.write_all(line.as_bytes()) {
+            Ok(()) => state.written += line.len() as u64,
+            Err(e) => {
+                tracing::warn!(
+                    "{}: cannot write the engine log: {e}; no more lines are written",
+                    self.inner.path.display()
+                );
+                state.failed = Some((e.kind(), e.to_string()));
+            }
         }
     }
 }
@@ -351,5 +370,20 @@ mod tests {
         assert_eq!(text.lines().count(), 4);
         assert!(text.ends_with("- - # session 2\n"), "{text}");
         let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_failed_write_is_kept_and_stops_the_log() {
+        // Linux's /dev/full opens and fails every write with ENOSPC, as a full disk does.
+        let log = EngineLog::open(Path::new("/dev/full"), DEFAULT_CAP_BYTES).expect("open");
+        assert!(log.failure().is_none(), "nothing written yet");
+        log.note("session");
+        let failure = log.failure().expect("the failed write is kept");
+        assert_eq!(failure.kind(), std::io::ErrorKind::StorageFull, "{failure}");
+        log.verdict(1, "1-0", "checkmate", 10, None);
+        assert_eq!(
+            log.failure().map(|e| e.kind()),
+            Some(std::io::ErrorKind::StorageFull)
+        );
     }
 }
