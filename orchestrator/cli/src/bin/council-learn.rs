@@ -133,7 +133,7 @@ struct CandidatesArgs {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(true);
+    council_cli::init_logging(true);
     match run(Cli::parse().command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

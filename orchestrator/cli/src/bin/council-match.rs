@@ -128,7 +128,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(true);
+    council_cli::init_logging(true);
     let args: Vec<String> = std::env::args().skip(1).collect();
     if flags::is_flag_form(&args) {
         return match flags::parse(&args) {

@@ -39,7 +39,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(false);
+    council_cli::init_logging(false);
     let cli = Cli::parse();
     let (config, name) = match load(&cli) {
         Ok(c) => c,

@@ -56,7 +56,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(true);
+    council_cli::init_logging(true);
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

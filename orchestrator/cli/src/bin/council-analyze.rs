@@ -299,7 +299,7 @@ struct CouncilArgs {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(true);
+    council_cli::init_logging(true);
     match run(Cli::parse().command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -96,7 +96,7 @@ enum Switch {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(false);
+    council_cli::init_logging(false);
     let cli = Cli::parse();
     let config = match Config::load_players(&cli.config) {
         Ok(c) => c,

@@ -64,7 +64,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(std::io::stderr().is_terminal());
+    council_cli::init_logging(std::io::stderr().is_terminal());
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
