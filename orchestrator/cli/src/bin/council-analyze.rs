@@ -300,13 +300,8 @@ struct CouncilArgs {
 
 fn main() -> ExitCode {
     council_cli::init_logging(true);
-    match run(Cli::parse().command) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("council-analyze: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    let result = run(Cli::parse().command).map(|()| ExitCode::SUCCESS);
+    council_cli::finish("council-analyze", 2, result)
 }
 
 /// Print a report as `format` asks.
