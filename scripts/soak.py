@@ -28,7 +28,7 @@ stops it with SIGTERM. It then checks:
   with the games played;
 - council-match exits 0 after SIGTERM.
 
-    cargo build --release -p council-tests --bin mock-usi -p council-live --bin council-match
+    cargo build --release -p council-tests --bin mock-usi -p council-cli --bin council-match
     python3 scripts/soak.py --out /tmp/soak               # 64 games at once, 1 hour
     python3 scripts/soak.py --minutes 5 --concurrency 16  # CI's variant
 
@@ -40,7 +40,7 @@ and checks peak RSS flat after the first tenth of the cycles (growth <= `--rss-g
 threads and children at the end equal to those after the first cycle, no zombie or orphan,
 and an exit 0 after `quit`:
 
-    cargo build --release -p council-tests --bin mock-usi -p council-play --bin council-usi
+    cargo build --release -p council-tests --bin mock-usi -p council-cli --bin council-usi
     python3 scripts/soak.py --gui --out /tmp/soak-gui
 
 Writes `samples.csv`, `soak.json` (the checks and figures), `table.md` and `soak.svg` (RSS, fds

@@ -5,14 +5,15 @@
 //! | --- | --- | --- | --- |
 //! | `council-schema` | `config`, `results`, `corpus`, `run`, `seed`, `stats` | the vocabulary: formats and the facts they carry | |
 //! | `council-players` | `player`, `council`, `factory` | the `Player` trait, its kinds, councils | |
-//! | `council-play` | `game`, `runner`, `usi_server`, `csa`, `tune`, `signals` | the game loop and the programs that play | `council-usi`, `council-csa` |
-//! | `council-study` | `analyze`, `learn`, `elo_report` | the programs that study finished games | `council-elo`, `council-analyze`, `council-learn`, `council-openings` |
+//! | `council-play` | `game`, `runner`, `usi_server`, `csa`, `tune`, `signals` | the game loop and the rooms that drive it | `council-usi`, `council-csa` |
+//! | `council-study` | `analyze`, `learn`, `elo_report` | what studies finished games | `council-elo`, `council-analyze`, `council-learn`, `council-openings` |
 //! | `council-live` | `live` | the live page | `council-match`, `council-tune` |
 //!
-//! The programs themselves live in the crates whose code they run.
+//! The programs themselves (the last column: the crate whose code each runs) all live in one
+//! program crate, `council-cli` in `orchestrator/cli/`; no library here depends on it.
 
 pub use council_live as live;
 pub use council_play::{csa, game, runner, signals, tune, usi_server};
 pub use council_players::{council, factory, player};
-pub use council_schema::{config, corpus, init_logging, results, run, seed, stats};
+pub use council_schema::{config, corpus, results, run, seed, stats};
 pub use council_study::{analyze, elo_report, learn};

@@ -1,9 +1,27 @@
-//! The check every crate that holds programs runs on them (its `tests/version.rs` includes this
-//! file by `#[path]`): `--version` prints `<name> <version>`, the program's own name (not the
-//! crate's, clap's default) and the workspace's version, and the crate's list of programs is
-//! its Cargo.toml's `[[bin]]` targets, so a new program cannot be left out.
+//! The one check every program crate runs on its programs: its `tests/version.rs` includes this
+//! file by `#[path]` with `#[macro_use]` and names its programs in [`version_test!`].
+//! `--version` prints `<name> <version>`, the program's own name (not the crate's, clap's
+//! default) and the workspace's version, and the crate's list of programs is its Cargo.toml's
+//! `[[bin]]` targets, so a new program cannot be left out.
+//!
+//! The test also makes `cargo test --workspace` build the crate's programs before any test runs
+//! (cargo builds a package's binaries only for its integration tests): the end-to-end tests in
+//! `tests/` run them from the target folder (`council_tests::workspace_bin`).
 
 use std::process::Command;
+
+/// The test of a program crate: `version_test!("council-engine");` names every `[[bin]]` of the
+/// crate, and the test checks each one's `--version` and that none is left out.
+macro_rules! version_test {
+    ($($name:literal),+ $(,)?) => {
+        #[test]
+        fn every_program_prints_its_name_and_version() {
+            let programs = [$(($name, env!(concat!("CARGO_BIN_EXE_", $name)))),+];
+            crate::versions::every_program_is_listed(env!("CARGO_MANIFEST_DIR"), &programs);
+            crate::versions::each_prints_its_name(&programs, env!("CARGO_PKG_VERSION"));
+        }
+    };
+}
 
 /// The `[[bin]]` names of the Cargo.toml in `manifest_dir`.
 fn manifest_bins(manifest_dir: &str) -> Vec<String> {

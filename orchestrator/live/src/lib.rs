@@ -1,7 +1,7 @@
 //! The live page of a run: what a browser sees while `council-match --serve` plays, or while
-//! `council-match serve RUN_DIR` follows a run folder; and the two programs that can serve it
-//! while they play, `council-match` and `council-tune` (so that no other program links the web
-//! server), with the SVGs of a finished tune ([`tune_svg`]).
+//! `council-match serve RUN_DIR` follows a run folder; the [`session`] a run or a tune is played
+//! in by those two programs (the page when asked, the stop signals, the closing tables), and the
+//! SVGs of a finished tune ([`tune_svg`]).
 //!
 //! This crate sits above the runner: it is a view of a run, never part of it. It hears the run
 //! through the [`RunFeed`](council_play::game::feed::RunFeed) the runner publishes to (or through
@@ -19,6 +19,7 @@ pub mod page;
 pub mod positions;
 pub mod records;
 pub mod server;
+pub mod session;
 pub mod state;
 pub mod tune;
 pub mod tune_svg;

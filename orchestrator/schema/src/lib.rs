@@ -14,16 +14,3 @@ pub mod seed;
 pub mod stats;
 pub mod training;
 pub mod utc;
-
-/// Diagnostics to stderr for the binaries, `warn` and up unless `RUST_LOG` says otherwise
-/// (stdout is the table, the JSON or the USI channel).
-pub fn init_logging(ansi: bool) {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
-        .init();
-}

@@ -102,11 +102,29 @@ fn parse_count(s: &str) -> Result<u64, String> {
     }
 }
 
+/// `--preset`: the library's [`Preset`] as a flag (the `sim` library carries no clap).
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum PresetFlag {
+    /// Professional games (棋士棋譜集, November 2015).
+    Pro,
+    /// Computer games on floodgate (2012-2015).
+    Floodgate,
+}
+
+impl From<PresetFlag> for Preset {
+    fn from(flag: PresetFlag) -> Self {
+        match flag {
+            PresetFlag::Pro => Preset::Pro,
+            PresetFlag::Floodgate => Preset::Floodgate,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 struct GameLengthArgs {
     /// A published parameter set (overridden by --a/--m/--s).
-    #[arg(long, value_enum, default_value_t = Preset::Pro)]
-    preset: Preset,
+    #[arg(long, value_enum, default_value_t = PresetFlag::Pro)]
+    preset: PresetFlag,
     /// Random-walk step sd A (transformed score, decided at +-1).
     #[arg(long)]
     a: Option<f64>,
@@ -308,7 +326,7 @@ fn main() -> Result<()> {
 }
 
 fn game_length(common: &Common, threads: usize, args: &GameLengthArgs) -> Result<()> {
-    let base = args.preset.params();
+    let base = Preset::from(args.preset).params();
     let custom = args.a.is_some() || args.m.is_some() || args.s.is_some();
     let params = GameLengthParams::new(
         args.a.unwrap_or(base.a),
@@ -322,7 +340,7 @@ fn game_length(common: &Common, threads: usize, args: &GameLengthArgs) -> Result
         )
         .to_lowercase()
     } else {
-        args.preset.description().to_string()
+        Preset::from(args.preset).description().to_string()
     };
     let exact = params.exact_moments().ok();
     let layout = Layout::for_params(&params);

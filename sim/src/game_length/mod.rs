@@ -60,7 +60,7 @@ pub struct ExactMoments {
 }
 
 /// The parameter sets published in the source (seed 000), each fitted there with 1e8 games.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Preset {
     /// Professional games (棋士棋譜集, November 2015).

@@ -7,6 +7,7 @@
 //! writer, so a crash or SIGKILL loses only unfinished games; `--resume` replays exactly the
 //! schedule's ids that have no line; an SPRT that decides starts no more games.
 
+pub mod command;
 pub mod merge;
 pub mod report;
 pub mod sprt_stop;

@@ -9,23 +9,24 @@
 //! fastchess / Shogitest command line (`council_schema::config::flags`), printing their console
 //! format; `--print-config` prints the TOML it stands for.
 
-use std::io::IsTerminal;
-use std::path::PathBuf;
+//! Thin: the flags become a [`RunOptions`]; the run with its page, signals and closing tables is
+//! `council_live::session`, the runner's command lines `council_play::runner::command`.
+
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use council_play::runner::report::ConsoleOptions;
-use council_play::runner::{self, RunOptions, RunOutcome, merge, report};
-use council_play::signals::cancel_on_stop_signals;
+use council_live::session::{self, RunSession, Tables};
+use council_play::runner::command::{command_line, default_out, resume_command};
+use council_play::runner::report::{self, ConsoleOptions};
+use council_play::runner::{RunOptions, RunOutcome, merge};
 use council_players::factory::EngineLogs;
 use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 use council_schema::config::flags::{self, FlagRun};
-use council_schema::run::by_family::family_table;
 use council_schema::run::shard::Shard;
-use council_schema::run::summary;
-use tokio_util::sync::CancellationToken;
+use tokio::runtime::Runtime;
 
 /// Where the live page listens unless told.
 const DEFAULT_ADDR: &str = "127.0.0.1:8700";
@@ -128,45 +129,34 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(true);
+    council_cli::init_logging(true);
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if flags::is_flag_form(&args) {
-        return match flags::parse(&args) {
-            Ok(flag_run) => run_flags(flag_run).unwrap_or_else(|e| {
-                eprintln!("council-match: {e:#}");
-                ExitCode::from(2)
-            }),
-            Err(e) => {
-                eprintln!("council-match: {e}");
-                ExitCode::from(2)
-            }
-        };
-    }
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Some(Command::Merge {
-            ref dirs,
-            ref out,
-            by_family,
-        }) => run_merge(dirs, out, by_family),
-        Some(Command::Serve {
-            ref run_dir,
-            ref addr,
-        }) => run_serve(run_dir, addr),
-        None => run(cli),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("council-match: {e:#}");
-            ExitCode::from(2)
+    let result = if flags::is_flag_form(&args) {
+        match flags::parse(&args) {
+            Ok(flag_run) => run_flags(flag_run),
+            Err(e) => Err(anyhow::Error::msg(e.to_string())),
         }
-    }
+    } else {
+        let cli = Cli::parse();
+        match cli.command {
+            Some(Command::Merge {
+                ref dirs,
+                ref out,
+                by_family,
+            }) => run_merge(dirs, out, by_family),
+            Some(Command::Serve {
+                ref run_dir,
+                ref addr,
+            }) => run_serve(run_dir, addr),
+            None => run(cli),
+        }
+    };
+    council_cli::finish("council-match", 2, result)
 }
 
-fn run_merge(dirs: &[PathBuf], out: &std::path::Path, by_family: bool) -> anyhow::Result<ExitCode> {
+fn run_merge(dirs: &[PathBuf], out: &Path, by_family: bool) -> anyhow::Result<ExitCode> {
     let report = merge::merge(dirs, out).map_err(anyhow::Error::msg)?;
-    print_tables(&report.summary, by_family);
+    session::print_tables(&report.summary, by_family);
     for absent in &report.records_missing {
         eprintln!("council-match merge: no record {absent}");
     }
@@ -188,17 +178,8 @@ fn run_merge(dirs: &[PathBuf], out: &std::path::Path, by_family: bool) -> anyhow
     Ok(ExitCode::from(3))
 }
 
-/// The closing standings, and the results by opening family when asked.
-fn print_tables(s: &summary::Summary, by_family: bool) {
-    print!("{}", report::standings_table(s));
-    if by_family {
-        let players: Vec<String> = s.players.iter().map(|p| p.name.clone()).collect();
-        print!("{}", family_table(&s.by_family, &players));
-    }
-}
-
-fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+fn run_serve(dir: &Path, addr: &str) -> anyhow::Result<ExitCode> {
+    let rt = Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(council_live::serve_folder(dir, addr))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -215,31 +196,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         config.games = g;
     }
     let shard = shard(cli.shard.as_deref())?;
-    // Games run on the scheduler's own workers; this runtime keeps the signals, the live page
-    // and the writer.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = runtime()?;
     let log = match &cli.log {
         Some(path) => {
             let log = EngineLog::open(path, cli.log_max_mb.saturating_mul(1_000_000))?;
+            let typed: Vec<String> = std::env::args().collect();
             log.note(&format!(
                 "{}: pre-flight of the USI engines",
-                command_line()
+                command_line(&typed)
             ));
             Some(log)
         }
         None => None,
     };
-    let logs = log.clone().map(|log| EngineLogs {
-        log,
-        every_engine: true,
-    });
-    rt.block_on(council_players::factory::preflight_logged(
-        &config,
-        logs.as_ref(),
-    ))?;
+    preflight(&rt, &config, log.as_ref())?;
     if cli.check {
         let shard = shard.map_or(String::new(), |s| format!(", shard {s}"));
         println!(
@@ -252,19 +222,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let mut opts = run_options(&cli, &config_path, shard)?;
     opts.engine_log = log;
-    let outcome = rt.block_on(play(
-        config,
-        opts,
-        cli.serve.as_deref(),
-        Tables::Council {
-            by_family: cli.by_family,
-        },
-    ))?;
-    Ok(if outcome.interrupted {
-        ExitCode::from(130)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let tables = Tables::Council {
+        by_family: cli.by_family,
+    };
+    play(&rt, config, opts, cli.serve.as_deref(), tables)
 }
 
 /// A run from fastchess / Shogitest flags: the same run as from its TOML, with their console.
@@ -274,44 +235,33 @@ fn run_flags(flag_run: FlagRun) -> anyhow::Result<ExitCode> {
         print!("{}", config.text);
         return Ok(ExitCode::SUCCESS);
     }
-    // As in `run`: the games run on the scheduler's workers.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = runtime()?;
     let log = match &run.log {
         Some(path) => Some(EngineLog::open(path, engine_log::DEFAULT_CAP_BYTES)?),
         None => None,
     };
-    let logs = log.clone().map(|log| EngineLogs {
-        log,
-        every_engine: true,
-    });
-    rt.block_on(council_players::factory::preflight_logged(
-        &config,
-        logs.as_ref(),
-    ))?;
-    let out = run.out.clone().unwrap_or_else(|| default_out(&config.file));
+    preflight(&rt, &config, log.as_ref())?;
+    let console = if run.quiet {
+        ConsoleOptions::QUIET
+    } else {
+        ConsoleOptions {
+            progress: true,
+            game_lines: true,
+            report_every: run.rating_interval,
+            field: Some(report::FieldFormat {
+                output: run.output,
+                penta: run.penta,
+            }),
+        }
+    };
     let opts = RunOptions {
         resume: run.resume,
-        out,
+        out: run.out.clone().unwrap_or_else(|| default_out(&config.file)),
         concurrency: run.concurrency,
         seed: None,
         games: None,
         shard: None,
-        console: if run.quiet {
-            ConsoleOptions::QUIET
-        } else {
-            ConsoleOptions {
-                progress: true,
-                game_lines: true,
-                report_every: run.rating_interval,
-                field: Some(report::FieldFormat {
-                    output: run.output,
-                    penta: run.penta,
-                }),
-            }
-        },
+        console,
         feed: None,
         engine_log: log,
         engine_log_cap: engine_log::DEFAULT_CAP_BYTES,
@@ -324,20 +274,52 @@ fn run_flags(flag_run: FlagRun) -> anyhow::Result<ExitCode> {
                 site: run.site.clone(),
             }),
     };
-    let outcome = rt.block_on(play(config, opts, run.serve.as_deref(), Tables::None))?;
+    play(&rt, config, opts, run.serve.as_deref(), Tables::None)
+}
+
+/// Games run on the scheduler's own workers; this runtime keeps the signals, the live page and
+/// the writer.
+fn runtime() -> anyhow::Result<Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Every USI engine's handshake before a game starts, into the engine log when one is given.
+fn preflight(rt: &Runtime, config: &Config, log: Option<&EngineLog>) -> anyhow::Result<()> {
+    let logs = log.cloned().map(|log| EngineLogs {
+        log,
+        every_engine: true,
+    });
+    rt.block_on(council_players::factory::preflight_logged(
+        config,
+        logs.as_ref(),
+    ))?;
+    Ok(())
+}
+
+/// The run, with its page when `serve` names an address; 130 when Ctrl-C or SIGTERM stopped it.
+fn play(
+    rt: &Runtime,
+    config: Config,
+    opts: RunOptions,
+    serve: Option<&str>,
+    tables: Tables,
+) -> anyhow::Result<ExitCode> {
+    let typed: Vec<String> = std::env::args().collect();
+    let resume = resume_command(&typed, &opts.out);
+    let session = RunSession {
+        serve,
+        tables,
+        resume,
+    };
+    let outcome: RunOutcome = rt.block_on(session::play_run(config, opts, session))?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// What a run prints when it ends: council's standings (and the results by opening family), or
-/// nothing more (the field format has printed its report).
-#[derive(Debug, Clone, Copy)]
-enum Tables {
-    Council { by_family: bool },
-    None,
 }
 
 /// `--shard I/N`, or `auto` from a Slurm array task or a Kubernetes Indexed Job.
@@ -349,11 +331,7 @@ fn shard(flag: Option<&str>) -> anyhow::Result<Option<Shard>> {
 
 /// The runner's options from the flags: `--start-or-resume` resumes a run that has started in
 /// `--out` (its `run.json` is there).
-fn run_options(
-    cli: &Cli,
-    config_path: &std::path::Path,
-    shard: Option<Shard>,
-) -> anyhow::Result<RunOptions> {
+fn run_options(cli: &Cli, config_path: &Path, shard: Option<Shard>) -> anyhow::Result<RunOptions> {
     let concurrency = cli.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -387,142 +365,4 @@ fn run_options(
         engine_log_cap: cli.log_max_mb.saturating_mul(1_000_000),
         pgn: None,
     })
-}
-
-/// Play the run (serving its live page on `serve`), stopping cleanly on Ctrl-C or SIGTERM; print
-/// the standings (and the results by opening family when `by_family`). A served page stays up
-/// after a finished run until Ctrl-C or SIGTERM.
-async fn play(
-    config: Config,
-    mut opts: RunOptions,
-    serve: Option<&str>,
-    tables: Tables,
-) -> anyhow::Result<RunOutcome> {
-    let page = match serve {
-        Some(addr) => {
-            let page = council_live::LivePage::start(addr, &config, &opts.out).await?;
-            eprintln!("live page: {}", page.url());
-            opts.feed = Some(page.feed());
-            Some(page)
-        }
-        None => None,
-    };
-    let cancel = CancellationToken::new();
-    let resume = resume_command(&opts.out);
-    let on_stop = resume.clone();
-    let signals = cancel_on_stop_signals(cancel.clone(), move || {
-        // On a line of its own: on a terminal the progress bar's line is cleared first (the
-        // bar redraws below).
-        let clear = if std::io::stderr().is_terminal() {
-            "\r\x1b[2K"
-        } else {
-            ""
-        };
-        eprintln!(
-            "{clear}council-match: interrupted; finishing the writes. Resume with:\n  {on_stop}"
-        );
-    });
-    let outcome = runner::run(config, &opts, cancel).await?;
-    signals.abort();
-    match tables {
-        Tables::Council { by_family } => {
-            print_tables(&outcome.summary, by_family);
-            println!("results in {}", opts.out.display());
-        }
-        // The field format's last line on stdout is its own (`Tournament finished`).
-        Tables::None => eprintln!("results in {}", opts.out.display()),
-    }
-    if outcome.interrupted {
-        eprintln!(
-            "council-match: interrupted after {} games; resume with:\n  {resume}",
-            outcome.games.len()
-        );
-    }
-    if let Some(page) = page
-        && !outcome.interrupted
-    {
-        eprintln!(
-            "the run is over; its live page stays up at {} until Ctrl-C or SIGTERM",
-            page.url()
-        );
-        page.until_stopped().await;
-    }
-    Ok(outcome)
-}
-
-/// The command line as typed, each word quoted for a shell when it needs it.
-fn command_line() -> String {
-    std::env::args()
-        .map(|w| shell_word(&w))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn shell_word(w: &str) -> String {
-    let plain = !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
-    if plain {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', r"'\''"))
-    }
-}
-
-/// The command that resumes this run: the command as typed, with `--resume` (for
-/// `--start-or-resume`) and the run's `--out`.
-fn resume_command(out: &std::path::Path) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut args = std::env::args();
-    let mut has_out = false;
-    let mut has_resume = false;
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--start-or-resume" | "--resume" => {
-                has_resume = true;
-                words.push("--resume".into());
-            }
-            "--out" => {
-                has_out = true;
-                words.push(a);
-                if let Some(v) = args.next() {
-                    words.push(v);
-                }
-            }
-            _ => {
-                has_out |= a.starts_with("--out=");
-                words.push(a);
-            }
-        }
-    }
-    if !has_resume {
-        words.push("--resume".into());
-    }
-    if !has_out {
-        words.push("--out".into());
-        words.push(out.display().to_string());
-    }
-    words
-        .iter()
-        .map(|w| shell_word(w))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `runs/<config name>-<UTC date and time>` (`runs/3vs1-2026-11-27T05-12-33`), made unique if
-/// taken.
-fn default_out(config: &std::path::Path) -> PathBuf {
-    let stem = config
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".into());
-    let when = council_schema::utc::utc_now_for_names();
-    let base = PathBuf::from("runs").join(format!("{stem}-{when}"));
-    let mut path = base.clone();
-    let mut n = 1;
-    while path.exists() {
-        path = PathBuf::from(format!("{}-{n}", base.display()));
-        n += 1;
-    }
-    path
 }

@@ -133,14 +133,9 @@ struct CandidatesArgs {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(true);
-    match run(Cli::parse().command) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("council-learn: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    council_cli::init_logging(true);
+    let result = run(Cli::parse().command).map(|()| ExitCode::SUCCESS);
+    council_cli::finish("council-learn", 2, result)
 }
 
 fn warn_all(warnings: &[String]) {

@@ -299,14 +299,9 @@ struct CouncilArgs {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(true);
-    match run(Cli::parse().command) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("council-analyze: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    council_cli::init_logging(true);
+    let result = run(Cli::parse().command).map(|()| ExitCode::SUCCESS);
+    council_cli::finish("council-analyze", 2, result)
 }
 
 /// Print a report as `format` asks.

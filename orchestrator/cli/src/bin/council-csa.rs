@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::{Context, bail, ensure};
 use clap::{Parser, ValueEnum};
 use council_play::csa::client::{CsaGame, CsaOptions, EngineLogAsk, Event, run};
 use council_play::csa::protocol::GameName;
@@ -20,6 +21,7 @@ use council_players::factory::EngineLogs;
 use council_schema::config::Config;
 use council_schema::results::{Reason, Winner};
 use engine::types::Color;
+use tokio::runtime::Runtime;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -96,43 +98,37 @@ enum Switch {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(false);
+    council_cli::init_logging(false);
     let cli = Cli::parse();
-    let config = match Config::load_players(&cli.config) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("council-csa: {e}");
-            return ExitCode::from(2);
+    match prepare(&cli) {
+        Ok((config, opts, rt)) => {
+            council_cli::finish("council-csa", 1, play(&cli, &config, &opts, rt))
         }
-    };
+        Err(e) => council_cli::fail("council-csa", 2, &e),
+    }
+}
+
+/// The session's config, options and runtime from the flags; an error here is bad input (exit
+/// status 2).
+fn prepare(cli: &Cli) -> anyhow::Result<(Config, CsaOptions, Runtime)> {
+    let config = Config::load_players(&cli.config)?;
     if !config.players.contains_key(&cli.player) {
         let mut names: Vec<&str> = config.players.keys().map(String::as_str).collect();
         names.sort_unstable();
-        eprintln!(
-            "council-csa: {}: no player `{}` (players: {})",
+        bail!(
+            "{}: no player `{}` (players: {})",
             cli.config.display(),
             cli.player,
             names.join(", ")
         );
-        return ExitCode::from(2);
     }
-    if cli.games == 0 {
-        eprintln!("council-csa: --games: 0 games to play; give at least 1");
-        return ExitCode::from(2);
-    }
-    let password = match password(&cli) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("council-csa: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    ensure!(cli.games > 0, "--games: 0 games to play; give at least 1");
+    let password = password(cli).map_err(anyhow::Error::msg)?;
     if let Some(game) = GameName::from_password(&password).filter(|g| g.stop_watch) {
-        eprintln!(
-            "council-csa: the password's game `{}` is a stop-watch game (its byoyomi begins with 0), which council-csa does not play; use NAME-TOTAL-BYOYOMI or NAME-TOTAL-INCREMENTF",
+        bail!(
+            "the password's game `{}` is a stop-watch game (its byoyomi begins with 0), which council-csa does not play; use NAME-TOTAL-BYOYOMI or NAME-TOTAL-INCREMENTF",
             game.name
         );
-        return ExitCode::from(2);
     }
     let out = cli.out.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
@@ -140,7 +136,7 @@ fn main() -> ExitCode {
             council_schema::utc::utc_now_for_names()
         ))
     });
-    let engine_log = engine_log(&cli, &config, &out);
+    let engine_log = engine_log(cli, &config, &out);
     let opts = CsaOptions {
         server: cli.server.clone(),
         id: cli.id.clone(),
@@ -155,16 +151,16 @@ fn main() -> ExitCode {
         reconnect: cli.reconnect,
         engine_log,
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
+    let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("council-csa: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
-    };
+        .context("cannot start the async runtime")?;
+    Ok((config, opts, rt))
+}
+
+/// The session: a line per game and the closing summary on stdout (unless `--quiet`); 130 when
+/// Ctrl-C or SIGTERM stopped it (a second one exits at once).
+fn play(cli: &Cli, config: &Config, opts: &CsaOptions, rt: Runtime) -> anyhow::Result<ExitCode> {
     let quiet = cli.quiet;
     let mut games: Vec<CsaGame> = Vec::new();
     let mut report = |e: Event<'_>| match e {
@@ -190,9 +186,7 @@ fn main() -> ExitCode {
                 std::process::exit(130);
             },
         );
-        let result = run(&config, &cli.player, &opts, &stop, &mut report)
-            .await
-            .map_err(|e| e.to_string());
+        let result = run(config, &cli.player, opts, &stop, &mut report).await;
         signals.abort();
         result
     });
@@ -200,14 +194,13 @@ fn main() -> ExitCode {
     if !quiet {
         println!("{}", summary_line(&cli.player, &games));
     }
-    match result {
-        Ok(run) if run.stopped_by.is_some() => ExitCode::from(130),
-        Ok(_) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("council-csa: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    // The session's errors name their cause in their own message: one line, as it says it.
+    let run = result.map_err(|e| anyhow::Error::msg(e.to_string()))?;
+    Ok(if run.stopped_by.is_some() {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The environment variable that holds the password when neither --password nor

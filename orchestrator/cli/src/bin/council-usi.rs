@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::{Context, anyhow, bail};
 use clap::Parser;
 use council_play::usi_server::{self, players};
 use council_players::factory::EngineLogs;
@@ -39,7 +40,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(false);
+    council_cli::init_logging(false);
     let cli = Cli::parse();
     let (config, name) = match load(&cli) {
         Ok(c) => c,
@@ -49,16 +50,15 @@ fn main() -> ExitCode {
         Ok(logs) => logs,
         Err(e) => return refuse(&e),
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
+    council_cli::finish("council-usi", 2, serve(config, name, logs))
+}
+
+/// The USI session on stdin and stdout until `quit` or the end of stdin.
+fn serve(config: Config, name: String, logs: Option<EngineLogs>) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("council-usi: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
-    };
+        .context("cannot start the async runtime")?;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     // Blocking reads on a plain thread: the process may exit while it still waits for input.
     std::thread::spawn(move || {
@@ -78,15 +78,15 @@ fn main() -> ExitCode {
     ));
     // An abandoned search thread must not keep the process alive after `quit`.
     rt.shutdown_timeout(Duration::from_millis(200));
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A session that cannot start: the problem on stderr, and, when a GUI drives this process (its
 /// stdin not a terminal), as the answer to its `usi` (`usi_server::refuse`), since a GUI shows
 /// an engine's output, not its stderr. Exit status 2, as for every config error.
-fn refuse(problem: &str) -> ExitCode {
+fn refuse(problem: &anyhow::Error) -> ExitCode {
     use std::io::IsTerminal;
-    let line = format!("council-usi: {problem}");
+    let line = format!("council-usi: {problem:#}");
     eprintln!("{line}");
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
@@ -95,33 +95,33 @@ fn refuse(problem: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn load(cli: &Cli) -> Result<(Config, String), String> {
+fn load(cli: &Cli) -> anyhow::Result<(Config, String)> {
     let path = match &cli.config {
         Some(p) => p.clone(),
         None => {
             let exe = std::env::current_exe()
-                .map_err(|e| format!("no CONFIG given and cannot find this executable: {e}"))?;
+                .map_err(|e| anyhow!("no CONFIG given and cannot find this executable: {e}"))?;
             let path = exe
                 .parent()
                 .map_or_else(|| PathBuf::from(DEFAULT_CONFIG), |d| d.join(DEFAULT_CONFIG));
             if !path.exists() {
-                return Err(format!(
+                bail!(
                     "no CONFIG given and {} does not exist (put a config there, or run \
                      council-usi CONFIG [--player NAME])",
                     path.display()
-                ));
+                );
             }
             path
         }
     };
-    let config = Config::load_players(&path).map_err(|e| e.to_string())?;
-    let name = players::choose_player(&config, cli.player.as_deref()).map_err(|e| e.to_string())?;
+    let config = Config::load_players(&path)?;
+    let name = players::choose_player(&config, cli.player.as_deref())?;
     Ok((config, name))
 }
 
 /// The engine log: `--log FILE` for every engine, else `engines.log` beside the config for the
 /// players with `log = true`, else none.
-fn engine_logs(cli: &Cli, config: &Config) -> Result<Option<EngineLogs>, String> {
+fn engine_logs(cli: &Cli, config: &Config) -> anyhow::Result<Option<EngineLogs>> {
     let (path, every_engine) = match &cli.log {
         Some(file) => (file.clone(), true),
         None if EngineLogs::asked_in(config) => (
@@ -134,7 +134,7 @@ fn engine_logs(cli: &Cli, config: &Config) -> Result<Option<EngineLogs>, String>
         ),
         None => return Ok(None),
     };
-    let log = EngineLog::open(&path, engine_log::DEFAULT_CAP_BYTES).map_err(|e| e.to_string())?;
+    let log = EngineLog::open(&path, engine_log::DEFAULT_CAP_BYTES)?;
     log.note(&format!(
         "council-usi as {}: session started",
         cli.player.as_deref().unwrap_or("its council")

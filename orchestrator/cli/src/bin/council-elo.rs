@@ -5,6 +5,7 @@
 //! their `run.json`) is warned of, and rated apart with `--split-names`.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, ValueEnum};
@@ -92,15 +93,9 @@ fn parse_anchor(text: &str) -> Result<(String, f64)> {
     Ok((name.to_owned(), elo))
 }
 
-fn main() -> std::process::ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("council-elo: error: {e:#}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+fn main() -> ExitCode {
+    let result = run(&Args::parse()).map(|()| ExitCode::SUCCESS);
+    council_cli::finish("council-elo", 1, result)
 }
 
 fn run(args: &Args) -> Result<()> {

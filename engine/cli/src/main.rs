@@ -1,5 +1,7 @@
 //! `council-engine`: with no arguments a USI engine on stdin/stdout; `perft`, `bench` and
-//! `ebf` as subcommands. Thin: argument handling only, the work lives in the `engine` library.
+//! `ebf` as subcommands. Thin: argument handling only, the work lives in the `engine` library;
+//! this crate (`engine/cli`) holds the program so that the library carries no clap, anyhow or
+//! log subscriber.
 //! USI owns stdout: logs go to stderr only.
 
 use anyhow::{Context, Result};
@@ -106,8 +108,7 @@ fn bench(depth: u32) -> Result<()> {
 /// too small to pass it) still prints its object, with `dropped` set and `ebf`, `score` and
 /// `win_rate` null, plus one line on stderr; the exit status is 0 either way.
 fn ebf(args: &EbfArgs) -> Result<()> {
-    use engine::search::ebf::{DropReason, EBF_HASH_MB, EbfOutcome, win_rate};
-    use engine::types::Score;
+    use engine::search::ebf::{EBF_HASH_MB, EbfOutcome, win_rate};
     use serde_json::json;
     anyhow::ensure!(args.nodes > 0, "ebf --nodes must be at least 1");
     anyhow::ensure!(
@@ -141,27 +142,7 @@ fn ebf(args: &EbfArgs) -> Result<()> {
             depth,
             nodes,
             score,
-        } => {
-            let (word, why) = match (reason, score) {
-                (DropReason::Mate, Score::Mate(n)) => ("mate", format!("mate in {n} plies")),
-                (DropReason::Mate, _) => ("mate", "a mate".to_string()),
-                (DropReason::TooSmall, _) => ("too_small", "its depth cap".to_string()),
-            };
-            eprintln!(
-                "council-engine ebf: position dropped: the search found {why} at depth {depth} \
-                 after {nodes} frontier nodes, before the threshold {}",
-                args.nodes
-            );
-            json!({
-                "depth": depth,
-                "nodes": nodes,
-                "ebf": null,
-                "score": null,
-                "win_rate": null,
-                "dropped": word,
-                "mate": match score { Score::Mate(n) => Some(n), Score::Cp(_) => None },
-            })
-        }
+        } => dropped(reason, depth, nodes, score, args.nodes),
     };
     let mut object = common;
     if let (Some(o), serde_json::Value::Object(rest)) = (object.as_object_mut(), specific) {
@@ -170,6 +151,36 @@ fn ebf(args: &EbfArgs) -> Result<()> {
     eprintln!("ebf measured in {secs:.3} s");
     println!("{object}");
     Ok(())
+}
+
+/// The object of a dropped position, after one line on stderr saying why it was dropped.
+fn dropped(
+    reason: engine::search::ebf::DropReason,
+    depth: u32,
+    nodes: u64,
+    score: engine::types::Score,
+    nth: u64,
+) -> serde_json::Value {
+    use engine::search::ebf::DropReason;
+    use engine::types::Score;
+    let (word, why) = match (reason, score) {
+        (DropReason::Mate, Score::Mate(n)) => ("mate", format!("mate in {n} plies")),
+        (DropReason::Mate, _) => ("mate", "a mate".to_string()),
+        (DropReason::TooSmall, _) => ("too_small", "its depth cap".to_string()),
+    };
+    eprintln!(
+        "council-engine ebf: position dropped: the search found {why} at depth {depth} \
+         after {nodes} frontier nodes, before the threshold {nth}"
+    );
+    serde_json::json!({
+        "depth": depth,
+        "nodes": nodes,
+        "ebf": null,
+        "score": null,
+        "win_rate": null,
+        "dropped": word,
+        "mate": match score { Score::Mate(n) => Some(n), Score::Cp(_) => None },
+    })
 }
 
 fn perft(args: &PerftArgs) -> Result<()> {

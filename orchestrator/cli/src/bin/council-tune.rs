@@ -1,7 +1,8 @@
 //! `council-tune CONFIG --out DIR [--iterations N] [--seed S] [--concurrency N] [--simulate]
 //! [--serve [ADDR]] [--shard I/N|auto]`:
 //! SPSA over the `[tune]` section's parameters (docs/guide/tune.md). Rerunning the same command
-//! on the same DIR continues the tune where it stopped. The work is in `council_play::tune`.
+//! on the same DIR continues the tune where it stopped. The work is in `council_play::tune`, the
+//! tune with its page and signals in `council_live::session`.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -9,14 +10,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use council_live::TunePage;
+use council_live::session::play_tune;
 use council_live::tune_svg::write_svgs;
-use council_play::signals::cancel_on_stop_signals;
 use council_play::tune::report;
-use council_play::tune::run::{TuneOptions, tune};
+use council_play::tune::run::{TuneOptions, TuneOutcome};
 use council_schema::config::Config;
 use council_schema::run::shard::Shard;
-use tokio_util::sync::CancellationToken;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -64,15 +63,8 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(std::io::stderr().is_terminal());
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("council-tune: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    council_cli::init_logging(std::io::stderr().is_terminal());
+    council_cli::finish("council-tune", 1, run(Cli::parse()))
 }
 
 /// `--shard I/N` or `--shard auto`, as council-match reads it.
@@ -90,7 +82,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let concurrency = cli.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let mut opts = TuneOptions {
+    let opts = TuneOptions {
         out: cli.out.clone(),
         iterations: cli.iterations,
         seed: cli.seed,
@@ -107,27 +99,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (outcome, page) = rt.block_on(async {
-        let page = match &cli.serve {
-            Some(addr) => {
-                let page = TunePage::start(addr, &cli.out).await?;
-                eprintln!("live page: {}", page.url());
-                opts.feed = Some(page.feed());
-                Some(page)
-            }
-            None => None,
-        };
-        let cancel = CancellationToken::new();
-        let signals = cancel_on_stop_signals(cancel.clone(), || {
-            eprintln!("council-tune: interrupted; rerun the same command to resume");
-        });
-        let outcome = tune(config, &opts, cancel).await;
-        signals.abort();
-        if let Some(page) = &page {
-            page.finished();
-        }
-        anyhow::Ok((outcome?, page))
-    })?;
+    let (outcome, page) = rt.block_on(play_tune(config, opts, cli.serve.as_deref()))?;
+    print_outcome(&cli, &outcome)?;
+    if let Some(page) = page
+        && !outcome.interrupted
+    {
+        eprintln!(
+            "the tune is over; its live page stays up at {} until Ctrl-C or SIGTERM",
+            page.url()
+        );
+        rt.block_on(page.until_stopped());
+    }
+    Ok(if outcome.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The SVGs (when this process keeps the tune's log), the table and the closing line.
+fn print_outcome(cli: &Cli, outcome: &TuneOutcome) -> anyhow::Result<()> {
     let svgs = if outcome.keeps_log {
         write_svgs(&cli.out, &outcome.tune, &outcome.lines, cli.simulate)?
     } else {
@@ -155,18 +146,5 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         svgs.len(),
         cli.out.display()
     );
-    if let Some(page) = page
-        && !outcome.interrupted
-    {
-        eprintln!(
-            "the tune is over; its live page stays up at {} until Ctrl-C or SIGTERM",
-            page.url()
-        );
-        rt.block_on(page.until_stopped());
-    }
-    Ok(if outcome.interrupted {
-        ExitCode::from(130)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(())
 }

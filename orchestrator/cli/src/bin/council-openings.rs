@@ -56,14 +56,9 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    council_schema::init_logging(true);
-    match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("council-openings: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    council_cli::init_logging(true);
+    let result = run(Cli::parse()).map(|()| ExitCode::SUCCESS);
+    council_cli::finish("council-openings", 2, result)
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
