@@ -33,7 +33,7 @@ const DEFAULT_ADDR: &str = "127.0.0.1:8700";
 #[derive(Parser, Debug)]
 #[command(
     name = "council-match",
-    version,
+    version = council_stamp::version!(),
     about = "Play councils and single shogi engines against each other",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true

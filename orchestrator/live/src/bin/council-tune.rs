@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 #[derive(Parser, Debug)]
 #[command(
     name = "council-tune",
-    version,
+    version = council_stamp::version!(),
     about = "Tune a player's numeric keys by SPSA, against games or a simulated Elo bowl"
 )]
 struct Cli {

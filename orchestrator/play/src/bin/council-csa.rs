@@ -24,7 +24,7 @@ use engine::types::Color;
 #[derive(Parser, Debug)]
 #[command(
     name = "council-csa",
-    version,
+    version = council_stamp::version!(),
     about = "A council (or any player of a council-match config) on a CSA protocol server such as floodgate"
 )]
 struct Cli {
