@@ -14,6 +14,7 @@ pub mod seed;
 pub mod stats;
 pub mod training;
 pub mod utc;
+pub mod written_by;
 
 /// Diagnostics to stderr for the binaries, `warn` and up unless `RUST_LOG` says otherwise
 /// (stdout is the table, the JSON or the USI channel).

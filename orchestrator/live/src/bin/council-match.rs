@@ -25,10 +25,16 @@ use council_schema::config::flags::{self, FlagRun};
 use council_schema::run::by_family::family_table;
 use council_schema::run::shard::Shard;
 use council_schema::run::summary;
+use council_schema::written_by::WrittenBy;
 use tokio_util::sync::CancellationToken;
 
 /// Where the live page listens unless told.
 const DEFAULT_ADDR: &str = "127.0.0.1:8700";
+
+/// This build, as `run.json`, `summary.json` and the records say it.
+fn written_by() -> WrittenBy {
+    council_stamp::build!("council-match").into()
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -165,7 +171,7 @@ fn main() -> ExitCode {
 }
 
 fn run_merge(dirs: &[PathBuf], out: &std::path::Path, by_family: bool) -> anyhow::Result<ExitCode> {
-    let report = merge::merge(dirs, out).map_err(anyhow::Error::msg)?;
+    let report = merge::merge(dirs, out, &written_by()).map_err(anyhow::Error::msg)?;
     print_tables(&report.summary, by_family);
     for absent in &report.records_missing {
         eprintln!("council-match merge: no record {absent}");
@@ -315,6 +321,7 @@ fn run_flags(flag_run: FlagRun) -> anyhow::Result<ExitCode> {
         feed: None,
         engine_log: log,
         engine_log_cap: engine_log::DEFAULT_CAP_BYTES,
+        written_by: written_by(),
         pgn: run
             .pgnout
             .clone()
@@ -386,6 +393,7 @@ fn run_options(
         engine_log: None,
         engine_log_cap: cli.log_max_mb.saturating_mul(1_000_000),
         pgn: None,
+        written_by: written_by(),
     })
 }
 

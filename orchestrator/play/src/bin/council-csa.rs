@@ -154,6 +154,7 @@ fn main() -> ExitCode {
         pv_comment: cli.pv_comment == Switch::On,
         reconnect: cli.reconnect,
         engine_log,
+        written_by: council_stamp::build!("council-csa").into(),
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
