@@ -23,6 +23,7 @@ use orchestrator::player::{Budget, Decision, MoveRequest, Player};
 use orchestrator::results::{Reason, Winner};
 use orchestrator::run::plan::RunPlan;
 use orchestrator::run::schedule::schedule;
+use orchestrator::written_by::WrittenBy;
 use tokio_util::sync::CancellationToken;
 
 const FAIRY: &str = "/usr/games/fairy-stockfish";
@@ -151,7 +152,13 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fairy-pawn-drop-mate");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("records folder");
-    write_records(&dir, &config, &played).expect("records written");
+    let by = WrittenBy {
+        program: "fairy-test".into(),
+        version: "0.1.0".into(),
+        commit: "unknown".into(),
+        dirty: "unknown".into(),
+    };
+    write_records(&dir, &config, &played, &by).expect("records written");
     let (csa, kif) = record_paths(&dir, g);
     let csa = std::fs::read_to_string(csa).expect("CSA record");
     assert!(csa.contains("%ILLEGAL_MOVE"), "{csa}");

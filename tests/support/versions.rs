@@ -1,8 +1,10 @@
 //! The one check every program crate runs on its programs: its `tests/version.rs` includes this
 //! file by `#[path]` with `#[macro_use]` and names its programs in [`version_test!`].
-//! `--version` prints `<name> <version>`, the program's own name (not the crate's, clap's
-//! default) and the workspace's version, and the crate's list of programs is its Cargo.toml's
-//! `[[bin]]` targets, so a new program cannot be left out.
+//! `--version` prints `<name> <version> (commit <hash>, <flag>)`: the program's own name (not the
+//! crate's, clap's default), the workspace's version, the commit it was built from (7+ hex
+//! digits, or `unknown` outside a git checkout) and whether the work tree had changes (`clean`,
+//! `dirty`, `unknown`); and the crate's list of programs is its Cargo.toml's `[[bin]]` targets,
+//! so a new program cannot be left out.
 //!
 //! The test also makes `cargo test --workspace` build the crate's programs before any test runs
 //! (cargo builds a package's binaries only for its integration tests): the end-to-end tests in
@@ -55,7 +57,8 @@ pub fn every_program_is_listed(manifest_dir: &str, programs: &[(&str, &str)]) {
     }
 }
 
-/// Each of `programs` (name, path) prints `<name> <version>` for `--version`.
+/// Each of `programs` (name, path) prints `<name> <version> (commit <hash>, <flag>)` for
+/// `--version`.
 pub fn each_prints_its_name(programs: &[(&str, &str)], version: &str) {
     for &(name, path) in programs {
         let out = Command::new(path)
@@ -67,10 +70,22 @@ pub fn each_prints_its_name(programs: &[(&str, &str)], version: &str) {
             "{name} --version failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            format!("{name} {version}\n"),
-            "{name} --version"
+        let text = String::from_utf8_lossy(&out.stdout);
+        let rest = text
+            .strip_prefix(&format!("{name} {version} (commit "))
+            .and_then(|r| r.strip_suffix(")\n"))
+            .unwrap_or_else(|| panic!("{name} --version: {text:?}"));
+        let (commit, flag) = rest
+            .split_once(", ")
+            .unwrap_or_else(|| panic!("{name} --version: no dirty flag in {text:?}"));
+        assert!(
+            commit == "unknown"
+                || (commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+            "{name} --version: commit {commit:?}"
+        );
+        assert!(
+            ["clean", "dirty", "unknown"].contains(&flag),
+            "{name} --version: dirty flag {flag:?}"
         );
     }
 }

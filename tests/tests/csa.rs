@@ -445,6 +445,17 @@ fn a_council_plays_the_builtin_engine_to_max_moves_with_records_and_a_masked_log
     let log = std::fs::read_to_string(outs[0].join("protocol.log")).expect("protocol log");
     assert!(!log.contains("pw-secret"), "the password is masked");
     assert!(log.contains("> LOGIN council-1 ********"), "{log}");
+    // The log and the records open with the build that wrote them, as `--version` says it.
+    let version = Command::new(workspace_bin("council-csa"))
+        .arg("--version")
+        .output()
+        .expect("council-csa --version");
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    let first = log.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with(&format!(" # written by {version}")),
+        "{first:?}, --version {version:?}"
+    );
     assert!(
         log.contains("< #MAX_MOVES") && log.contains("> AGREE "),
         "{log}"
@@ -457,6 +468,13 @@ fn a_council_plays_the_builtin_engine_to_max_moves_with_records_and_a_masked_log
                 .any(|f| f.extension().is_some_and(|e| e == "kif")),
             "{files:?}"
         );
+        for csa in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "csa"))
+        {
+            let text = std::fs::read_to_string(csa).expect("csa record");
+            assert!(text.starts_with(&format!("V2.2\n'{version}\n")), "{text}");
+        }
         referee_games(out, Some(40));
     }
 }

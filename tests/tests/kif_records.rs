@@ -272,7 +272,9 @@ noise_cp = 30
 }
 
 /// The records' headers say when each game started and on what clock, and name the config by
-/// its file name, not by a path of the machine that played it; cshogi still reads them.
+/// its file name, not by a path of the machine that played it, and which build wrote them (the
+/// line `council-match --version` prints, as a CSA `'` comment after `V2.2` and a KIF `#`
+/// line opening the file); cshogi still reads them.
 #[test]
 fn record_headers_carry_the_start_time_and_the_clock_and_no_machine_path() {
     let dir = scratch("headers");
@@ -303,6 +305,12 @@ byoyomi_ms = 10000
     check_run(&dir, &games, 2);
     let records = dir.join("out/records");
     let machine_path = dir.display().to_string();
+    let version = Command::new(workspace_bin("council-match"))
+        .arg("--version")
+        .output()
+        .expect("council-match --version");
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    assert!(version.starts_with("council-match "), "{version}");
     for g in &games {
         let id = g["id"].as_u64().expect("id");
         let seed = g["seed"].as_u64().expect("seed");
@@ -317,6 +325,7 @@ byoyomi_ms = 10000
             "{csa}"
         );
         assert!(!csa.contains(&machine_path), "no machine path: {csa}");
+        assert!(csa.starts_with(&format!("V2.2\n'{version}\n")), "{csa}");
         let start = csa
             .lines()
             .find_map(|l| l.strip_prefix("$START_TIME:"))
@@ -342,6 +351,7 @@ byoyomi_ms = 10000
             "{kif}"
         );
         assert!(kif.contains("棋戦：match.toml game"), "{kif}");
+        assert!(kif.starts_with(&format!("# {version}\n")), "{kif}");
         assert!(!kif.contains(&machine_path), "no machine path: {kif}");
     }
 }

@@ -13,7 +13,7 @@ use std::time::Instant;
 #[derive(Parser)]
 #[command(
     name = "council-engine",
-    version,
+    version = council_stamp::version!(),
     about = "The council's shogi engine (USI)"
 )]
 struct Cli {

@@ -144,6 +144,12 @@ pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordEr
     Ok(out)
 }
 
+/// The record's writer as one comment line's text (a line break in it made a space).
+pub(super) fn written_by_line(rec: &GameRecord) -> Option<String> {
+    let by = rec.written_by.as_deref()?;
+    Some(by.replace(['\r', '\n'], " "))
+}
+
 /// A clock in the formats' whole seconds, when it is one.
 fn whole_seconds(clock: crate::clock::TimeControl) -> Option<TimeControl> {
     let secs = |d: Duration| {

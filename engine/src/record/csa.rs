@@ -15,10 +15,18 @@ use rsshogi::records::formats::csa::{self as rs_csa, CsaError};
 
 pub(super) fn write(rec: &GameRecord) -> Result<String, RecordError> {
     let out = convert::to_rs(rec, Format::Csa)?;
-    rs_csa::export_csa(&out).map_err(|e| RecordError::Unwritable {
+    let text = rs_csa::export_csa(&out).map_err(|e| RecordError::Unwritable {
         format: Format::Csa,
         problem: e.to_string(),
-    })
+    })?;
+    // The writer after the version line, which readers look for first: a plain `'` comment,
+    // which readers skip (a `'*` one would be read as the game's comment).
+    Ok(
+        match (convert::written_by_line(rec), text.split_once('\n')) {
+            (Some(by), Some((version, rest))) => format!("{version}\n'{by}\n{rest}"),
+            _ => text,
+        },
+    )
 }
 
 pub(super) fn read(text: &str) -> Result<GameRecord, RecordError> {

@@ -54,9 +54,14 @@ pub(super) fn write(rec: &GameRecord) -> Result<String, RecordError> {
         format: Format::Kif,
         problem: e.to_string(),
     })?;
-    Ok(match rec.handicap() {
+    let text = match rec.handicap() {
         Some(h) if h != Handicap::Even => handicap_labels(&text),
         _ => text,
+    };
+    // The writer as a first `#` comment line, as Kifu for Windows names itself.
+    Ok(match convert::written_by_line(rec) {
+        Some(by) => format!("# {by}\n{text}"),
+        None => text,
     })
 }
 

@@ -218,6 +218,11 @@ pub struct GameRecord {
     pub clocks: [Option<TimeControl>; 2],
     /// How the game ended, if it did.
     pub end: Option<GameEnd>,
+    /// The program that wrote the record, as its `--version` says it (`council-match 0.1.0
+    /// (commit 0123456789ab, clean)`): a `'` comment line after CSA's `V2.2`, a `#` comment line
+    /// opening the KIF, which every reader skips. Written only: reading leaves it `None`, and
+    /// records are equal whatever it says.
+    pub written_by: Option<String>,
 }
 
 impl PartialEq for GameRecord {
@@ -250,6 +255,7 @@ impl GameRecord {
             start_time: None,
             clocks: [None, None],
             end: None,
+            written_by: None,
         }
     }
 

@@ -140,6 +140,30 @@ fn round_trip(rec: &GameRecord) {
     );
 }
 
+/// The program that wrote a record: a plain `'` comment right after CSA's `V2.2` and a `#`
+/// line opening the KIF, which readers skip (the moves, names and comments read back as
+/// written, and no move takes the line as its comment).
+#[test]
+fn the_writer_is_a_comment_line_readers_skip() {
+    let mut rec = game("startpos moves 7g7f 3c3d");
+    rec.sente = Some("Alice".into());
+    rec.written_by = Some("council-match 0.1.0 (commit 0123456789ab, clean)".into());
+    let csa = rec.to_csa().expect("csa");
+    assert!(
+        csa.starts_with("V2.2\n'council-match 0.1.0 (commit 0123456789ab, clean)\nN+Alice\n"),
+        "{csa}"
+    );
+    let kif = rec.to_kif().expect("kif");
+    assert!(
+        kif.starts_with("# council-match 0.1.0 (commit 0123456789ab, clean)\n"),
+        "{kif}"
+    );
+    let back = GameRecord::read_csa(&csa).expect("read back csa");
+    assert_eq!(back.written_by, None);
+    assert!(back.moves().iter().all(|m| m.comment.is_none()), "{csa}");
+    round_trip(&rec);
+}
+
 #[test]
 fn every_end_reason_round_trips_through_both_formats() {
     let draw_line = format!("startpos moves {}", "5i5h 5a5b 5h5i 5b5a ".repeat(3));

@@ -14,3 +14,4 @@ pub mod seed;
 pub mod stats;
 pub mod training;
 pub mod utc;
+pub mod written_by;

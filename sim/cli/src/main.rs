@@ -33,7 +33,7 @@ SplitMix64 and advanced by b jumps of 2^128, and batch results are combined in b
 The seed is printed in every table and JSON object. Counts accept 1e7 or 10_000_000.";
 
 #[derive(Parser, Debug)]
-#[command(name = "council-sim", version, about = ABOUT, long_about = LONG_ABOUT)]
+#[command(name = "council-sim", version = council_stamp::version!(), about = ABOUT, long_about = LONG_ABOUT)]
 struct Cli {
     #[command(subcommand)]
     model: Model,

@@ -73,7 +73,7 @@ use engine::types::Color;
 #[derive(Parser, Debug)]
 #[command(
     name = "csa-test-server",
-    version,
+    version = council_stamp::version!(),
     about = "A small CSA protocol 1.2.1 server that behaves as shogi-server does, for the tests of council-csa",
     after_help = "The first line on stdout is `port <n>`; then a line `clock <game id> <moves> <sente ms> <gote ms>` after each move and `end <game id> <#ENDING> <#WIN|#LOSE|#DRAW|#CENSORED for sente>` after each game."
 )]

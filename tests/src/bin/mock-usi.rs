@@ -218,7 +218,7 @@ fn say(line: &str) {
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("--version") {
-        say(concat!("mock-usi ", env!("CARGO_PKG_VERSION")));
+        say(&council_stamp::build!("mock-usi").to_string());
         return;
     }
     let mut args = match parse_args() {

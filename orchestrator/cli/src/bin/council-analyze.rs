@@ -20,7 +20,7 @@ use council_study::analyze::{Output, famous, resign};
 #[derive(Parser, Debug)]
 #[command(
     name = "council-analyze",
-    version,
+    version = council_stamp::version!(),
     about = "Analyse recorded games: intrinsic ratings and game length"
 )]
 struct Cli {

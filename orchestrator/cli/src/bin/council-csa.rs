@@ -26,7 +26,7 @@ use tokio::runtime::Runtime;
 #[derive(Parser, Debug)]
 #[command(
     name = "council-csa",
-    version,
+    version = council_stamp::version!(),
     about = "A council (or any player of a council-match config) on a CSA protocol server such as floodgate"
 )]
 struct Cli {
@@ -150,6 +150,7 @@ fn prepare(cli: &Cli) -> anyhow::Result<(Config, CsaOptions, Runtime)> {
         pv_comment: cli.pv_comment == Switch::On,
         reconnect: cli.reconnect,
         engine_log,
+        written_by: council_stamp::build!("council-csa").into(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -38,7 +38,7 @@ enum Format {
 /// Identical results lines (the same game seen twice, e.g. the same file given twice) count once;
 /// a malformed line stops with its file and line number.
 #[derive(Debug, Parser)]
-#[command(name = "council-elo", version)]
+#[command(name = "council-elo", version = council_stamp::version!())]
 struct Args {
     /// results.jsonl files to merge.
     #[arg(required = true, value_name = "RESULTS.jsonl")]

@@ -15,7 +15,7 @@ use council_study::learn::similarity::{self, Plies, SimilarityOptions};
 #[derive(Parser, Debug)]
 #[command(
     name = "council-learn",
-    version,
+    version = council_stamp::version!(),
     about = "Learn from recorded games: pack a corpus, learn the candidate-move model"
 )]
 struct Cli {

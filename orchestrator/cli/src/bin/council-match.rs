@@ -26,15 +26,21 @@ use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 use council_schema::config::flags::{self, FlagRun};
 use council_schema::run::shard::Shard;
+use council_schema::written_by::WrittenBy;
 use tokio::runtime::Runtime;
 
 /// Where the live page listens unless told.
 const DEFAULT_ADDR: &str = "127.0.0.1:8700";
 
+/// This build, as `run.json`, `summary.json` and the records say it.
+fn written_by() -> WrittenBy {
+    council_stamp::build!("council-match").into()
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "council-match",
-    version,
+    version = council_stamp::version!(),
     about = "Play councils and single shogi engines against each other",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
@@ -155,7 +161,7 @@ fn main() -> ExitCode {
 }
 
 fn run_merge(dirs: &[PathBuf], out: &Path, by_family: bool) -> anyhow::Result<ExitCode> {
-    let report = merge::merge(dirs, out).map_err(anyhow::Error::msg)?;
+    let report = merge::merge(dirs, out, &written_by()).map_err(anyhow::Error::msg)?;
     session::print_tables(&report.summary, by_family);
     for absent in &report.records_missing {
         eprintln!("council-match merge: no record {absent}");
@@ -265,6 +271,7 @@ fn run_flags(flag_run: FlagRun) -> anyhow::Result<ExitCode> {
         feed: None,
         engine_log: log,
         engine_log_cap: engine_log::DEFAULT_CAP_BYTES,
+        written_by: written_by(),
         pgn: run
             .pgnout
             .clone()
@@ -364,5 +371,6 @@ fn run_options(cli: &Cli, config_path: &Path, shard: Option<Shard>) -> anyhow::R
         engine_log: None,
         engine_log_cap: cli.log_max_mb.saturating_mul(1_000_000),
         pgn: None,
+        written_by: written_by(),
     })
 }

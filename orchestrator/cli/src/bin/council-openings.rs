@@ -13,7 +13,7 @@ use council_study::learn::openings::{self, DEFAULT_RADIUS, OpeningsOptions};
 #[derive(Parser, Debug)]
 #[command(
     name = "council-openings",
-    version,
+    version = council_stamp::version!(),
     about = "Build a balanced, diverse opening suite from the positions recorded games reach at one ply"
 )]
 struct Cli {

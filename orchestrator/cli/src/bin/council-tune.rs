@@ -20,7 +20,7 @@ use council_schema::run::shard::Shard;
 #[derive(Parser, Debug)]
 #[command(
     name = "council-tune",
-    version,
+    version = council_stamp::version!(),
     about = "Tune a player's numeric keys by SPSA, against games or a simulated Elo bowl"
 )]
 struct Cli {

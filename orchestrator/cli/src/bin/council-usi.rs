@@ -23,7 +23,7 @@ const DEFAULT_CONFIG: &str = "council-usi.toml";
 #[derive(Parser, Debug)]
 #[command(
     name = "council-usi",
-    version,
+    version = council_stamp::version!(),
     about = "A council (or any player of a council-match config) as one USI engine for shogi GUIs"
 )]
 struct Cli {

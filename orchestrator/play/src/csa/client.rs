@@ -24,6 +24,7 @@ use council_players::player::{Outcome as PlayerOutcome, Player};
 use council_schema::config::Config;
 use council_schema::results::append::ResultsWriter;
 use council_schema::results::{GameResult, Reason};
+use council_schema::written_by::WrittenBy;
 
 /// How `council-csa` connects and plays.
 #[derive(Debug, Clone)]
@@ -49,6 +50,8 @@ pub struct CsaOptions {
     pub reconnect: u32,
     /// Where the player's engines log their lines (`--log`, `log = true`).
     pub engine_log: Option<EngineLogAsk>,
+    /// The program playing: the protocol log's first line and the records say so.
+    pub written_by: WrittenBy,
 }
 
 /// The engine log asked for (`--log [FILE]`, `log = true`): opened, beside the protocol log,
@@ -148,7 +151,10 @@ pub async fn run(
     let records = opts.out.join("records");
     let results_path = opts.out.join("results.jsonl");
     let (mut next_id, complete_len) = games_so_far(&results_path)?;
-    let log = ProtocolLog::new(&opts.out.join("protocol.log"));
+    let log = ProtocolLog::with_first_note(
+        &opts.out.join("protocol.log"),
+        format!("written by {}", opts.written_by),
+    );
     // The first connection is not retried, and nothing is written before it is made: a wrong
     // `--server` leaves no folder behind. The protocol log's first line makes the folder.
     let first = tokio::select! {
@@ -207,6 +213,7 @@ pub async fn run(
                     &records,
                     (&results_path, complete_len, &mut results),
                     &log,
+                    &opts.written_by,
                 );
                 if let Some(logs) = &engine_log {
                     logs.game_over(config, &game.played.result)
@@ -275,10 +282,11 @@ fn keep(
     records: &Path,
     (results_path, complete_len, results): (&Path, Option<u64>, &mut Option<ResultsWriter>),
     log: &ProtocolLog,
+    by: &WrittenBy,
 ) -> Result<(), CsaError> {
     let result = &game.played.result;
     let recorded = std::fs::create_dir_all(records)
-        .and_then(|()| write_event_records(records, &game.game_id, &game.played));
+        .and_then(|()| write_event_records(records, &game.game_id, &game.played, by));
     let appended = match results {
         Some(w) => w.append(result),
         None => ResultsWriter::open(results_path, complete_len).and_then(|mut w| {

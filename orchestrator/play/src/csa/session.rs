@@ -54,6 +54,8 @@ pub struct ProtocolLog {
 #[derive(Default)]
 struct LogFile {
     file: Option<std::fs::File>,
+    /// A note written (as a `#` line) before the first line, when the file is opened then.
+    first_note: Option<String>,
     /// The first write (or open) that failed.
     failed: Option<(std::io::ErrorKind, String)>,
 }
@@ -65,6 +67,17 @@ impl ProtocolLog {
             file: Arc::new(Mutex::new(LogFile::default())),
             path: path.to_path_buf(),
         }
+    }
+
+    /// The log at `path` whose first line (when this log opens the file at its first line)
+    /// is the `#` note `note`: the client says which build it is.
+    #[must_use]
+    pub fn with_first_note(path: &Path, note: String) -> Self {
+        let log = Self::new(path);
+        if let Ok(mut f) = log.file.lock() {
+            f.first_note = Some(note);
+        }
+        log
     }
 
     /// Create (or append to) the log at `path` now.
@@ -100,7 +113,10 @@ impl ProtocolLog {
         let written = match log.file.as_mut() {
             Some(file) => file.write_all(entry.as_bytes()),
             None => open_append(&self.path).and_then(|mut file| {
-                let written = file.write_all(entry.as_bytes());
+                let first = log.first_note.take().map_or_else(String::new, |note| {
+                    format!("{}.{:03} # {note}\n", now.as_secs(), now.subsec_millis())
+                });
+                let written = file.write_all(format!("{first}{entry}").as_bytes());
                 log.file = Some(file);
                 written
             }),

@@ -17,6 +17,7 @@ use engine::types::Color;
 use crate::game::arbiter::PlayedGame;
 use council_schema::config::Config;
 use council_schema::results::{GameResult, Reason, Winner};
+use council_schema::written_by::WrittenBy;
 
 /// File names of a game's records: `<id>-<sente>-vs-<gote>.{csa,kif}` (names made file-safe).
 pub fn record_paths(dir: &Path, g: &GameResult) -> (PathBuf, PathBuf) {
@@ -155,15 +156,26 @@ fn event_record(
 
 /// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif` (Shift_JIS), or, when a name or the
 /// event (the config's file name) has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in
-/// place of `.kif`. Their headers carry the start time and each side's clock.
-pub fn write_records(dir: &Path, config: &Config, game: &PlayedGame) -> std::io::Result<()> {
+/// place of `.kif`. Their headers carry the start time, each side's clock and the program
+/// that wrote them (`by`: a CSA `'` comment line, a KIF `#` line).
+pub fn write_records(
+    dir: &Path,
+    config: &Config,
+    game: &PlayedGame,
+    by: &WrittenBy,
+) -> std::io::Result<()> {
     let clocks = run_clocks(config, &game.result);
-    write_game_records(dir, run_event(config, &game.result), clocks, game)
+    write_game_records(dir, run_event(config, &game.result), clocks, game, by)
 }
 
 /// As [`write_records`], the records' `$EVENT` being `event` (a CSA server's `Game_ID`).
-pub fn write_event_records(dir: &Path, event: &str, game: &PlayedGame) -> std::io::Result<()> {
-    write_game_records(dir, event.to_string(), [None, None], game)
+pub fn write_event_records(
+    dir: &Path,
+    event: &str,
+    game: &PlayedGame,
+    by: &WrittenBy,
+) -> std::io::Result<()> {
+    write_game_records(dir, event.to_string(), [None, None], game, by)
 }
 
 fn write_game_records(
@@ -171,8 +183,10 @@ fn write_game_records(
     event: String,
     clocks: [Option<TimeControl>; 2],
     game: &PlayedGame,
+    by: &WrittenBy,
 ) -> std::io::Result<()> {
     let mut record = event_record(event, clocks, game).map_err(std::io::Error::other)?;
+    record.written_by = Some(by.to_string());
     let (csa, kif) = record_paths(dir, &game.result);
     if record.to_csa().is_err() {
         // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the

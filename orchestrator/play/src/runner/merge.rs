@@ -24,6 +24,7 @@ use council_schema::run::schedule::{GameSpec, schedule};
 use council_schema::run::shard::Shard;
 use council_schema::run::summary::{Summary, SummaryWriteError};
 use council_schema::run::{RunInfo, RunInfoError};
+use council_schema::written_by::WrittenBy;
 
 /// Why shard folders cannot be merged; each names the folder or file at fault.
 #[derive(Debug, thiserror::Error)]
@@ -266,8 +267,13 @@ fn check_game(
     Ok(())
 }
 
-/// Merge the shard folders `dirs` into `out`.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, MergeError> {
+/// Merge the shard folders `dirs` into `out`; its `run.json` and `summary.json` say
+/// `written_by` merged them.
+pub fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    written_by: &WrittenBy,
+) -> Result<MergeReport, MergeError> {
     if dirs.is_empty() {
         return Err(MergeError::NoFolders);
     }
@@ -332,10 +338,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, MergeError> {
         }
     }
 
-    write_folder(out, first, &plan, seed, &games)?;
+    write_folder(out, first, &plan, seed, &games, written_by)?;
     let records_missing = copy_records(out, &games)?;
     let games: Vec<GameResult> = games.into_values().map(|(g, _)| g).collect();
-    let summary = Summary::new(&plan, &games, seed, 0, Duration::ZERO);
+    let mut summary = Summary::new(&plan, &games, seed, 0, Duration::ZERO);
+    summary.written_by = Some(written_by.clone());
     summary.write(out)?;
     let have: std::collections::HashSet<u64> = games.iter().map(|g| g.id).collect();
     let missing = specs
@@ -360,6 +367,7 @@ fn write_folder(
     plan: &RunPlan,
     seed: u64,
     games: &BTreeMap<u64, (GameResult, &Path)>,
+    written_by: &WrittenBy,
 ) -> Result<(), MergeError> {
     let results_path = out.join("results.jsonl");
     if results_path
@@ -383,6 +391,7 @@ fn write_folder(
         games: plan.games,
         shard: None,
         plan: Some(plan.clone()),
+        written_by: Some(written_by.clone()),
     };
     info.write(out)?;
     let mut text = String::new();

@@ -32,6 +32,7 @@ use council_schema::results::{self, GameResult};
 use council_schema::run::plan::RunPlan;
 use council_schema::run::shard::Shard;
 use council_schema::run::{RunInfo, RunInfoError, schedule, summary};
+use council_schema::written_by::WrittenBy;
 
 /// A run that cannot go on (bad output folder, unreadable results); engine failures are game
 /// results, never this.
@@ -117,6 +118,8 @@ pub struct RunOptions {
     pub engine_log_cap: u64,
     /// `-pgnout`: every finished game is appended to this pseudo-PGN file too.
     pub pgn: Option<records::PgnSettings>,
+    /// The program running the run: `run.json`, `summary.json` and the records say so.
+    pub written_by: WrittenBy,
 }
 
 /// What the output folder holds before the run's games are played.
@@ -205,6 +208,7 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
             RunInfo {
                 games,
                 plan: Some(plan.clone()),
+                written_by: Some(opts.written_by.clone()),
                 ..info.clone()
             }
             .write(out)?;
@@ -263,6 +267,7 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
         games: config.games,
         shard: opts.shard,
         plan: Some(plan.clone()),
+        written_by: Some(opts.written_by.clone()),
     };
     info.write(out)?;
     Ok(Prepared {
@@ -418,6 +423,7 @@ pub async fn run(
     let mut summary = summary::Summary::new(&plan, &finished, seed, played_now, wall);
     summary.shard = shard;
     summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
+    summary.written_by = Some(opts.written_by.clone());
     summary.write(&opts.out)?;
     if let Some(feed) = &opts.feed {
         feed.run_ended(&summary);
@@ -447,6 +453,8 @@ struct Book {
     feed: Option<Arc<dyn RunFeed>>,
     /// `-pgnout`: the pseudo-PGN file each game is appended to as well.
     pgn: Option<records::PgnSettings>,
+    /// Said in each game's records.
+    written_by: WrittenBy,
 }
 
 impl Book {
@@ -483,6 +491,7 @@ impl Book {
             console,
             feed: opts.feed.clone(),
             pgn: opts.pgn.clone(),
+            written_by: opts.written_by.clone(),
         })
     }
 
@@ -493,11 +502,12 @@ impl Book {
         // Both (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
         // holds up the thread that reads results.
         let (dir, cfg, pgn) = (self.records_dir.clone(), config.clone(), self.pgn.clone());
+        let by = self.written_by.clone();
         let Some(mut writer) = self.writer.take() else {
             unreachable!("the writer is back after every game")
         };
         let written = tokio::task::spawn_blocking(move || {
-            if let Err(e) = records::write_records(&dir, &cfg, &p) {
+            if let Err(e) = records::write_records(&dir, &cfg, &p, &by) {
                 tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
             }
             if let Some(pgn) = &pgn
@@ -582,6 +592,12 @@ mod tests {
             engine_log: None,
             engine_log_cap: council_players::player::engine_log::DEFAULT_CAP_BYTES,
             pgn: None,
+            written_by: WrittenBy {
+                program: "council-match".into(),
+                version: "0.1.0".into(),
+                commit: "0123456789ab".into(),
+                dirty: "clean".into(),
+            },
         }
     }
 

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, ConfigError};
+use crate::written_by::WrittenBy;
 use plan::RunPlan;
 use shard::Shard;
 
@@ -60,6 +61,10 @@ pub struct RunInfo {
     /// build whose plan this one does not read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<RunPlan>,
+    /// The program that wrote this file (started, extended or merged the run); absent in
+    /// files written by older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<WrittenBy>,
 }
 
 /// `run.json` as read: a `plan` this build does not read (another build's format) is left
@@ -75,6 +80,8 @@ struct StoredRunInfo {
     shard: Option<Shard>,
     #[serde(default)]
     plan: Option<serde_json::Value>,
+    #[serde(default)]
+    written_by: Option<WrittenBy>,
 }
 
 impl From<StoredRunInfo> for RunInfo {
@@ -86,6 +93,7 @@ impl From<StoredRunInfo> for RunInfo {
             games: s.games,
             shard: s.shard,
             plan: s.plan.and_then(|p| serde_json::from_value(p).ok()),
+            written_by: s.written_by,
         }
     }
 }
@@ -169,6 +177,7 @@ mod tests {
             games: 2,
             shard: None,
             plan: None,
+            written_by: None,
         };
         let e = broken.plan(Path::new("run")).expect_err("unvalidatable");
         let e = e.to_string();

@@ -161,6 +161,9 @@ pub struct Summary {
     /// The shard of the run these games are (`--shard`); absent for a whole or merged run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<super::shard::Shard>,
+    /// The program that wrote this file; absent in files written by older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<crate::written_by::WrittenBy>,
 }
 
 /// A `summary.json` that cannot be written.
@@ -253,6 +256,7 @@ impl Summary {
             by_family: by_family(&config.playing, games),
             sprt: None,
             shard: None,
+            written_by: None,
         }
     }
 }
@@ -662,6 +666,12 @@ mod tests {
                 decided_after_games: Some(58),
             }),
             shard: Some(super::super::shard::Shard::new(1, 4).expect("a shard")),
+            written_by: Some(crate::written_by::WrittenBy {
+                program: "council-match".into(),
+                version: "0.1.0".into(),
+                commit: "0123456789ab".into(),
+                dirty: "clean".into(),
+            }),
         }
     }
 

@@ -18,7 +18,7 @@ pub mod write;
 
 use std::collections::HashSet;
 
-use engine::position::{Position, replay};
+use engine::position::{Position, ReplayError, SfenError, replay};
 use engine::training::{MAX_EVAL, Outcome, Sample, score_value};
 use engine::types::{Color, Score};
 use serde::{Deserialize, Serialize};
@@ -57,14 +57,36 @@ impl Format {
     }
 }
 
+/// A name `--format` or `--council-score` does not know, and the names it does.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{given}`: give {choices}")]
+pub struct UnknownName {
+    pub given: String,
+    pub choices: &'static str,
+}
+
+/// A game that gives no records because it does not replay (none of it is written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameError {
+    #[error("bad start position `{start}`: {error}")]
+    Start { start: String, error: SfenError },
+    /// The first move that cannot be played.
+    #[error(transparent)]
+    Move(#[from] ReplayError),
+}
+
 impl std::str::FromStr for Format {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         match s {
             "psv" => Ok(Format::Psv),
             "hcpe" => Ok(Format::Hcpe),
             "sfen" => Ok(Format::Sfen),
-            other => Err(format!("`{other}`: give psv, hcpe or sfen")),
+            other => Err(UnknownName {
+                given: other.to_string(),
+                choices: "psv, hcpe or sfen",
+            }),
         }
     }
 }
@@ -84,13 +106,16 @@ pub enum CouncilScore {
 }
 
 impl std::str::FromStr for CouncilScore {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         match s {
             "chosen" => Ok(CouncilScore::Chosen),
             "mean" => Ok(CouncilScore::Mean),
             "voters" => Ok(CouncilScore::Voters),
-            other => Err(format!("`{other}`: give chosen, mean or voters")),
+            other => Err(UnknownName {
+                given: other.to_string(),
+                choices: "chosen, mean or voters",
+            }),
         }
     }
 }
@@ -267,13 +292,13 @@ impl<'a> Game<'a> {
 /// positions already written (for [`Settings::dedup`]). Returns this game's counts.
 ///
 /// # Errors
-/// The game's start or a move that does not replay, in words.
+/// The game's start or a move that does not replay.
 pub fn records(
     game: Game<'_>,
     settings: &Settings,
     seen: &mut HashSet<[u8; 32]>,
     mut record: impl FnMut(Vec<u8>),
-) -> Result<Counts, String> {
+) -> Result<Counts, GameError> {
     let mut counts = Counts {
         games: 1,
         ..Counts::default()
@@ -284,14 +309,16 @@ pub fn records(
     };
     let f = settings;
     // The whole game first, so a game that does not replay leaves `seen` untouched.
-    let mut r = replay(game.start, game.moves)
-        .map_err(|e| format!("bad start position `{}`: {e}", game.start))?;
+    let mut r = replay(game.start, game.moves).map_err(|error| GameError::Start {
+        start: game.start.to_string(),
+        error,
+    })?;
     let mut plies = Vec::with_capacity(game.moves.len());
     loop {
         let position: Position = r.position().clone();
         match r.step() {
             Some(Ok(mv)) => plies.push((position, mv)),
-            Some(Err(e)) => return Err(e.to_string()),
+            Some(Err(e)) => return Err(e.into()),
             None => break,
         }
     }

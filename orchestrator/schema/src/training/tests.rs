@@ -135,7 +135,11 @@ fn an_aborted_game_gives_no_record_and_a_broken_one_an_error() {
         |_| {},
     )
     .expect_err("refused");
-    assert!(err.contains("move 3 `2g2e`"), "{err}");
+    assert!(
+        matches!(&err, GameError::Move(e) if e.number() == 3 && e.text == "2g2e"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("move 3 `2g2e`"), "{err}");
 }
 
 #[test]

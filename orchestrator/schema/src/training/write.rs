@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{Counts, Game, Settings, records};
+use super::{Counts, Game, GameError, Settings, records};
 use crate::results::GameResult;
 
 /// Records gathered in memory, then written in one file.
@@ -37,8 +37,8 @@ impl Export {
     /// Adds `game`'s records after those of the games added before.
     ///
     /// # Errors
-    /// A game that does not replay, in words (nothing of it is added).
-    pub fn add(&mut self, game: Game<'_>) -> Result<(), String> {
+    /// A game that does not replay (nothing of it is added).
+    pub fn add(&mut self, game: Game<'_>) -> Result<(), GameError> {
         let mut got = Vec::new();
         let counts = records(game, &self.settings, &mut self.seen, |r| got.push(r))?;
         self.records.extend(got);

@@ -223,6 +223,7 @@ mod tests {
             games: 2,
             shard: None,
             plan: Some(RunPlan::of(&config)),
+            written_by: None,
         }
         .write(&folder)
         .expect("run.json");

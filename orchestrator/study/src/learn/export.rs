@@ -41,7 +41,10 @@ pub enum ExportError {
     #[error(transparent)]
     Corpus(#[from] CorpusError),
     #[error("{place}: {problem}")]
-    Game { place: String, problem: String },
+    Game {
+        place: String,
+        problem: council_schema::training::GameError,
+    },
     #[error("cannot write {}: {cause}", path.display())]
     Write {
         path: PathBuf,
