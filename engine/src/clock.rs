@@ -18,7 +18,7 @@
 
 use std::time::Duration;
 
-use crate::types::Color;
+use crate::types::{ByColor, Color};
 
 /// What one side gets: a main time, then a byoyomi for every move once the main time is spent,
 /// and an increment credited before every move.
@@ -116,13 +116,13 @@ impl SideClock {
 /// `Go::state_clocks` in the USI protocol module).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clocks {
-    sides: [SideClock; 2],
+    sides: ByColor<SideClock>,
 }
 
 impl Clocks {
     pub fn new(sente: SideClock, gote: SideClock) -> Self {
         Clocks {
-            sides: [sente, gote],
+            sides: ByColor { sente, gote },
         }
     }
 
@@ -142,11 +142,11 @@ impl Clocks {
     }
 
     pub fn side(&self, color: Color) -> &SideClock {
-        &self.sides[color.index()]
+        &self.sides[color]
     }
 
     pub fn side_mut(&mut self, color: Color) -> &mut SideClock {
-        &mut self.sides[color.index()]
+        &mut self.sides[color]
     }
 
     /// `keep` held back from `mover`'s clock ([`SideClock::less`]); the other side's is as it is.

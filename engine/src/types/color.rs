@@ -1,7 +1,9 @@
 //! The two sides. Sente (先手, "black", `b` in SFEN) moves first in an even game; in handicap
-//! games the handicap giver plays gote and moves first.
+//! games the handicap giver plays gote and moves first. [`ByColor`] keeps a value per side,
+//! indexed by `Color`, so no table of two is indexed by a bare number.
 
 use std::fmt;
+use std::ops::{Index, IndexMut};
 
 /// A side of the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,7 +27,8 @@ impl Color {
         }
     }
 
-    /// 0 for sente, 1 for gote (handy for `[T; 2]` tables).
+    /// 0 for sente, 1 for gote (for tables of the engine's own; a value per side is a
+    /// [`ByColor`]).
     #[must_use]
     pub const fn index(self) -> usize {
         match self {
@@ -64,6 +67,113 @@ impl fmt::Display for Color {
     }
 }
 
+/// A value for each side (as shakmaty's `ByColor`): index it by [`Color`], `map` it, iterate it
+/// sente first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ByColor<T> {
+    pub sente: T,
+    pub gote: T,
+}
+
+impl<T> ByColor<T> {
+    /// Each side's value from `f`, sente's first.
+    pub fn new_with(mut f: impl FnMut(Color) -> T) -> Self {
+        let sente = f(Color::Sente);
+        ByColor {
+            sente,
+            gote: f(Color::Gote),
+        }
+    }
+
+    pub const fn get(&self, color: Color) -> &T {
+        match color {
+            Color::Sente => &self.sente,
+            Color::Gote => &self.gote,
+        }
+    }
+
+    pub fn get_mut(&mut self, color: Color) -> &mut T {
+        match color {
+            Color::Sente => &mut self.sente,
+            Color::Gote => &mut self.gote,
+        }
+    }
+
+    /// Both values through `f`, sente's first.
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> ByColor<U> {
+        let sente = f(self.sente);
+        ByColor {
+            sente,
+            gote: f(self.gote),
+        }
+    }
+
+    /// Both values through `f`, which is told whose each is (sente's first).
+    pub fn map_with_color<U>(self, mut f: impl FnMut(Color, T) -> U) -> ByColor<U> {
+        let sente = f(Color::Sente, self.sente);
+        ByColor {
+            sente,
+            gote: f(Color::Gote, self.gote),
+        }
+    }
+
+    pub const fn as_ref(&self) -> ByColor<&T> {
+        ByColor {
+            sente: &self.sente,
+            gote: &self.gote,
+        }
+    }
+
+    pub fn as_mut(&mut self) -> ByColor<&mut T> {
+        ByColor {
+            sente: &mut self.sente,
+            gote: &mut self.gote,
+        }
+    }
+
+    /// Both values, sente's first.
+    pub fn iter(&self) -> std::array::IntoIter<&T, 2> {
+        self.into_iter()
+    }
+
+    /// Both values with their side, sente's first.
+    pub fn into_iter_colors(self) -> std::array::IntoIter<(Color, T), 2> {
+        [(Color::Sente, self.sente), (Color::Gote, self.gote)].into_iter()
+    }
+}
+
+impl<T> Index<Color> for ByColor<T> {
+    type Output = T;
+
+    fn index(&self, color: Color) -> &T {
+        self.get(color)
+    }
+}
+
+impl<T> IndexMut<Color> for ByColor<T> {
+    fn index_mut(&mut self, color: Color) -> &mut T {
+        self.get_mut(color)
+    }
+}
+
+impl<T> IntoIterator for ByColor<T> {
+    type Item = T;
+    type IntoIter = std::array::IntoIter<T, 2>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        [self.sente, self.gote].into_iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a ByColor<T> {
+    type Item = &'a T;
+    type IntoIter = std::array::IntoIter<&'a T, 2>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        [&self.sente, &self.gote].into_iter()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +186,22 @@ mod tests {
             assert_eq!(Color::from_rs(c.to_rs()), c);
         }
         assert_eq!(Color::Gote.to_string(), "gote");
+    }
+
+    #[test]
+    fn by_color_indexes_maps_and_iterates_sente_first() {
+        let mut b = ByColor::new_with(|c| c.name().len());
+        assert_eq!((b[Color::Sente], b[Color::Gote]), (5, 4));
+        b[Color::Gote] += 10;
+        *b.get_mut(Color::Sente) -= 5;
+        assert_eq!(b, ByColor { sente: 0, gote: 14 });
+        assert_eq!(b.map(|x| x * 2).into_iter().collect::<Vec<_>>(), [0, 28]);
+        assert_eq!(b.iter().copied().max(), Some(14));
+        let named = b.map_with_color(|c, x| format!("{c}{x}"));
+        assert_eq!(named.as_ref().get(Color::Gote).as_str(), "gote14");
+        assert_eq!(
+            b.into_iter_colors().collect::<Vec<_>>(),
+            [(Color::Sente, 0), (Color::Gote, 14)]
+        );
     }
 }

@@ -10,7 +10,7 @@ mod piece;
 mod score;
 mod square;
 
-pub use color::Color;
+pub use color::{ByColor, Color};
 pub use moves::Move;
 pub use piece::{Piece, PieceKind};
 pub use score::Score;

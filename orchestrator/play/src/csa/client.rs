@@ -368,7 +368,7 @@ fn games_so_far(path: &Path) -> Result<(u64, Option<u64>), CsaError> {
 /// A game as it ended, before it is written.
 struct Finished {
     game_id: String,
-    played: crate::game::arbiter::PlayedGame,
+    played: crate::game::sheet::PlayedGame,
     said: String,
     you: Color,
 }

@@ -1,7 +1,7 @@
 //! One game on a CSA server, from `START` to the server's verdict (or the end of the connection,
 //! or a stop): the position, both clocks as the server keeps them, the player asked for our
-//! moves and pondering in the opponent's time, and the sheet that becomes the game's records and
-//! its `results.jsonl` line (the way `council-match` records a game).
+//! moves and pondering in the opponent's time, and the game's sheet (the arbiter's own, which
+//! becomes the game's records and its `results.jsonl` line as in `council-match`).
 //!
 //! The server is the arbiter here: a move counts when the server echoes it (`+7776FU,T3`),
 //! both clocks are charged with the server's own `,T` times by the one clock's rule (the
@@ -20,21 +20,20 @@ use std::time::Duration;
 
 use engine::clock::{Clocks, SideClock};
 use engine::position::Position;
-use engine::types::{Color, Score};
+use engine::types::{ByColor, Color};
 use tokio::time::Instant;
 
 use super::protocol::{
     Ending, GameSummary, Outcome, ServerLine, move_line, parse_server_line, verdict,
 };
 use super::session::{ProtocolLog, Session, SessionError};
-use crate::game::adjudicate::judge_move;
-use crate::game::arbiter::PlayedGame;
+use crate::game::adjudicate::{Verdict, judge_move};
+use crate::game::sheet::{Heading, PlayedGame, Sheet};
 use crate::signals::Stop;
 use council_players::player::budget;
 use council_players::player::{Budget, Decision, MoveRequest, Player, PlayerError, Thought};
 use council_schema::config::Config;
-use council_schema::results::votes::CouncilVote;
-use council_schema::results::{GameResult, PlayerCost, Reason, Winner};
+use council_schema::results::{Reason, Winner};
 
 /// How a game ended, as the loop saw it.
 pub(crate) struct End {
@@ -97,17 +96,10 @@ pub(crate) struct Game<'a> {
     /// Both clocks as the server keeps them (`None`: a game without a clock), charged with
     /// the server's own `,T` times.
     clocks: Option<Clocks>,
-    moves: Vec<String>,
-    opening_plies: usize,
-    times_ms: Vec<u64>,
-    scores: Vec<Option<Score>>,
-    pvs: Vec<Vec<String>>,
-    votes: Vec<CouncilVote>,
-    cost: PlayerCost,
+    /// The game's record; only our side's cost is kept.
+    sheet: Sheet,
     /// The opponent's reply the player ponders on, while it does.
     pondering: Option<String>,
-    began: Instant,
-    started_unix_ms: Option<u64>,
 }
 
 impl<'a> Game<'a> {
@@ -126,7 +118,7 @@ impl<'a> Game<'a> {
         // The moves the server gave with the summary are not charged: its clocks start full.
         let controls = summary.time.map(|t| t.control());
         let clocks = (controls.iter().any(Option::is_some)).then(|| {
-            let [sente, gote] = controls.map(|c| SideClock::new(c.unwrap_or_default()));
+            let ByColor { sente, gote } = controls.map(|c| SideClock::new(c.unwrap_or_default()));
             Clocks::new(sente, gote)
         });
         let mut moves = Vec::new();
@@ -135,6 +127,7 @@ impl<'a> Game<'a> {
             position.play(mv);
             moves.push(usi.clone());
         }
+        let ours = ByColor::new_with(|c| (c == summary.you).then_some(player_name));
         Ok(Game {
             config,
             player_name,
@@ -145,22 +138,8 @@ impl<'a> Game<'a> {
             seed,
             position,
             clocks,
-            opening_plies: moves.len(),
-            moves,
-            times_ms: Vec::new(),
-            scores: Vec::new(),
-            pvs: Vec::new(),
-            votes: Vec::new(),
-            cost: PlayerCost {
-                player: player_name.to_string(),
-                ..PlayerCost::default()
-            },
+            sheet: Sheet::new(summary.start_sfen.clone(), None, moves, ours),
             pondering: None,
-            began: Instant::now(),
-            started_unix_ms: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()
-                .map(|d| d.as_millis() as u64),
         })
     }
 
@@ -273,13 +252,8 @@ impl<'a> Game<'a> {
     /// When the player pondered in the opponent's time: whether on the move the opponent
     /// played, counted in the player's costs.
     fn count_ponder(&mut self) {
-        if let Some(expected) = self.pondering.take() {
-            if self.moves.last() == Some(&expected) {
-                self.cost.ponder_hits += 1;
-            } else {
-                self.cost.ponder_misses += 1;
-            }
-        }
+        self.sheet
+            .count_ponder(self.summary.you, self.pondering.take());
     }
 
     /// Charge `mover` the time the server said its move took, by the one clock's rule, and log
@@ -303,7 +277,7 @@ impl<'a> Game<'a> {
             '#',
             &format!(
                 "clocks after move {}: sente {} ms, gote {} ms",
-                self.moves.len() + 1,
+                self.sheet.moves().len() + 1,
                 sente.as_millis(),
                 gote.as_millis()
             ),
@@ -343,17 +317,12 @@ impl<'a> Game<'a> {
                         return Some(self.end(std::mem::take(st), true));
                     }
                 };
-                let spent = self.summary.time[mover.index()].duration(units.unwrap_or(0));
+                let spent = self.summary.time[mover].duration(units.unwrap_or(0));
                 self.charge(mover, spent);
                 self.position.play(mv);
-                self.moves.push(usi);
-                self.times_ms.push(spent.as_millis() as u64);
                 match st.pending.take().filter(|_| mover == self.summary.you) {
-                    Some(p) => self.record_ours(p),
-                    None => {
-                        self.scores.push(None);
-                        self.pvs.push(Vec::new());
-                    }
+                    Some(p) => self.record_ours(usi, spent, p),
+                    None => self.sheet.record_move(usi, spent, None, Vec::new()),
                 }
                 if mover == self.summary.you {
                     st.answered = false;
@@ -363,7 +332,7 @@ impl<'a> Game<'a> {
                         && self
                             .summary
                             .max_moves
-                            .is_none_or(|m| self.moves.len() < m as usize);
+                            .is_none_or(|m| self.sheet.moves().len() < m as usize);
                 }
                 None
             }
@@ -400,10 +369,8 @@ impl<'a> Game<'a> {
             }
             Err(e) => return (Some("%TORYO".into()), Some(format!("{e}; resigned"))),
         };
-        self.cost.moves += 1;
-        let spent = asked.elapsed();
-        self.cost.engine_us += thought.engine_time.as_micros() as u64;
-        self.cost.overhead_us += spent.saturating_sub(thought.engine_time).as_micros() as u64;
+        self.sheet
+            .charge(self.summary.you, thought.engine_time, asked.elapsed());
         let (send, note) = match &thought.decision {
             Decision::Resign => ("%TORYO".into(), None),
             Decision::Win => match self.position.impasse_declaration() {
@@ -442,12 +409,15 @@ impl<'a> Game<'a> {
         (Some(send), note)
     }
 
-    /// Our move was echoed: its score, pv and votes join the sheet.
-    fn record_ours(&mut self, p: Pending) {
-        let ply = (self.moves.len() - 1) as u32;
-        self.scores.push(p.thought.eval);
-        self.pvs.push(p.thought.pv);
-        self.votes.extend(p.thought.votes.into_iter().map(|mut v| {
+    /// Our move was echoed as `usi`, taking `spent` by the server's clock: it joins the sheet
+    /// with its score, pv and votes.
+    fn record_ours(&mut self, usi: String, spent: Duration, p: Pending) {
+        let ply = self.sheet.moves().len() as u32;
+        let Thought {
+            eval, pv, votes, ..
+        } = p.thought;
+        self.sheet.record_move(usi, spent, eval, pv);
+        self.sheet.add_votes(votes.into_iter().map(|mut v| {
             v.ply = ply;
             v
         }));
@@ -483,8 +453,8 @@ impl<'a> Game<'a> {
         }
     }
 
-    /// The played game as `council-match` records it.
-    pub(crate) fn finish(&self, end: &End) -> PlayedGame {
+    /// The played game as `council-match` records it (an aborted game scored for neither side).
+    pub(crate) fn finish(self, end: &End) -> PlayedGame {
         let mated = self.position.legal_moves().is_empty();
         let (result, reason, detail) = verdict(
             self.summary.you,
@@ -503,43 +473,28 @@ impl<'a> Game<'a> {
             }
             None => format!("{}: {detail}", self.summary.game_id),
         };
-        let names = [0, 1].map(|i| {
-            if i == self.summary.you.index() {
-                self.player_name.to_string()
-            } else {
-                self.summary.names[i].clone()
-            }
-        });
-        let [sente, gote] = names;
-        PlayedGame {
-            result: GameResult {
-                id: self.id,
-                pair: None,
-                sente,
-                gote,
-                start: self.summary.start_sfen.clone(),
-                handicap: None,
-                plies: self.moves.len() as u32,
-                opening_plies: Some(self.opening_plies as u32),
-                moves: self.moves.clone(),
-                result: if reason == Reason::Aborted {
-                    Winner::Draw
+        let heading = Heading {
+            id: self.id,
+            pair: None,
+            seed: self.seed,
+            names: ByColor::new_with(|c| {
+                if c == self.summary.you {
+                    self.player_name.to_string()
                 } else {
-                    result
-                },
-                reason,
-                seed: self.seed,
-                votes: self.votes.clone(),
-                detail: Some(detail),
-                times_ms: self.times_ms.clone(),
-                scores: self.scores.clone(),
-                costs: vec![self.cost.clone()],
-                started_unix_ms: self.started_unix_ms,
-                wall_ms: Some(self.began.elapsed().as_millis() as u64),
+                    self.summary.names[c].clone()
+                }
+            }),
+        };
+        let verdict = Verdict {
+            result: if reason == Reason::Aborted {
+                Winner::Draw
+            } else {
+                result
             },
-            pvs: self.pvs.clone(),
-            opening_plies: self.opening_plies,
-        }
+            reason,
+            detail,
+        };
+        self.sheet.finish(heading, verdict)
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use engine::clock::TimeControl;
 use engine::position::Position;
 use engine::record::GameRecord;
-use engine::types::{Color, Score};
+use engine::types::{ByColor, Color, Score};
 
 use council_schema::results::{Reason, Winner};
 
@@ -84,7 +84,7 @@ pub type PlayedMoves = Vec<(String, Option<u64>)>;
 pub struct GameSummary {
     pub game_id: String,
     /// `Name+` and `Name-`.
-    pub names: [String; 2],
+    pub names: ByColor<String>,
     /// The side this client plays (`Your_Turn`).
     pub you: Color,
     /// The side to move after the moves already played (`To_Move`).
@@ -93,7 +93,7 @@ pub struct GameSummary {
     pub max_moves: Option<u32>,
     /// Each side's `Time` section, sente's first: `BEGIN Time` gives both sides the same,
     /// `BEGIN Time+` and `BEGIN Time-` (protocol 1.2.1's per-side form) one side each.
-    pub time: [TimeRules; 2],
+    pub time: ByColor<TimeRules>,
     /// The start position (before the moves already played) as SFEN.
     pub start_sfen: String,
     /// Moves already played from the start.
@@ -104,15 +104,15 @@ impl GameSummary {
     /// Read the lines between `BEGIN Game_Summary` and `END Game_Summary`.
     pub fn parse(lines: &[String]) -> Result<GameSummary, SummaryError> {
         let mut game_id = None;
-        let mut names = [None, None];
+        let mut names = ByColor::<Option<String>>::default();
         let mut you = None;
         let mut to_move = None;
         let mut max_moves = None;
-        let mut time = [TimeRules::default(); 2];
+        let mut time = ByColor::<TimeRules>::default();
         let mut position: Option<Vec<&str>> = None;
         let mut position_text = None;
         // The sides the `Time` section being read sets (none: not in one).
-        let mut in_time: &[usize] = &[];
+        let mut in_time: &[Color] = &[];
         for (i, raw) in lines.iter().enumerate() {
             let line = raw.trim_end_matches(['\r', '\n']);
             let bad = |problem: &str| SummaryError::Line {
@@ -131,9 +131,9 @@ impl GameSummary {
             }
             match line.trim() {
                 "" => continue,
-                "BEGIN Time" => in_time = &[0, 1],
-                "BEGIN Time+" => in_time = &[0],
-                "BEGIN Time-" => in_time = &[1],
+                "BEGIN Time" => in_time = &Color::BOTH,
+                "BEGIN Time+" => in_time = &[Color::Sente],
+                "BEGIN Time-" => in_time = &[Color::Gote],
                 "END Time" | "END Time+" | "END Time-" => in_time = &[],
                 "BEGIN Position" => position = Some(Vec::new()),
                 _ => {
@@ -166,8 +166,8 @@ impl GameSummary {
                     }
                     match key {
                         "Game_ID" => game_id = Some(value.to_string()),
-                        "Name+" => names[0] = Some(value.to_string()),
-                        "Name-" => names[1] = Some(value.to_string()),
+                        "Name+" => names.sente = Some(value.to_string()),
+                        "Name-" => names.gote = Some(value.to_string()),
                         "Your_Turn" => you = Some(turn()?),
                         "To_Move" => to_move = Some(turn()?),
                         "Max_Moves" => {
@@ -184,13 +184,12 @@ impl GameSummary {
         let missing = |key| SummaryError::Missing { key };
         let (start_sfen, played) =
             read_position(&position_text.ok_or(missing("BEGIN Position ... END Position"))?)?;
-        let [sente, gote] = names;
         Ok(GameSummary {
             game_id: game_id.ok_or(missing("Game_ID"))?,
-            names: [
-                sente.ok_or(missing("Name+"))?,
-                gote.ok_or(missing("Name-"))?,
-            ],
+            names: ByColor {
+                sente: names.sente.ok_or(missing("Name+"))?,
+                gote: names.gote.ok_or(missing("Name-"))?,
+            },
             you: you.ok_or(missing("Your_Turn"))?,
             to_move: to_move.ok_or(missing("To_Move"))?,
             max_moves: max_moves.filter(|&m| m > 0),
@@ -577,7 +576,10 @@ END Position";
     fn a_summary_reads_with_its_clock_and_the_moves_already_played() {
         let s = GameSummary::parse(&lines(SUMMARY)).expect("summary");
         assert_eq!(s.game_id, "20150505-CSA25-3-5-7");
-        assert_eq!(s.names, ["TANUKI".to_string(), "KITSUNE".to_string()]);
+        assert_eq!(
+            (s.names.sente.as_str(), s.names.gote.as_str()),
+            ("TANUKI", "KITSUNE")
+        );
         assert_eq!((s.you, s.to_move), (Color::Gote, Color::Sente));
         assert_eq!(s.max_moves, Some(256));
         let both = TimeRules {
@@ -587,7 +589,7 @@ END Position";
             increment: 0,
             least: 1,
         };
-        assert_eq!(s.time, [both, both]);
+        assert_eq!(s.time, ByColor::new_with(|_| both));
         assert_eq!(
             s.start_sfen,
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
@@ -611,7 +613,11 @@ END Position";
         );
         assert!(s.played.is_empty());
         assert_eq!(
-            (s.time[1].unit_ms, s.time[1].byoyomi, s.time[1].increment),
+            (
+                s.time.gote.unit_ms,
+                s.time.gote.byoyomi,
+                s.time.gote.increment
+            ),
             (1, 500, 100)
         );
         assert_eq!(s.max_moves, None);
@@ -748,21 +754,21 @@ END Position";
         let s = GameSummary::parse(&lines(&text)).expect("summary");
         assert_eq!(
             s.time.map(|t| t.control()),
-            [
-                Some(TimeControl {
+            ByColor {
+                sente: Some(TimeControl {
                     main: Duration::from_secs(900),
                     byoyomi: Duration::ZERO,
                     increment: Duration::from_secs(5),
                 }),
-                Some(TimeControl {
+                gote: Some(TimeControl {
                     main: Duration::from_secs(300),
                     byoyomi: Duration::from_secs(10),
                     increment: Duration::ZERO,
                 }),
-            ]
+            }
         );
         // Each side's `,T` times are in its own unit.
-        assert_eq!(s.time[1].duration(1500), Duration::from_millis(1500));
+        assert_eq!(s.time.gote.duration(1500), Duration::from_millis(1500));
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! own measurement of each move.
 
 use engine::position::{MoveError, Position, Repetition};
-use engine::types::Color;
 use engine::types::Move;
+use engine::types::{ByColor, Color};
 
 use council_players::player::PlayerError;
 use council_schema::config::{DrawRule, ResignRule};
@@ -138,10 +138,10 @@ pub(crate) struct ResignTracker {
     /// Scores rule: consecutive plies on which both last scores agreed, and on whom.
     streak: u32,
     loser: Option<Color>,
-    last: [Option<Score>; 2],
+    last: ByColor<Option<Score>>,
     /// Model rule: each side's consecutive own moves with `p_r >= 0.5`, and its last `p_r`.
-    own_streak: [u32; 2],
-    last_p: [f64; 2],
+    own_streak: ByColor<u32>,
+    last_p: ByColor<f64>,
 }
 
 impl ResignTracker {
@@ -150,9 +150,9 @@ impl ResignTracker {
             rule,
             streak: 0,
             loser: None,
-            last: [None, None],
-            own_streak: [0, 0],
-            last_p: [0.0, 0.0],
+            last: ByColor::default(),
+            own_streak: ByColor::default(),
+            last_p: ByColor::default(),
         }
     }
 
@@ -162,13 +162,16 @@ impl ResignTracker {
             None => {}
             Some(ResignRule::Scores { score_cp, .. }) => self.update_scores(mover, eval, score_cp),
             Some(ResignRule::Model { mu, sigma, .. }) => {
-                let i = mover.index();
                 // No score: no evidence either way, the streak ends.
                 let p = eval.map_or(0.0, |e| {
                     resignation::probability(-f64::from(e.to_cp_scale()), mu, sigma)
                 });
-                self.last_p[i] = p;
-                self.own_streak[i] = if p >= 0.5 { self.own_streak[i] + 1 } else { 0 };
+                self.last_p[mover] = p;
+                self.own_streak[mover] = if p >= 0.5 {
+                    self.own_streak[mover] + 1
+                } else {
+                    0
+                };
                 if p >= 0.5 {
                     self.loser = Some(mover);
                 }
@@ -177,7 +180,7 @@ impl ResignTracker {
     }
 
     fn update_scores(&mut self, mover: Color, eval: Option<Score>, score_cp: i32) {
-        self.last[mover.index()] = eval;
+        self.last[mover] = eval;
         let lost = |e: Option<Score>| match e {
             Some(Score::Cp(cp)) => cp <= -score_cp,
             Some(Score::Mate(n)) => n < 0,
@@ -188,10 +191,7 @@ impl ResignTracker {
             Some(Score::Mate(n)) => n > 0,
             None => false,
         };
-        let (me, them) = (
-            self.last[mover.index()],
-            self.last[mover.opposite().index()],
-        );
+        let (me, them) = (self.last[mover], self.last[mover.opposite()]);
         let loser = if lost(me) && won(them) {
             Some(mover)
         } else if won(me) && lost(them) {
@@ -221,14 +221,13 @@ impl ResignTracker {
             })?,
             ResignRule::Model { mu, sigma, moves } => {
                 let loser = self.loser?;
-                let i = loser.index();
-                (self.own_streak[i] >= moves).then(|| {
+                (self.own_streak[loser] >= moves).then(|| {
                     Verdict::loss(
                         loser,
                         Reason::Adjudication,
                         format!(
                             "resignation model shueso (mu {mu}, sigma {sigma}): {loser:?} would resign, p_r >= 0.5 on {moves} consecutive moves of its own (last p_r {:.3})",
-                            self.last_p[i]
+                            self.last_p[loser]
                         ),
                     )
                 })

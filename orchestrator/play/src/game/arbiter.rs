@@ -1,5 +1,5 @@
 //! The arbiter of one game: the only holder of the position, both clocks, the resign tracker and
-//! the growing record, so that what a game records cannot drift from what was judged.
+//! the game's sheet, so that what a game records cannot drift from what was judged.
 //!
 //! A game is three steps, repeated: **ask** the side to move (its request, its deadline, the
 //! arbiter's own measurement of the time it took), **judge** the answer (a move from the full
@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use engine::clock::{Clocks, Late, SideClock};
 use engine::position::{Handicap, Position};
-use engine::types::Color;
+use engine::types::{ByColor, Color};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -22,24 +22,15 @@ use super::adjudicate::{
     max_plies_verdict, position_verdict,
 };
 use super::feed::{ClockView, GameStart, MoveEvent, RunFeed};
+use super::sheet::{Heading, Sheet};
 use council_players::player::{
     Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought,
 };
 use council_schema::config::{Config, PlayerConfig};
-use council_schema::results::votes::CouncilVote;
-use council_schema::results::{GameResult, PlayerCost, Reason, Winner};
+use council_schema::results::{Reason, Winner};
 use council_schema::run::schedule::{GameSpec, Start};
-use engine::types::Score;
 
-/// Everything about a finished game: the results line plus what the records need.
-#[derive(Debug, Clone)]
-pub struct PlayedGame {
-    pub result: GameResult,
-    /// The principal variation each mover reported, per played move (for record comments).
-    pub pvs: Vec<Vec<String>>,
-    /// Number of leading moves in `result.moves` that came from the opening, not the players.
-    pub opening_plies: usize,
-}
+pub use super::sheet::PlayedGame;
 
 /// The start of a game: the position as the arbiter holds it.
 pub(crate) struct StartPosition {
@@ -127,22 +118,10 @@ impl From<Option<Verdict>> for Judgement {
     }
 }
 
-/// What a game records as it goes: one entry per played move (opening moves excepted in all
-/// but `moves`), the council votes, and each side's cost.
-#[derive(Debug)]
-struct Sheet {
-    moves: Vec<String>,
-    times_ms: Vec<u64>,
-    scores: Vec<Option<Score>>,
-    pvs: Vec<Vec<String>>,
-    votes: Vec<CouncilVote>,
-    costs: [PlayerCost; 2],
-}
-
 /// One game's referee.
 pub(crate) struct Arbiter<'a> {
     spec: &'a GameSpec,
-    players: [&'a PlayerConfig; 2],
+    players: ByColor<&'a PlayerConfig>,
     max_plies: usize,
     /// Grace past a clock or deadline before a move is a timeout.
     margin: Duration,
@@ -150,57 +129,46 @@ pub(crate) struct Arbiter<'a> {
     /// Shared with the requests (no copy per move); played on in place once they are gone.
     position: Arc<Position>,
     /// Each side's clock, `None` for a side without one.
-    clocks: [Option<SideClock>; 2],
+    clocks: ByColor<Option<SideClock>>,
     resign: ResignTracker,
     draw: DrawTracker,
     sheet: Sheet,
-    began: Instant,
-    started_unix_ms: Option<u64>,
     /// Thinking time each side has used, ms (for a watcher's clocks).
-    used_ms: [u64; 2],
+    used_ms: ByColor<u64>,
     /// Who hears of each move as it is played (the live page); `None`: nobody.
     feed: Option<Arc<dyn RunFeed>>,
     /// The reply each side ponders on in its opponent's time (`ponder = true`).
-    pondering: [Option<String>; 2],
+    pondering: ByColor<Option<String>>,
 }
 
 impl<'a> Arbiter<'a> {
     /// Set up the board for `spec`. `Err` names a start position that cannot be set up.
     pub(crate) fn new(config: &'a Config, spec: &'a GameSpec) -> Result<Self, StartError> {
-        let began = Instant::now();
-        let started_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()
-            .map(|d| d.as_millis() as u64);
-        let players = [config.player(&spec.sente), config.player(&spec.gote)];
+        let players = ByColor {
+            sente: config.player(&spec.sente),
+            gote: config.player(&spec.gote),
+        };
         let start = start_position(&spec.start)?;
-        let costs = players.map(|p| PlayerCost {
-            player: p.name.clone(),
-            ..PlayerCost::default()
-        });
+        let sheet = Sheet::new(
+            start.sfen.clone(),
+            start.handicap.clone(),
+            start.opening.clone(),
+            players.map(|p| Some(p.name.as_str())),
+        );
         Ok(Arbiter {
             spec,
             players,
             max_plies: config.max_plies as usize,
             margin: Duration::from_millis(config.timeout_margin_ms),
             position: Arc::new(start.position.clone()),
-            sheet: Sheet {
-                moves: start.opening.clone(),
-                times_ms: Vec::new(),
-                scores: Vec::new(),
-                pvs: Vec::new(),
-                votes: Vec::new(),
-                costs,
-            },
+            sheet,
             start,
             clocks: players.map(|p| p.limits.time_control().map(SideClock::new)),
             resign: ResignTracker::new(config.resign),
             draw: DrawTracker::new(config.draw),
-            began,
-            started_unix_ms,
-            used_ms: [0; 2],
+            used_ms: ByColor::default(),
             feed: None,
-            pondering: [None, None],
+            pondering: ByColor::default(),
         })
     }
 
@@ -212,14 +180,14 @@ impl<'a> Arbiter<'a> {
 
     /// Both clocks as a watcher sees them.
     fn clock_views(&self) -> [ClockView; 2] {
-        [0, 1].map(|i| {
-            let c = self.clocks[i].unwrap_or_default();
+        Color::BOTH.map(|side| {
+            let c = self.clocks[side].unwrap_or_default();
             ClockView {
-                enabled: self.clocks[i].is_some(),
+                enabled: self.clocks[side].is_some(),
                 remaining_ms: c.remaining.as_millis() as u64,
                 byoyomi_ms: c.byoyomi.as_millis() as u64,
                 increment_ms: c.increment.as_millis() as u64,
-                used_ms: self.used_ms[i],
+                used_ms: self.used_ms[side],
             }
         })
     }
@@ -228,12 +196,12 @@ impl<'a> Arbiter<'a> {
     /// start position itself may already end the game.
     pub(crate) async fn seat(
         &self,
-        players: &mut [&mut dyn Player; 2],
+        players: &mut ByColor<&mut dyn Player>,
         cancel: &CancellationToken,
     ) -> Result<Judgement, Cancelled> {
         for side in [Color::Sente, Color::Gote] {
             let ready = tokio::select! {
-                r = players[side.index()].new_game(self.spec.seed) => r,
+                r = players[side].new_game(self.spec.seed) => r,
                 () = cancel.cancelled() => return Err(Cancelled),
             };
             if let Err(e) = ready {
@@ -246,7 +214,7 @@ impl<'a> Arbiter<'a> {
                 sente: self.spec.sente.clone(),
                 gote: self.spec.gote.clone(),
                 start: self.start.sfen.clone(),
-                moves: self.sheet.moves.clone(),
+                moves: self.sheet.moves().to_vec(),
                 sfen: self.position.to_sfen(),
                 clocks: self.clock_views(),
             });
@@ -259,22 +227,15 @@ impl<'a> Arbiter<'a> {
     /// clock runs from here either way (pondering is free).
     pub(crate) async fn ask(
         &mut self,
-        players: &mut [&mut dyn Player; 2],
+        players: &mut ByColor<&mut dyn Player>,
         cancel: &CancellationToken,
     ) -> Result<Answer, Cancelled> {
         let mover = self.position.side_to_move();
-        if let Some(expected) = self.pondering[mover.index()].take() {
-            let cost = &mut self.sheet.costs[mover.index()];
-            if self.sheet.moves.last() == Some(&expected) {
-                cost.ponder_hits += 1;
-            } else {
-                cost.ponder_misses += 1;
-            }
-        }
+        self.sheet.count_ponder(mover, self.pondering[mover].take());
         let asked = Instant::now();
         let req = self.request(mover, asked);
         // The side that waits reads its engines meanwhile (its pondering lines, an exit).
-        let [sente, gote] = players;
+        let ByColor { sente, gote } = players;
         let (asked_player, waiting) = match mover {
             Color::Sente => (sente, gote),
             Color::Gote => (gote, sente),
@@ -296,23 +257,23 @@ impl<'a> Arbiter<'a> {
     /// After a move that did not end the game: the side that played it ponders in its
     /// opponent's time when it is a pondering player (on the reply it expects, with its clock
     /// as it now stands).
-    pub(crate) async fn ponder(&mut self, players: &mut [&mut dyn Player; 2]) {
+    pub(crate) async fn ponder(&mut self, players: &mut ByColor<&mut dyn Player>) {
         let side = self.position.side_to_move().opposite();
-        let player = &mut players[side.index()];
+        let player = &mut players[side];
         if !player.ponders() {
             return;
         }
         let req = self.request(side, Instant::now());
-        self.pondering[side.index()] = player.ponder(&req, None).await;
+        self.pondering[side] = player.ponder(&req, None).await;
     }
 
     /// The request for `mover` (on the current position): its per-move limits, both clocks, and a deadline of its time
     /// allowance plus the margin (or its move timeout when no time applies).
     fn request(&self, mover: Color, asked: Instant) -> MoveRequest {
-        let pc = self.players[mover.index()];
+        let pc = self.players[mover];
         let mut budget = Budget::per_move(&pc.limits);
-        budget.clock = self.clocks[mover.index()].map(|_| {
-            let [sente, gote] = self.clocks.map(Option::unwrap_or_default);
+        budget.clock = self.clocks[mover].map(|_| {
+            let ByColor { sente, gote } = self.clocks.map(Option::unwrap_or_default);
             Clocks::new(sente, gote)
         });
         let wait = match budget.time_allowance(mover) {
@@ -332,7 +293,6 @@ impl<'a> Arbiter<'a> {
     /// recorded, and the game goes on unless resign adjudication or the new position ends it.
     pub(crate) fn judge(&mut self, answer: Answer) -> Judgement {
         let mover = self.position.side_to_move();
-        let me = mover.index();
         let Thought {
             decision,
             eval,
@@ -344,8 +304,8 @@ impl<'a> Arbiter<'a> {
             Ok(t) => t,
             Err(e) => return Judgement::End(failure_verdict(mover, &e)),
         };
-        let name = &self.players[me].name;
-        if let Some(Err(Late { over })) = self.clocks[me]
+        let name = &self.players[mover].name;
+        if let Some(Err(Late { over })) = self.clocks[mover]
             .as_mut()
             .map(|c| c.charge(answer.spent, self.margin))
         {
@@ -359,8 +319,8 @@ impl<'a> Arbiter<'a> {
                 ),
             ));
         }
-        let votes_before = self.sheet.votes.len();
-        self.sheet.votes.extend(votes);
+        let votes_before = self.sheet.votes().len();
+        self.sheet.add_votes(votes);
         let verdict = match decision {
             Decision::Resign => Some(Verdict::loss(
                 mover,
@@ -371,25 +331,23 @@ impl<'a> Arbiter<'a> {
             Decision::Move(text) => match judge_move(&self.position, name, &text) {
                 Ok(mv) => {
                     Arc::make_mut(&mut self.position).play(mv);
-                    self.sheet.moves.push(mv.to_usi());
-                    self.sheet.times_ms.push(answer.spent.as_millis() as u64);
-                    self.sheet.scores.push(eval);
-                    self.used_ms[me] += answer.spent.as_millis() as u64;
+                    self.sheet
+                        .record_move(mv.to_usi(), answer.spent, eval, pv.clone());
+                    self.used_ms[mover] += answer.spent.as_millis() as u64;
                     if let Some(feed) = &self.feed {
                         feed.moved(MoveEvent {
                             id: self.spec.id,
-                            ply: self.sheet.moves.len() as u32,
+                            ply: self.sheet.moves().len() as u32,
                             mv: mv.to_usi(),
-                            mover: if me == 0 { "sente" } else { "gote" }.into(),
+                            mover: mover.name().into(),
                             sfen: self.position.to_sfen(),
                             time_ms: answer.spent.as_millis() as u64,
                             score: eval,
-                            pv: pv.clone(),
+                            pv,
                             clocks: self.clock_views(),
-                            votes: self.sheet.votes[votes_before..].to_vec(),
+                            votes: self.sheet.votes()[votes_before..].to_vec(),
                         });
                     }
-                    self.sheet.pvs.push(pv);
                     self.resign.update(mover, eval);
                     self.draw.update(eval);
                     self.resign.verdict()
@@ -397,14 +355,8 @@ impl<'a> Arbiter<'a> {
                 Err(v) => Some(v),
             },
         };
-        let cost = &mut self.sheet.costs[me];
-        cost.moves += 1;
-        cost.engine_us += engine_time.as_micros() as u64;
-        cost.overhead_us += answer
-            .asked
-            .elapsed()
-            .saturating_sub(engine_time)
-            .as_micros() as u64;
+        self.sheet
+            .charge(mover, engine_time, answer.asked.elapsed());
         // Only a played move leaves no verdict yet: the position it made may end the game, by
         // the rules first, then by draw adjudication.
         verdict
@@ -417,16 +369,16 @@ impl<'a> Arbiter<'a> {
     /// perpetual check, or the maximum length.
     fn standing_verdict(&self) -> Option<Verdict> {
         position_verdict(&self.position)
-            .or_else(|| max_plies_verdict(self.sheet.moves.len(), self.max_plies))
+            .or_else(|| max_plies_verdict(self.sheet.moves().len(), self.max_plies))
     }
 
     /// Tell both players how the game ended and hand over the played game.
     pub(crate) async fn finish(
         self,
-        players: [&mut dyn Player; 2],
+        players: ByColor<&mut dyn Player>,
         verdict: Verdict,
     ) -> PlayedGame {
-        for (side, p) in [Color::Sente, Color::Gote].into_iter().zip(players) {
+        for (side, p) in players.into_iter_colors() {
             let outcome = match (verdict.result, side) {
                 (Winner::Draw, _) => Outcome::Draw,
                 (Winner::Sente, Color::Sente) | (Winner::Gote, Color::Gote) => Outcome::Win,
@@ -439,38 +391,20 @@ impl<'a> Arbiter<'a> {
 
     /// The played game as the records and the results line hold it.
     fn played(self, verdict: Verdict) -> PlayedGame {
-        let Arbiter {
-            spec,
-            start,
-            sheet,
-            began,
-            started_unix_ms,
-            ..
-        } = self;
-        PlayedGame {
-            result: GameResult {
-                id: spec.id,
-                pair: spec.pair,
-                sente: spec.sente.clone(),
-                gote: spec.gote.clone(),
-                start: start.sfen,
-                handicap: start.handicap,
-                plies: sheet.moves.len() as u32,
-                opening_plies: Some(start.opening.len() as u32),
-                moves: sheet.moves,
-                result: verdict.result,
-                reason: verdict.reason,
-                seed: spec.seed,
-                votes: sheet.votes,
-                detail: Some(verdict.detail),
-                times_ms: sheet.times_ms,
-                scores: sheet.scores,
-                costs: sheet.costs.to_vec(),
-                started_unix_ms,
-                wall_ms: Some(began.elapsed().as_millis() as u64),
+        let heading = self.heading();
+        self.sheet.finish(heading, verdict)
+    }
+
+    /// The game's number and players, as its sheet is headed.
+    fn heading(&self) -> Heading {
+        Heading {
+            id: self.spec.id,
+            pair: self.spec.pair,
+            seed: self.spec.seed,
+            names: ByColor {
+                sente: self.spec.sente.clone(),
+                gote: self.spec.gote.clone(),
             },
-            pvs: sheet.pvs,
-            opening_plies: start.opening.len(),
         }
     }
 }
@@ -480,6 +414,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use engine::types::Score;
 
     fn ms(x: u64) -> Duration {
         Duration::from_millis(x)
@@ -523,6 +458,12 @@ mod tests {
         }
     }
 
+    /// The sheet as it stands, closed as if the game ended now.
+    fn so_far(a: &Arbiter<'_>) -> PlayedGame {
+        let verdict = Verdict::loss(Color::Sente, Reason::Resign, "");
+        a.sheet.clone().finish(a.heading(), verdict)
+    }
+
     fn mv(text: &str) -> Decision {
         Decision::Move(text.into())
     }
@@ -541,17 +482,19 @@ mod tests {
         let mut a = Arbiter::new(&c, &s).expect("start");
         assert_eq!(a.judge(answer(300, mv("7g7f"))), Judgement::Continue);
         assert_eq!(a.position.side_to_move(), Color::Gote);
-        assert_eq!(a.sheet.moves, ["7g7f"]);
-        assert_eq!(a.sheet.times_ms, [300]);
-        assert_eq!(a.sheet.scores, [Some(Score::Cp(-40))]);
-        assert_eq!(a.sheet.pvs, [vec!["x".to_string()]]);
+        let p = so_far(&a);
+        let g = &p.result;
+        assert_eq!(g.moves, ["7g7f"]);
+        assert_eq!(g.times_ms, [300]);
+        assert_eq!(g.scores, [Some(Score::Cp(-40))]);
+        assert_eq!(p.pvs, [vec!["x".to_string()]]);
         assert_eq!(
-            a.clocks[0].map(|c| c.remaining),
+            a.clocks.sente.map(|c| c.remaining),
             Some(ms(4700)),
             "the mover's main time is charged"
         );
-        assert_eq!((a.sheet.costs[0].moves, a.sheet.costs[1].moves), (1, 0));
-        assert_eq!(a.sheet.costs[0].engine_us, 300_000);
+        assert_eq!((g.costs[0].moves, g.costs[1].moves), (1, 0));
+        assert_eq!(g.costs[0].engine_us, 300_000);
         // The gote's request states both clocks as they now stand.
         let req = a.request(Color::Gote, Instant::now());
         assert_eq!(req.position.moves().len(), 1);
@@ -571,7 +514,7 @@ mod tests {
         let req = a.request(Color::Sente, Instant::now());
         assert_eq!(req.budget.time_allowance(Color::Sente), Some(ms(1500)));
         assert_eq!(a.judge(answer(1450, mv("7g7f"))), Judgement::Continue);
-        assert_eq!(a.clocks[0].map(|c| c.remaining), Some(ms(50)));
+        assert_eq!(a.clocks.sente.map(|c| c.remaining), Some(ms(50)));
         assert_eq!(a.judge(answer(400, mv("3c3d"))), Judgement::Continue);
         // Now 50 ms and 500 ms: 550 ms is the whole allowance, and late.
         let v = end(a.judge(answer(550, mv("2g2f"))));
@@ -590,11 +533,15 @@ mod tests {
         assert_eq!((v.result, v.reason), (Winner::Gote, Reason::Timeout));
         assert_eq!(v.detail, "a: took 160 ms, 60 ms over its time");
         assert_eq!(
-            a.sheet.moves,
+            a.sheet.moves(),
             ["7g7f", "3c3d"],
             "the late move is not played"
         );
-        assert_eq!(a.sheet.costs[0].moves, 1, "a move over time costs nothing");
+        assert_eq!(
+            so_far(&a).result.costs[0].moves,
+            1,
+            "a move over time costs nothing"
+        );
     }
 
     #[test]
@@ -608,7 +555,7 @@ mod tests {
         assert_eq!((v.result, v.reason), (Winner::Gote, Reason::IllegalMove));
         assert!(v.detail.starts_with("a played `P*1b`"), "{}", v.detail);
         assert!(v.detail.contains("uchifuzume"), "{}", v.detail);
-        assert!(a.sheet.moves.is_empty() && a.sheet.times_ms.is_empty());
+        assert!(a.sheet.moves().is_empty() && so_far(&a).result.times_ms.is_empty());
         assert_eq!(
             a.position.side_to_move(),
             Color::Sente,
@@ -654,7 +601,7 @@ mod tests {
         }));
         assert_eq!((v.result, v.reason), (Winner::Gote, Reason::Crash));
         assert_eq!(v.detail, crash.to_string());
-        assert_eq!(a.sheet.costs[0].moves, 0, "no answer, no cost");
+        assert_eq!(so_far(&a).result.costs[0].moves, 0, "no answer, no cost");
     }
 
     #[test]
@@ -666,7 +613,7 @@ mod tests {
         let mut a = Arbiter::new(&c, &s).expect("start");
         let v = end(a.judge(answer(5, mv("G*1b"))));
         assert_eq!((v.result, v.reason), (Winner::Sente, Reason::Checkmate));
-        assert_eq!(a.sheet.moves, ["G*1b"], "the mating move is recorded");
+        assert_eq!(a.sheet.moves(), ["G*1b"], "the mating move is recorded");
 
         // The maximum length counts the opening's moves too.
         let c = config("startpos moves 7g7f", "max_plies = 2", "nodes = 10");

@@ -13,6 +13,7 @@ use super::feed::RunFeed;
 use council_players::player::Player;
 use council_schema::config::Config;
 use council_schema::run::schedule::GameSpec;
+use engine::types::ByColor;
 
 /// Play `spec` between `sente` and `gote`, telling `feed` (if any) of its start and every move.
 /// `None` when cancelled (the game is not finished and must not be recorded).
@@ -31,7 +32,8 @@ pub async fn play_game(
             return None;
         }
     };
-    let mut players = players;
+    let [sente, gote] = players;
+    let mut players = ByColor { sente, gote };
     let mut judgement = arbiter.seat(&mut players, cancel).await.ok()?;
     let verdict = loop {
         match judgement {
