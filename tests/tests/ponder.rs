@@ -162,3 +162,57 @@ fn ponder_on_the_built_in_engine_is_refused_with_the_key_named() {
         "{stderr}"
     );
 }
+
+/// The `> ` lines sent to `player` in an engine log, in order (their text after `> `).
+fn sent_to(log: &str, player: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| {
+            let mut w = l.splitn(5, ' ');
+            let (_, _, who, dir, text) = (w.next()?, w.next()?, w.next()?, w.next()?, w.next()?);
+            (who == player && dir == ">").then(|| text.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_reply_named_in_bestmove_is_pondered_on_without_any_pv() {
+    // `ponder-named` prints no `info` at all: `bestmove M ponder R` (R the first legal reply,
+    // which its opponent always plays) is the only place it names the reply.
+    let dir = scratch("ponder-named");
+    let config = format!(
+        "[match]\nplayers = [\"named\", \"plain\"]\ngames = 2\nmax_plies = 16\n\n{}{}",
+        mock_player("named", "ponder-named", "ponder = true\nlog = true"),
+        mock_player("plain", "normal", ""),
+    );
+    let (run, games, _) = run(&dir, &config);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g["reason"], "max_plies", "{g}");
+        each_move_is_the_first_legal_one(g);
+        let (hits, misses, moves) = ponder_counts(g, "named");
+        assert_eq!((hits, misses), (moves - 1, 0), "{g}");
+    }
+    // Each `go ponder` follows the position after its move and the reply it named.
+    let log = std::fs::read_to_string(dir.join("out/engines.log")).expect("engines.log");
+    let sent = sent_to(&log, "named");
+    let mut pondered = 0;
+    for pair in sent.windows(2) {
+        if !pair[1].starts_with("go ponder") {
+            continue;
+        }
+        pondered += 1;
+        let position = Position::from_usi_position(
+            pair[0].strip_prefix("position ").expect("a position first"),
+        )
+        .expect("a position the log names");
+        let moves = position.moves();
+        let (reply, before) = moves.split_last().expect("a reply");
+        let mut pos = Position::startpos();
+        for m in before {
+            pos.play(*m);
+        }
+        assert_eq!(*reply, pos.legal_moves()[0], "{}", pair[0]);
+    }
+    assert!(pondered >= 2, "it pondered: {log}");
+    let _ = run;
+}

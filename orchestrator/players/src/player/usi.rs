@@ -83,8 +83,10 @@ pub struct UsiPlayer {
     owed: Option<Instant>,
     /// The search it runs in the opponent's time.
     pondering: Option<Pondering>,
-    /// The pv of its last answer (its second move is the reply it expects).
+    /// The pv of its last answer (its second move is the reply it expects when it names none).
     last_pv: Vec<String>,
+    /// The reply its last `bestmove M ponder R` named (R, in our notation).
+    last_ponder: Option<String>,
     /// A GUI's hook (see the module's docs).
     live: Option<Live>,
     /// Where its processes log their lines (`--log`, `log = true`).
@@ -123,6 +125,7 @@ impl UsiPlayer {
             owed: None,
             pondering: None,
             last_pv: Vec::new(),
+            last_ponder: None,
             live: None,
             log: None,
         }
@@ -554,7 +557,7 @@ impl UsiPlayer {
                     let best = match best {
                         UsiBestMove::Move { mv, ponder } => UsiBestMove::Move {
                             mv: from_engine(&mv),
-                            ponder,
+                            ponder: ponder.map(|r| from_engine(&r)),
                         },
                         other => other,
                     };
@@ -621,6 +624,10 @@ impl UsiPlayer {
                 self.set_multipv(multipv).await?;
                 self.search(position, go, deadline, keep, true).await?
             }
+        };
+        self.last_ponder = match &answer.1 {
+            UsiBestMove::Move { ponder, .. } => ponder.clone(),
+            _ => None,
         };
         let thought = self.thought(answer, multipv);
         self.last_pv = thought.pv.clone();
@@ -929,7 +936,7 @@ impl Player for UsiPlayer {
     }
 
     fn expected_reply(&self, after: &Position) -> Option<String> {
-        super::expected_reply_in(&self.last_pv, after)
+        super::expected_reply_in(self.last_ponder.as_deref(), &self.last_pv, after)
     }
 
     fn idle(&mut self) -> BoxFuture<'_, Infallible> {
