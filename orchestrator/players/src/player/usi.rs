@@ -243,6 +243,22 @@ impl UsiPlayer {
         }
     }
 
+    /// A fault when its search in the opponent's time has sent `bestmove` already, before any
+    /// `ponderhit` or `stop` (USI forbids it: a pondering engine waits for one of them, however
+    /// soon its search ends). Such an answer is never taken, for a hit or a miss.
+    fn ponder_answered_early(&mut self) -> Result<(), PlayerError> {
+        let Some(p) = self.process.as_mut().filter(|_| self.pondering.is_some()) else {
+            return Ok(());
+        };
+        if !p.has_unread("bestmove") {
+            return Ok(());
+        }
+        Err(PlayerError::Malformed {
+            player: self.name.clone(),
+            detail: "sent `bestmove` while pondering, before any `ponderhit` or `stop`".into(),
+        })
+    }
+
     /// End a search in the opponent's time: `stop`, and its `bestmove` read and dropped.
     async fn stop_pondering(&mut self) -> Result<(), PlayerError> {
         if self.pondering.take().is_none() {
@@ -609,11 +625,17 @@ impl UsiPlayer {
         let position = self.position_command(&req.position);
         let multipv = req.multipv.max(1);
         let keep = if multipv == 1 { 64 } else { 4 * multipv + 64 };
+        self.ponder_answered_early()?;
         let answer = match self.pondering.take() {
             Some(pd) if pd.position == position.to_string() && pd.multipv == multipv => {
-                // The expected reply came: the search in progress is this move's.
-                self.send_commands(&[GuiCommand::PonderHit.to_string()])
-                    .await?;
+                // The expected reply came: the search in progress is this move's. A GUI that
+                // stopped the ponder before any `ponderhit` gets its answer by `stop` alone (the
+                // read below sends it), as USI says.
+                let gui_stopped = self.live.as_ref().is_some_and(|l| l.stop.is_stopped());
+                if !gui_stopped {
+                    self.send_commands(&[GuiCommand::PonderHit.to_string()])
+                        .await?;
+                }
                 self.read_answer(Instant::now(), deadline, keep, true)
                     .await?
             }
