@@ -162,3 +162,163 @@ fn ponder_on_the_built_in_engine_is_refused_with_the_key_named() {
         "{stderr}"
     );
 }
+
+/// The `> ` lines sent to `player` in an engine log, in order (their text after `> `).
+fn sent_to(log: &str, player: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| {
+            let mut w = l.splitn(5, ' ');
+            let (_, _, who, dir, text) = (w.next()?, w.next()?, w.next()?, w.next()?, w.next()?);
+            (who == player && dir == ">").then(|| text.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_reply_named_in_bestmove_is_pondered_on_without_any_pv() {
+    // `ponder-named` prints no `info` at all: `bestmove M ponder R` (R the first legal reply,
+    // which its opponent always plays) is the only place it names the reply.
+    let dir = scratch("ponder-named");
+    let config = format!(
+        "[match]\nplayers = [\"named\", \"plain\"]\ngames = 2\nmax_plies = 16\n\n{}{}",
+        mock_player("named", "ponder-named", "ponder = true\nlog = true"),
+        mock_player("plain", "normal", ""),
+    );
+    let (run, games, _) = run(&dir, &config);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g["reason"], "max_plies", "{g}");
+        each_move_is_the_first_legal_one(g);
+        let (hits, misses, moves) = ponder_counts(g, "named");
+        assert_eq!((hits, misses), (moves - 1, 0), "{g}");
+    }
+    // Each `go ponder` follows the position after its move and the reply it named.
+    let log = std::fs::read_to_string(dir.join("out/engines.log")).expect("engines.log");
+    let sent = sent_to(&log, "named");
+    let mut pondered = 0;
+    for pair in sent.windows(2) {
+        if !pair[1].starts_with("go ponder") {
+            continue;
+        }
+        pondered += 1;
+        let position = Position::from_usi_position(
+            pair[0].strip_prefix("position ").expect("a position first"),
+        )
+        .expect("a position the log names");
+        let moves = position.moves();
+        let (reply, before) = moves.split_last().expect("a reply");
+        let mut pos = Position::startpos();
+        for m in before {
+            pos.play(*m);
+        }
+        assert_eq!(*reply, pos.legal_moves()[0], "{}", pair[0]);
+    }
+    assert!(pondered >= 2, "it pondered: {log}");
+    let _ = run;
+}
+
+/// Each pondering fault (the `ponder-*` mocks commit theirs at their first `go ponder`, after
+/// their first move) against a well-behaved engine: the offender loses at its next move, with
+/// the reason and a detail naming it; the opponent played every move it was asked for.
+#[test]
+fn each_pondering_fault_is_a_loss_of_the_offender_and_nothing_else() {
+    let dir = scratch("ponder-faults");
+    // (name, scenario, reason, words of the detail)
+    let offenders = [
+        ("crasher", "ponder-crash", "crash", "exited with status 3"),
+        ("deaf", "ponder-deaf", "crash", "did not answer `stop`"),
+        ("cheater", "ponder-illegal", "illegal_move", ""),
+        ("garbler", "ponder-malformed", "malformed_move", "5e5%"),
+        ("eager", "ponder-early", "malformed_move", "while pondering"),
+    ];
+    let mut config = String::from(
+        "[match]\nformat = \"gauntlet\"\ngames = 2\nmax_plies = 16\nplayers = [\"good\"",
+    );
+    for (name, ..) in &offenders {
+        config.push_str(&format!(", \"{name}\""));
+    }
+    config.push_str("]\n\n");
+    config.push_str(&mock_player("good", "normal", ""));
+    for (name, scenario, ..) in &offenders {
+        config.push_str(&mock_player(name, scenario, "ponder = true"));
+    }
+    let (_, games, _) = run(&dir, &config);
+    assert_eq!(games.len(), 2 * offenders.len(), "every game recorded");
+    for (name, _, reason, words) in offenders {
+        let theirs: Vec<&Value> = games
+            .iter()
+            .filter(|g| g["sente"] == name || g["gote"] == name)
+            .collect();
+        assert_eq!(theirs.len(), 2, "{name} played twice");
+        for g in theirs {
+            let (side, other) = if g["sente"] == name {
+                ("sente", "gote")
+            } else {
+                ("gote", "sente")
+            };
+            assert_eq!(g["reason"], reason, "{name}: {g}");
+            assert_eq!(g["result"], other, "{name} is the one that loses: {g}");
+            let detail = g["detail"].as_str().expect("a detail");
+            assert!(
+                detail.contains(name) && detail.contains(words),
+                "{name}: {detail}"
+            );
+            // It failed at its second move, right after its first ponder: as sente after two
+            // plies, as gote after three; every move played is a well-behaved one.
+            let plies = if side == "sente" { 2 } else { 3 };
+            assert_eq!(g["moves"].as_array().map(Vec::len), Some(plies), "{g}");
+            each_move_is_the_first_legal_one(g);
+        }
+    }
+}
+
+/// The same faults in council members: the faulty member is left out of the vote at the move
+/// after its ponder (its error in the vote record), and the council plays on to the end.
+#[test]
+fn a_council_member_with_a_pondering_fault_is_left_out_of_that_vote() {
+    let dir = scratch("ponder-council-faults");
+    let faults = [
+        ("ponder-crash", "exited with status 3"),
+        ("ponder-deaf", "did not answer `stop`"),
+        ("ponder-illegal", "illegal move"),
+        ("ponder-malformed", "5e5%"),
+        ("ponder-early", "while pondering"),
+    ];
+    for (scenario, words) in faults {
+        // The council ponders on the reply most members expect: for `stop` to reach the deaf
+        // member, that reply must be one the opponent does not play.
+        let friends = if scenario == "ponder-deaf" {
+            "mispredict"
+        } else {
+            "predict"
+        };
+        let config = format!(
+            "[match]\nplayers = [\"council\", \"plain\"]\ngames = 2\nmax_plies = 12\n\n{}{}{}{}\
+             [[player]]\nname = \"council\"\nkind = \"council\"\nmembers = [\"p1\", \"p2\", \"bad\"]\nbyoyomi_ms = 3000\nponder = true\n",
+            mock_player("p1", friends, "ponder = true"),
+            mock_player("p2", friends, "ponder = true"),
+            mock_player("bad", scenario, "ponder = true"),
+            mock_player("plain", "normal", ""),
+        );
+        let sub = dir.join(scenario);
+        std::fs::create_dir_all(&sub).expect("a folder");
+        let (_, games, _) = run(&sub, &config);
+        assert_eq!(games.len(), 2, "{scenario}");
+        for g in &games {
+            assert_eq!(g["reason"], "max_plies", "{scenario}: {g}");
+            each_move_is_the_first_legal_one(g);
+            let errors: Vec<String> = g["votes"]
+                .as_array()
+                .expect("votes")
+                .iter()
+                .flat_map(|v| v["members"].as_array().expect("members").clone())
+                .filter(|m| m["name"] == "bad")
+                .filter_map(|m| m["error"].as_str().map(String::from))
+                .collect();
+            assert!(
+                errors.first().is_some_and(|e| e.contains(words)),
+                "{scenario}: the member's first error names its fault: {errors:?}"
+            );
+        }
+    }
+}

@@ -21,7 +21,13 @@
 //! reply, which against an opponent that plays the first legal move is always right,
 //! `mispredict` another legal reply, never the first; on `go ponder` they wait for `ponderhit`,
 //! then play, or for `stop`, then answer the pondered position's first legal move: a stale
-//! answer the player must drop), `spend` (well-mannered, but thinks the mover's whole allowance
+//! answer the player must drop), `ponder-named` (`predict`, but it prints no `info` at all:
+//! `bestmove M ponder R` alone names the reply), the pondering faults, each `predict` until
+//! `--after N` moves of the game and then at every `go ponder`: `ponder-crash` (exits at
+//! `go ponder`), `ponder-deaf` (`mispredict`, so that it is sent `stop`, which it ignores),
+//! `ponder-illegal` and `ponder-malformed` (answer `ponderhit` with a well-formed illegal move,
+//! or with `bestmove 5e5%`), `ponder-early` (sends its `bestmove` at once, before any
+//! `ponderhit` or `stop`), `spend` (well-mannered, but thinks the mover's whole allowance
 //! as the `go` states it, `btime + binc + byoyomi` for sente, plus `--spend-offset-ms N`, which
 //! may be negative), `sleep` (the runner benchmark's engine, `scripts/bench-runner.py`: it answers
 //! the first legal move after `--share F` (default 0.9) of the mover's allowance as `go` states
@@ -270,7 +276,7 @@ fn main() {
             GuiCommand::Go(go) if go.ponder && mock.args.scenario == "chaos" => {
                 mock.chaos_ponder(go)
             }
-            GuiCommand::Go(go) if go.ponder => mock.waiting = Some(Wait::Ponder),
+            GuiCommand::Go(go) if go.ponder => mock.go_ponder(),
             GuiCommand::Go(go) if mock.args.scenario == "sleep" => mock.sleep(&go),
             GuiCommand::Go(go) if mock.args.scenario == "chaos" => mock.chaos_go(&go),
             GuiCommand::PonderHit
@@ -287,10 +293,11 @@ fn main() {
             }
             GuiCommand::PonderHit if mock.waiting == Some(Wait::Ponder) => {
                 mock.waiting = None;
-                mock.go(None);
+                mock.ponderhit();
             }
             GuiCommand::Stop => match mock.waiting.take() {
                 Some(Wait::Ponder) if mock.args.scenario == "chaos" => mock.chaos_stop(),
+                Some(Wait::Ponder) if mock.ponder_fault() == Some("ponder-deaf") => {}
                 Some(Wait::Ponder) => mock.play(None),
                 Some(Wait::Stall) => mock.play(None),
                 None => {}
@@ -362,10 +369,7 @@ impl Mock {
         }
         say("id name mock-usi");
         say("id author council tests");
-        if matches!(
-            self.args.scenario.as_str(),
-            "predict" | "mispredict" | "chaos"
-        ) {
+        if self.args.scenario == "chaos" || self.predicts().is_some() {
             say("option name USI_Ponder type check default false");
         }
         say("usiok");
@@ -590,6 +594,12 @@ impl Mock {
                 | "repeat"
                 | "predict"
                 | "mispredict"
+                | "ponder-named"
+                | "ponder-crash"
+                | "ponder-deaf"
+                | "ponder-illegal"
+                | "ponder-malformed"
+                | "ponder-early"
                 | "spend"
                 | "sleep"
                 | "chaos"
@@ -616,6 +626,11 @@ impl Mock {
         }
         if let Some(reply) = self.expected_reply() {
             let m = &self.position.legal_moves()[0];
+            if self.args.scenario == "ponder-named" {
+                // No `info` at all: the reply it names is the only one it gives.
+                say(&format!("bestmove {} ponder {reply}", m.to_usi()));
+                return;
+            }
             say(&format!(
                 "info depth 2 nodes {} score cp 0 pv {} {reply}",
                 nodes.unwrap_or(1),
@@ -627,14 +642,49 @@ impl Mock {
         self.play_plainly(nodes);
     }
 
+    /// Whether it is a pondering scenario and which reply it names: `Some(true)` the first
+    /// legal one (`predict` and the `ponder-*` faults but `ponder-deaf`), `Some(false)` another
+    /// (`mispredict`, `ponder-deaf`: its opponent never plays it, so it is sent `stop`).
+    fn predicts(&self) -> Option<bool> {
+        match self.args.scenario.as_str() {
+            "predict" | "ponder-named" | "ponder-crash" | "ponder-illegal" | "ponder-malformed"
+            | "ponder-early" => Some(true),
+            "mispredict" | "ponder-deaf" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The `ponder-*` fault it commits now: its scenario once past `--after N` moves of the
+    /// game, `None` before (and for every other scenario).
+    fn ponder_fault(&self) -> Option<&str> {
+        let s = self.args.scenario.as_str();
+        (s.starts_with("ponder-") && s != "ponder-named" && self.moves_this_game > self.args.after)
+            .then_some(s)
+    }
+
+    /// `go ponder` (but `chaos`'s): wait for `ponderhit` or `stop`, or commit its fault.
+    fn go_ponder(&mut self) {
+        match self.ponder_fault() {
+            Some("ponder-crash") => std::process::exit(self.args.exit_status),
+            // Its answer at once, before any `ponderhit` or `stop`.
+            Some("ponder-early") => self.play(None),
+            _ => self.waiting = Some(Wait::Ponder),
+        }
+    }
+
+    /// `ponderhit` on its `go ponder`: its move, or its fault's answer.
+    fn ponderhit(&mut self) {
+        match self.ponder_fault() {
+            Some("ponder-illegal") => say(&format!("bestmove {}", self.illegal_move())),
+            Some("ponder-malformed") => say("bestmove 5e5%"),
+            _ => self.go(None),
+        }
+    }
+
     /// `predict`: the first legal reply to its first legal move; `mispredict`: the last, when
-    /// that is not the first.
+    /// that is not the first (see [`Mock::predicts`]).
     fn expected_reply(&self) -> Option<String> {
-        let predict = match self.args.scenario.as_str() {
-            "predict" => true,
-            "mispredict" => false,
-            _ => return None,
-        };
+        let predict = self.predicts()?;
         let mv = *self.position.legal_moves().first()?;
         let mut after = self.position.clone();
         after.play(mv);

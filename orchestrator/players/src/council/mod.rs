@@ -64,8 +64,9 @@ pub(crate) struct Member {
     pub limits: Limits,
     /// Still in this game (a member that failed sits out until the next game).
     active: bool,
-    /// Its pv of the council's last move (for the expected reply pondering starts from).
-    last_pv: Vec<String>,
+    /// The move it answered at the council's last move (its own expected reply after it, when
+    /// the council played it, is what pondering starts from).
+    last_answer: Option<String>,
 }
 
 impl Member {
@@ -83,7 +84,7 @@ impl Member {
             weight,
             limits,
             active: false,
-            last_pv: Vec::new(),
+            last_answer: None,
         }
     }
 }
@@ -307,29 +308,28 @@ impl CouncilPlayer {
     }
 
     /// The reply most members expect to the council's last move, legal in `after`: the most
-    /// common second move of the pvs that begin with that move (the first such member's on a
-    /// tie). The one rule: what it ponders on, and what `council-usi` names as `ponder`.
+    /// common of the replies the members that answered that move expect
+    /// ([`Player::expected_reply`]: the one an engine named in `bestmove M ponder R`, else its
+    /// pv's second move), the first such member's on a tie. The one rule: what it ponders on,
+    /// and what `council-usi` names as `ponder`.
     fn reply_most_expect(&self, after: &Position) -> Option<String> {
         let played = self.last_move.as_deref()?;
-        let mut counts: Vec<(&str, usize)> = Vec::new();
+        let mut counts: Vec<(String, usize)> = Vec::new();
         for m in self.members.iter().filter(|m| m.active) {
-            if m.last_pv.first().map(String::as_str) != Some(played) {
+            if m.last_answer.as_deref() != Some(played) {
                 continue;
             }
-            let Some(reply) = m.last_pv.get(1) else {
+            let Some(reply) = m.player.expected_reply(after) else {
                 continue;
             };
-            match counts.iter_mut().find(|(r, _)| r == reply) {
+            match counts.iter_mut().find(|(r, _)| *r == reply) {
                 Some((_, n)) => *n += 1,
                 None => counts.push((reply, 1)),
             }
         }
         let best = counts.iter().map(|&(_, n)| n).max()?;
         let (reply, _) = counts.into_iter().find(|&(_, n)| n == best)?;
-        after
-            .parse_usi_move(reply)
-            .is_ok()
-            .then(|| reply.to_string())
+        Some(reply)
     }
 
     /// The members' answers as ballots, each with the time it took from the request on: a
@@ -347,7 +347,7 @@ impl CouncilPlayer {
         let mut h = Hearing::default();
         for (i, answer) in answers.into_iter().enumerate() {
             let m = &mut self.members[i];
-            m.last_pv.clear();
+            m.last_answer = None;
             let mut vote = MemberVote {
                 name: m.player.name().to_string(),
                 mv: None,
@@ -379,7 +379,7 @@ impl CouncilPlayer {
                 }
                 Some((Ok(t), took)) => {
                     let late = took > wait;
-                    m.last_pv = t.pv.clone();
+                    m.last_answer = Some(t.decision.as_usi().to_string());
                     vote.nodes = t.nodes;
                     vote.score = t.eval;
                     if late {

@@ -402,7 +402,7 @@ impl Player for InternalPlayer {
     }
 
     fn expected_reply(&self, after: &Position) -> Option<String> {
-        super::expected_reply_in(&self.last_pv, after)
+        super::expected_reply_in(None, &self.last_pv, after)
     }
 
     fn game_over(&mut self, _outcome: Outcome) -> BoxFuture<'_, ()> {

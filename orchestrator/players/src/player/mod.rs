@@ -181,9 +181,53 @@ pub trait Player: Send {
     fn shutdown(&mut self) -> BoxFuture<'_, ()>;
 }
 
-/// The reply a player expects after its move: the second move of its last pv, when it is legal
-/// in `after` (the one pondering rule of a single engine, in-process or USI).
-pub(crate) fn expected_reply_in(pv: &[String], after: &Position) -> Option<String> {
-    let reply = pv.get(1)?;
-    after.parse_usi_move(reply).is_ok().then(|| reply.clone())
+/// The reply a player expects after its move, when it is legal in `after` (the one pondering
+/// rule of a single engine, in-process or USI): the one it `named` (`bestmove M ponder R`, as
+/// USI says), else, only when it named none, the second move of its last pv.
+pub(crate) fn expected_reply_in(
+    named: Option<&str>,
+    pv: &[String],
+    after: &Position,
+) -> Option<String> {
+    let reply = match named {
+        Some(r) => r,
+        None => pv.get(1)?,
+    };
+    after
+        .parse_usi_move(reply)
+        .is_ok()
+        .then(|| reply.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_named_reply_wins_and_the_pv_speaks_only_when_none_is_named() {
+        let mut after = Position::startpos();
+        after.play(after.parse_usi_move("7g7f").expect("legal"));
+        let pv = |m: &[&str]| m.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // `bestmove 7g7f ponder 3c3d` with no pv at all: the named reply.
+        assert_eq!(
+            expected_reply_in(Some("3c3d"), &[], &after).as_deref(),
+            Some("3c3d")
+        );
+        // Named, with a pv that says otherwise: still the named one.
+        assert_eq!(
+            expected_reply_in(Some("3c3d"), &pv(&["7g7f", "8c8d"]), &after).as_deref(),
+            Some("3c3d")
+        );
+        // None named: the pv's second move.
+        assert_eq!(
+            expected_reply_in(None, &pv(&["7g7f", "8c8d"]), &after).as_deref(),
+            Some("8c8d")
+        );
+        // A named reply that is not legal there is no reply at all (never the pv's instead).
+        assert_eq!(
+            expected_reply_in(Some("7g7f"), &pv(&["7g7f", "8c8d"]), &after),
+            None
+        );
+        assert_eq!(expected_reply_in(None, &pv(&["7g7f"]), &after), None);
+    }
 }

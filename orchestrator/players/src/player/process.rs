@@ -440,6 +440,28 @@ impl EngineProcess {
         }
     }
 
+    /// Whether a line whose first word is `word` has come and is not read yet: what the pipe
+    /// holds now is read first (up to [`IDLE_KEPT`] unread bytes, never waiting), so a line
+    /// written before this call is seen. How a player tells that a pondering engine answered
+    /// before it was sent `ponderhit` or `stop`.
+    pub(crate) fn has_unread(&mut self, word: &str) -> bool {
+        use futures::FutureExt as _;
+        while !self.output.ended
+            && self.output.pending() < IDLE_KEPT
+            && self.output.fill().now_or_never().is_some()
+        {}
+        self.log_read();
+        let out = &self.output;
+        let mut at = out.start;
+        while let Some(len) = out.piece(at) {
+            if as_line(&out.buf[at..at + len]).split_whitespace().next() == Some(word) {
+                return true;
+            }
+            at += len;
+        }
+        false
+    }
+
     /// The process is gone: note how, and kill what it left in its group (a grandchild that
     /// holds the output pipe would otherwise keep it open and keep running).
     fn on_exit(&mut self, status: std::io::Result<ExitStatus>) -> String {
@@ -739,6 +761,30 @@ mod tests {
             p.read_line(deadline).await.as_deref(),
             Ok("bestmove \u{fffd}")
         );
+    }
+
+    #[tokio::test]
+    async fn an_unread_line_is_found_by_its_first_word_and_stays_to_be_read() {
+        let mut p = sh("echo info string bestmove; echo bestmove 7g7f; exec sleep 30");
+        let mut q = sh("echo info string bestmove; exec sleep 30");
+        let waited = tokio::time::timeout(Duration::from_secs(60), async {
+            while !p.has_unread("bestmove") || !q.has_unread("info") {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(waited.is_ok(), "the lines never came");
+        // A word elsewhere in a line is not its first word.
+        assert!(!q.has_unread("bestmove"));
+        let deadline = Deadline::after(Duration::from_secs(60));
+        assert_eq!(
+            p.read_line(deadline).await.as_deref(),
+            Ok("info string bestmove")
+        );
+        assert_eq!(p.read_line(deadline).await.as_deref(), Ok("bestmove 7g7f"));
+        assert!(!p.has_unread("bestmove"), "a line read is not unread");
+        p.stop(Duration::ZERO).await;
+        q.stop(Duration::ZERO).await;
     }
 
     #[tokio::test]

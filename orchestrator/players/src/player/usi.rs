@@ -83,8 +83,10 @@ pub struct UsiPlayer {
     owed: Option<Instant>,
     /// The search it runs in the opponent's time.
     pondering: Option<Pondering>,
-    /// The pv of its last answer (its second move is the reply it expects).
+    /// The pv of its last answer (its second move is the reply it expects when it names none).
     last_pv: Vec<String>,
+    /// The reply its last `bestmove M ponder R` named (R, in our notation).
+    last_ponder: Option<String>,
     /// A GUI's hook (see the module's docs).
     live: Option<Live>,
     /// Where its processes log their lines (`--log`, `log = true`).
@@ -123,6 +125,7 @@ impl UsiPlayer {
             owed: None,
             pondering: None,
             last_pv: Vec::new(),
+            last_ponder: None,
             live: None,
             log: None,
         }
@@ -238,6 +241,22 @@ impl UsiPlayer {
                 })
             }
         }
+    }
+
+    /// A fault when its search in the opponent's time has sent `bestmove` already, before any
+    /// `ponderhit` or `stop` (USI forbids it: a pondering engine waits for one of them, however
+    /// soon its search ends). Such an answer is never taken, for a hit or a miss.
+    fn ponder_answered_early(&mut self) -> Result<(), PlayerError> {
+        let Some(p) = self.process.as_mut().filter(|_| self.pondering.is_some()) else {
+            return Ok(());
+        };
+        if !p.has_unread("bestmove") {
+            return Ok(());
+        }
+        Err(PlayerError::Malformed {
+            player: self.name.clone(),
+            detail: "sent `bestmove` while pondering, before any `ponderhit` or `stop`".into(),
+        })
     }
 
     /// End a search in the opponent's time: `stop`, and its `bestmove` read and dropped.
@@ -554,7 +573,7 @@ impl UsiPlayer {
                     let best = match best {
                         UsiBestMove::Move { mv, ponder } => UsiBestMove::Move {
                             mv: from_engine(&mv),
-                            ponder,
+                            ponder: ponder.map(|r| from_engine(&r)),
                         },
                         other => other,
                     };
@@ -606,11 +625,17 @@ impl UsiPlayer {
         let position = self.position_command(&req.position);
         let multipv = req.multipv.max(1);
         let keep = if multipv == 1 { 64 } else { 4 * multipv + 64 };
+        self.ponder_answered_early()?;
         let answer = match self.pondering.take() {
             Some(pd) if pd.position == position.to_string() && pd.multipv == multipv => {
-                // The expected reply came: the search in progress is this move's.
-                self.send_commands(&[GuiCommand::PonderHit.to_string()])
-                    .await?;
+                // The expected reply came: the search in progress is this move's. A GUI that
+                // stopped the ponder before any `ponderhit` gets its answer by `stop` alone (the
+                // read below sends it), as USI says.
+                let gui_stopped = self.live.as_ref().is_some_and(|l| l.stop.is_stopped());
+                if !gui_stopped {
+                    self.send_commands(&[GuiCommand::PonderHit.to_string()])
+                        .await?;
+                }
                 self.read_answer(Instant::now(), deadline, keep, true)
                     .await?
             }
@@ -621,6 +646,10 @@ impl UsiPlayer {
                 self.set_multipv(multipv).await?;
                 self.search(position, go, deadline, keep, true).await?
             }
+        };
+        self.last_ponder = match &answer.1 {
+            UsiBestMove::Move { ponder, .. } => ponder.clone(),
+            _ => None,
         };
         let thought = self.thought(answer, multipv);
         self.last_pv = thought.pv.clone();
@@ -929,7 +958,7 @@ impl Player for UsiPlayer {
     }
 
     fn expected_reply(&self, after: &Position) -> Option<String> {
-        super::expected_reply_in(&self.last_pv, after)
+        super::expected_reply_in(self.last_ponder.as_deref(), &self.last_pv, after)
     }
 
     fn idle(&mut self) -> BoxFuture<'_, Infallible> {
