@@ -1038,3 +1038,198 @@ sigma = 200.0
     );
     assert!(gui.quit().success());
 }
+
+#[test]
+fn a_member_that_crashes_in_go_infinite_leaves_the_others_streaming_and_voting() {
+    let _serial = one_at_a_time();
+    let dir = scratch("infinite-crash");
+    let mock = workspace_bin("mock-usi");
+    // `crash-on-go` exits at its first `go`; `stall` searches until `stop` and answers it.
+    let text = format!(
+        r#"
+[[player]]
+name = "trio"
+kind = "council"
+members = ["inside", "staller", "crasher"]
+
+[[player]]
+name = "inside"
+kind = "internal"
+sigma = 100.0
+
+[[player]]
+name = "staller"
+kind = "usi"
+command = "{mock}"
+args = ["stall"]
+sigma = 150.0
+
+[[player]]
+name = "crasher"
+kind = "usi"
+command = "{mock}"
+args = ["crash-on-go"]
+sigma = 200.0
+"#,
+        mock = mock.display()
+    );
+    let config = write(&dir, "trio.toml", &text);
+    let mut gui = Gui::start(&[config.as_os_str()]);
+    gui.handshake();
+    gui.send("usinewgame");
+    gui.send("position startpos");
+    gui.send("go infinite");
+    // The crasher is gone at once; the council's line is still shown, and changes: the others
+    // stream on (not a timing assertion: the test waits for the rows).
+    let first = gui.until(is_pv_row);
+    let second = gui.until(is_pv_row);
+    assert_ne!(first.last(), second.last());
+    gui.send("isready");
+    gui.until(|l| l == "readyok");
+    gui.send("stop");
+    let lines = gui.until(|l| l.starts_with("bestmove"));
+    let best = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("bestmove");
+    assert_legal("startpos", best);
+    let votes = vote_lines(&lines);
+    for member in ["inside", "staller"] {
+        assert!(
+            votes
+                .iter()
+                .any(|l| l.contains(&format!("member {member} votes "))),
+            "{member} votes: {lines:#?}"
+        );
+    }
+    assert!(
+        votes
+            .iter()
+            .any(|l| l.contains("member crasher has no vote") && l.contains("exited with status 3")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("quick search") || l.contains("abandoned")),
+        "the remaining members' vote answers, within the grace: {lines:#?}"
+    );
+    assert!(gui.quit().success());
+}
+
+/// A council of two well-behaved pondering mocks and `bad`, whose `go ponder` faults as
+/// `scenario` says (from its first ponder after a move of its own, see `mock-usi`).
+fn ponder_fault_council(mock: &Path, scenario: &str) -> String {
+    format!(
+        r#"
+[[player]]
+name = "trio"
+kind = "council"
+members = ["p1", "p2", "bad"]
+
+[[player]]
+name = "p1"
+kind = "usi"
+command = "{mock}"
+args = ["predict"]
+
+[[player]]
+name = "p2"
+kind = "usi"
+command = "{mock}"
+args = ["predict"]
+
+[[player]]
+name = "bad"
+kind = "usi"
+command = "{mock}"
+args = ["{scenario}"]
+"#,
+        mock = mock.display()
+    )
+}
+
+#[test]
+fn a_member_with_a_pondering_fault_is_left_out_of_the_vote_the_gui_gets() {
+    let _serial = one_at_a_time();
+    let dir = scratch("ponder-faults");
+    let mock = workspace_bin("mock-usi");
+    // (scenario, how the GUI ends the ponder, words of the member's error): the deaf one is
+    // sent `stop` only when the GUI stops the ponder.
+    let faults = [
+        ("ponder-crash", "ponderhit", "exited with status 3"),
+        ("ponder-deaf", "stop", "sent `stop`"),
+        ("ponder-illegal", "ponderhit", "illegal move"),
+        ("ponder-malformed", "ponderhit", "5e5%"),
+        ("ponder-early", "ponderhit", "while pondering"),
+    ];
+    for (scenario, end, words) in faults {
+        let config = write(
+            &dir,
+            &format!("{scenario}.toml"),
+            &ponder_fault_council(&mock, scenario),
+        );
+        let mut gui = Gui::start(&[config.as_os_str()]);
+        gui.handshake();
+        gui.send("setoption name USI_Ponder value true");
+        gui.send("usinewgame");
+        let go = "go btime 0 wtime 0 byoyomi 3000";
+        let (lines, best) = gui.play("startpos", go);
+        let words_of: Vec<&str> = lines.last().expect("bestmove").split_whitespace().collect();
+        let ["bestmove", _, "ponder", reply] = words_of[..] else {
+            panic!("{scenario}: not `bestmove X ponder Y`: {lines:?}");
+        };
+        // Every member voted at the first move.
+        assert_eq!(
+            vote_lines(&lines)
+                .iter()
+                .filter(|l| l.contains(" votes "))
+                .count(),
+            3,
+            "{scenario}: {lines:#?}"
+        );
+        let pondered = format!("startpos moves {best} {reply}");
+        gui.send(&format!("position {pondered}"));
+        gui.send("go ponder btime 0 wtime 0 byoyomi 3000");
+        gui.send("isready");
+        gui.until(|l| l == "readyok");
+        gui.send(end);
+        let lines = gui.until(|l| l.starts_with("bestmove"));
+        let answer = lines
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .expect("bestmove");
+        assert_legal(&pondered, answer);
+        let votes = vote_lines(&lines);
+        for member in ["p1", "p2"] {
+            assert!(
+                votes
+                    .iter()
+                    .any(|l| l.contains(&format!("member {member} votes "))),
+                "{scenario}: {member} votes: {lines:#?}"
+            );
+        }
+        assert!(
+            votes
+                .iter()
+                .any(|l| l.contains("member bad has no vote") && l.contains(words)),
+            "{scenario}: {lines:#?}"
+        );
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.contains("quick search") || l.contains("abandoned")),
+            "{scenario}: the others' vote answers: {lines:#?}"
+        );
+        // The game goes on without it.
+        let next = format!("{pondered} {answer}");
+        let next_reply = Position::from_usi_position(&next)
+            .expect("a position")
+            .legal_moves()[0]
+            .to_usi();
+        let next = format!("{next} {next_reply}");
+        let (_, mv) = gui.play(&next, go);
+        assert_legal(&next, &mv);
+        assert!(gui.quit().success(), "{scenario}");
+    }
+}
