@@ -1233,3 +1233,149 @@ fn a_member_with_a_pondering_fault_is_left_out_of_the_vote_the_gui_gets() {
         assert!(gui.quit().success(), "{scenario}");
     }
 }
+
+/// What a process holds now: threads, open descriptors, resident memory (kB) and live child
+/// processes, from `/proc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Holdings {
+    threads: usize,
+    fds: usize,
+    rss_kb: u64,
+    children: usize,
+}
+
+fn holdings(pid: u32) -> Holdings {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /proc/{pid}/status"))
+    };
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("/proc fd")
+        .count();
+    // Children: processes whose parent is `pid` (the field after the command's closing paren).
+    let children = std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            let mut rest = stat.rsplit(") ").next().unwrap_or("").split_whitespace();
+            let state = rest.next();
+            state != Some("Z") && rest.next() == Some(pid.to_string().as_str())
+        })
+        .count();
+    Holdings {
+        threads: field("Threads:") as usize,
+        fds,
+        rss_kb: field("VmRSS:"),
+        children,
+    }
+}
+
+/// `go infinite`/`stop` and `go ponder`/`ponderhit` cycles against a council of two cheap mock
+/// engines: threads, descriptors and child processes after the run are those after warm-up;
+/// the growth of resident memory is printed (a figure, not an assertion). Cycles:
+/// `COUNCIL_USI_CYCLES` (default 10,000, about 8 s on a loaded 2-core machine; the figures
+/// printed with
+/// `COUNCIL_USI_CYCLES=30000 cargo test --release -p council-tests --test council_usi -- cycles --nocapture`).
+/// The members answer at once, so the cycles are many and quick; the soak's GUI run
+/// (`scripts/soak.py --gui`, docs/studies/soak.md) is the slow one, with searching members.
+#[test]
+fn go_stop_and_ponder_cycles_hold_threads_descriptors_and_children_flat() {
+    let _serial = one_at_a_time();
+    let cycles: usize = std::env::var("COUNCIL_USI_CYCLES")
+        .ok()
+        .map(|v| v.parse().expect("COUNCIL_USI_CYCLES is a whole number"))
+        .unwrap_or(10_000);
+    let warm_up = 50.min(cycles / 2);
+    let dir = scratch("cycles");
+    let mock = workspace_bin("mock-usi");
+    let text = format!(
+        r#"
+[[player]]
+name = "pair"
+kind = "council"
+members = ["p1", "p2"]
+
+[[player]]
+name = "p1"
+kind = "usi"
+command = "{mock}"
+args = ["predict"]
+
+[[player]]
+name = "p2"
+kind = "usi"
+command = "{mock}"
+args = ["mispredict"]
+"#,
+        mock = mock.display()
+    );
+    let config = write(&dir, "pair.toml", &text);
+    let mut gui = Gui::start(&[config.as_os_str()]);
+    let pid = gui.child.id();
+    gui.handshake();
+    gui.send("setoption name USI_Ponder value true");
+    gui.send("usinewgame");
+    let bestmove = |gui: &mut Gui| -> Vec<String> {
+        let lines = gui.until(|l| l.starts_with("bestmove"));
+        gui.seen.clear();
+        lines
+            .last()
+            .expect("bestmove")
+            .split_whitespace()
+            .skip(1)
+            .map(String::from)
+            .collect()
+    };
+    let mut warm = None;
+    let mut unnamed = 0;
+    let began = std::time::Instant::now();
+    for cycle in 0..cycles {
+        if cycle == warm_up {
+            warm = Some(holdings(pid));
+        }
+        gui.send("position startpos");
+        gui.send("go infinite");
+        gui.send("stop");
+        let answer = bestmove(&mut gui);
+        let (best, reply) = match &answer[..] {
+            [best, ponder, reply] if ponder == "ponder" => (best.clone(), reply.clone()),
+            // No reply named: on a loaded machine both members may miss the moment `stop`
+            // gives them, and the built-in engine answers. The GUI ponders on a reply anyway.
+            [best] => {
+                unnamed += 1;
+                let mut after = Position::startpos();
+                after.play(after.parse_usi_move(best).expect("a legal bestmove"));
+                (best.clone(), after.legal_moves()[0].to_usi())
+            }
+            other => panic!("cycle {cycle}: not a bestmove: {other:?}"),
+        };
+        assert_legal("startpos", &best);
+        let pondered = format!("startpos moves {best} {reply}");
+        gui.send(&format!("position {pondered}"));
+        gui.send("go ponder btime 0 wtime 0 byoyomi 2000");
+        gui.send("ponderhit");
+        let answer = bestmove(&mut gui);
+        assert_legal(&pondered, &answer[0]);
+    }
+    let took = began.elapsed();
+    let end = holdings(pid);
+    let warm = warm.expect("measured after warm-up");
+    println!(
+        "{cycles} cycles (each go infinite/stop and go ponder/ponderhit) in {:.1} s ({unnamed} stops answered without a reply named); after {warm_up}: {warm:?}; at the end: {end:?}; RSS growth {} kB",
+        took.as_secs_f64(),
+        end.rss_kb as i64 - warm.rss_kb as i64
+    );
+    assert_eq!(end.fds, warm.fds, "descriptors: {warm:?} then {end:?}");
+    assert!(
+        end.threads <= warm.threads,
+        "threads: {warm:?} then {end:?}"
+    );
+    assert_eq!(end.children, 2, "the two members, no more: {end:?}");
+    assert!(gui.quit().success());
+}
