@@ -1163,6 +1163,7 @@ fn a_member_with_a_pondering_fault_is_left_out_of_the_vote_the_gui_gets() {
         ("ponder-malformed", "ponderhit", "5e5%"),
         ("ponder-early", "ponderhit", "while pondering"),
     ];
+    let go = "go btime 0 wtime 0 byoyomi 3000";
     for (scenario, end, words) in faults {
         let config = write(
             &dir,
@@ -1173,64 +1174,74 @@ fn a_member_with_a_pondering_fault_is_left_out_of_the_vote_the_gui_gets() {
         gui.handshake();
         gui.send("setoption name USI_Ponder value true");
         gui.send("usinewgame");
-        let go = "go btime 0 wtime 0 byoyomi 3000";
-        let (lines, best) = gui.play("startpos", go);
-        let words_of: Vec<&str> = lines.last().expect("bestmove").split_whitespace().collect();
-        let ["bestmove", _, "ponder", reply] = words_of[..] else {
-            panic!("{scenario}: not `bestmove X ponder Y`: {lines:?}");
-        };
-        // Every member voted at the first move.
-        assert_eq!(
-            vote_lines(&lines)
-                .iter()
-                .filter(|l| l.contains(" votes "))
-                .count(),
-            3,
-            "{scenario}: {lines:#?}"
-        );
-        let pondered = format!("startpos moves {best} {reply}");
-        gui.send(&format!("position {pondered}"));
-        gui.send("go ponder btime 0 wtime 0 byoyomi 3000");
-        gui.send("isready");
-        gui.until(|l| l == "readyok");
-        gui.send(end);
-        let lines = gui.until(|l| l.starts_with("bestmove"));
-        let answer = lines
-            .last()
-            .and_then(|l| l.split_whitespace().nth(1))
-            .expect("bestmove");
-        assert_legal(&pondered, answer);
-        let votes = vote_lines(&lines);
-        for member in ["p1", "p2"] {
+        let mut game = "startpos".to_string();
+        // An early `bestmove` is caught when it came before `ponderhit` was sent; on a loaded
+        // machine it may cross it, and a later ponder is the one caught.
+        let attempts = if scenario == "ponder-early" { 5 } else { 1 };
+        let mut caught = false;
+        let mut heard = Vec::new();
+        for _ in 0..attempts {
+            let (lines, best) = gui.play(&game, go);
+            let words_of: Vec<&str> = lines.last().expect("bestmove").split_whitespace().collect();
+            let ["bestmove", _, "ponder", reply] = words_of[..] else {
+                panic!("{scenario}: not `bestmove X ponder Y`: {lines:?}");
+            };
+            let pondered = format!("{game} {}{best} {reply}", moves_word(&game));
+            gui.send(&format!("position {pondered}"));
+            gui.send("go ponder btime 0 wtime 0 byoyomi 3000");
+            gui.send("isready");
+            gui.until(|l| l == "readyok");
+            gui.send(end);
+            let lines = gui.until(|l| l.starts_with("bestmove"));
+            let answer = lines
+                .last()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .expect("bestmove")
+                .to_string();
+            assert_legal(&pondered, &answer);
+            let votes = vote_lines(&lines);
+            for member in ["p1", "p2"] {
+                assert!(
+                    votes
+                        .iter()
+                        .any(|l| l.contains(&format!("member {member} votes "))),
+                    "{scenario}: {member} votes: {lines:#?}"
+                );
+            }
             assert!(
-                votes
+                !lines
                     .iter()
-                    .any(|l| l.contains(&format!("member {member} votes "))),
-                "{scenario}: {member} votes: {lines:#?}"
+                    .any(|l| l.contains("quick search") || l.contains("abandoned")),
+                "{scenario}: the others' vote answers: {lines:#?}"
             );
+            game = format!("{pondered} {answer}");
+            caught = votes
+                .iter()
+                .any(|l| l.contains("member bad has no vote") && l.contains(words));
+            heard = lines;
+            if caught {
+                break;
+            }
         }
-        assert!(
-            votes
-                .iter()
-                .any(|l| l.contains("member bad has no vote") && l.contains(words)),
-            "{scenario}: {lines:#?}"
-        );
-        assert!(
-            !lines
-                .iter()
-                .any(|l| l.contains("quick search") || l.contains("abandoned")),
-            "{scenario}: the others' vote answers: {lines:#?}"
-        );
+        assert!(caught, "{scenario}: bad was never left out: {heard:#?}");
         // The game goes on without it.
-        let next = format!("{pondered} {answer}");
-        let next_reply = Position::from_usi_position(&next)
+        let reply = Position::from_usi_position(&game)
             .expect("a position")
             .legal_moves()[0]
             .to_usi();
-        let next = format!("{next} {next_reply}");
+        let next = format!("{game} {reply}");
         let (_, mv) = gui.play(&next, go);
         assert_legal(&next, &mv);
         assert!(gui.quit().success(), "{scenario}");
+    }
+}
+
+/// `moves ` when `game` (a USI position) has none yet.
+fn moves_word(game: &str) -> &'static str {
+    if game.contains(" moves ") {
+        ""
+    } else {
+        "moves "
     }
 }
 
