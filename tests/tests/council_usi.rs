@@ -1038,3 +1038,355 @@ sigma = 200.0
     );
     assert!(gui.quit().success());
 }
+
+#[test]
+fn a_member_that_crashes_in_go_infinite_leaves_the_others_streaming_and_voting() {
+    let _serial = one_at_a_time();
+    let dir = scratch("infinite-crash");
+    let mock = workspace_bin("mock-usi");
+    // `crash-on-go` exits at its first `go`; `stall` searches until `stop` and answers it.
+    let text = format!(
+        r#"
+[[player]]
+name = "trio"
+kind = "council"
+members = ["inside", "staller", "crasher"]
+
+[[player]]
+name = "inside"
+kind = "internal"
+sigma = 100.0
+
+[[player]]
+name = "staller"
+kind = "usi"
+command = "{mock}"
+args = ["stall"]
+sigma = 150.0
+
+[[player]]
+name = "crasher"
+kind = "usi"
+command = "{mock}"
+args = ["crash-on-go"]
+sigma = 200.0
+"#,
+        mock = mock.display()
+    );
+    let config = write(&dir, "trio.toml", &text);
+    let mut gui = Gui::start(&[config.as_os_str()]);
+    gui.handshake();
+    gui.send("usinewgame");
+    gui.send("position startpos");
+    gui.send("go infinite");
+    // The crasher is gone at once; the council's line is still shown, and changes: the others
+    // stream on (not a timing assertion: the test waits for the rows).
+    let first = gui.until(is_pv_row);
+    let second = gui.until(is_pv_row);
+    assert_ne!(first.last(), second.last());
+    gui.send("isready");
+    gui.until(|l| l == "readyok");
+    gui.send("stop");
+    let lines = gui.until(|l| l.starts_with("bestmove"));
+    let best = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("bestmove");
+    assert_legal("startpos", best);
+    let votes = vote_lines(&lines);
+    for member in ["inside", "staller"] {
+        assert!(
+            votes
+                .iter()
+                .any(|l| l.contains(&format!("member {member} votes "))),
+            "{member} votes: {lines:#?}"
+        );
+    }
+    assert!(
+        votes
+            .iter()
+            .any(|l| l.contains("member crasher has no vote") && l.contains("exited with status 3")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("quick search") || l.contains("abandoned")),
+        "the remaining members' vote answers, within the grace: {lines:#?}"
+    );
+    assert!(gui.quit().success());
+}
+
+/// A council of two well-behaved pondering mocks and `bad`, whose `go ponder` faults as
+/// `scenario` says (from its first ponder after a move of its own, see `mock-usi`).
+fn ponder_fault_council(mock: &Path, scenario: &str) -> String {
+    format!(
+        r#"
+[[player]]
+name = "trio"
+kind = "council"
+members = ["p1", "p2", "bad"]
+
+[[player]]
+name = "p1"
+kind = "usi"
+command = "{mock}"
+args = ["predict"]
+
+[[player]]
+name = "p2"
+kind = "usi"
+command = "{mock}"
+args = ["predict"]
+
+[[player]]
+name = "bad"
+kind = "usi"
+command = "{mock}"
+args = ["{scenario}"]
+"#,
+        mock = mock.display()
+    )
+}
+
+#[test]
+fn a_member_with_a_pondering_fault_is_left_out_of_the_vote_the_gui_gets() {
+    let _serial = one_at_a_time();
+    let dir = scratch("ponder-faults");
+    let mock = workspace_bin("mock-usi");
+    // (scenario, how the GUI ends the ponder, words of the member's error): the deaf one is
+    // sent `stop` only when the GUI stops the ponder.
+    let faults = [
+        ("ponder-crash", "ponderhit", "exited with status 3"),
+        ("ponder-deaf", "stop", "sent `stop`"),
+        ("ponder-illegal", "ponderhit", "illegal move"),
+        ("ponder-malformed", "ponderhit", "5e5%"),
+        ("ponder-early", "ponderhit", "while pondering"),
+    ];
+    let go = "go btime 0 wtime 0 byoyomi 3000";
+    for (scenario, end, words) in faults {
+        let config = write(
+            &dir,
+            &format!("{scenario}.toml"),
+            &ponder_fault_council(&mock, scenario),
+        );
+        let mut gui = Gui::start(&[config.as_os_str()]);
+        gui.handshake();
+        gui.send("setoption name USI_Ponder value true");
+        gui.send("usinewgame");
+        let mut game = "startpos".to_string();
+        // An early `bestmove` is caught when it came before `ponderhit` was sent; on a loaded
+        // machine it may cross it, and a later ponder is the one caught.
+        let attempts = if scenario == "ponder-early" { 5 } else { 1 };
+        let mut caught = false;
+        let mut heard = Vec::new();
+        for _ in 0..attempts {
+            let (lines, best) = gui.play(&game, go);
+            let words_of: Vec<&str> = lines.last().expect("bestmove").split_whitespace().collect();
+            let ["bestmove", _, "ponder", reply] = words_of[..] else {
+                panic!("{scenario}: not `bestmove X ponder Y`: {lines:?}");
+            };
+            let pondered = format!("{game} {}{best} {reply}", moves_word(&game));
+            gui.send(&format!("position {pondered}"));
+            gui.send("go ponder btime 0 wtime 0 byoyomi 3000");
+            gui.send("isready");
+            gui.until(|l| l == "readyok");
+            gui.send(end);
+            let lines = gui.until(|l| l.starts_with("bestmove"));
+            let answer = lines
+                .last()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .expect("bestmove")
+                .to_string();
+            assert_legal(&pondered, &answer);
+            let votes = vote_lines(&lines);
+            for member in ["p1", "p2"] {
+                assert!(
+                    votes
+                        .iter()
+                        .any(|l| l.contains(&format!("member {member} votes "))),
+                    "{scenario}: {member} votes: {lines:#?}"
+                );
+            }
+            assert!(
+                !lines
+                    .iter()
+                    .any(|l| l.contains("quick search") || l.contains("abandoned")),
+                "{scenario}: the others' vote answers: {lines:#?}"
+            );
+            game = format!("{pondered} {answer}");
+            caught = votes
+                .iter()
+                .any(|l| l.contains("member bad has no vote") && l.contains(words));
+            heard = lines;
+            if caught {
+                break;
+            }
+        }
+        assert!(caught, "{scenario}: bad was never left out: {heard:#?}");
+        // The game goes on without it.
+        let reply = Position::from_usi_position(&game)
+            .expect("a position")
+            .legal_moves()[0]
+            .to_usi();
+        let next = format!("{game} {reply}");
+        let (_, mv) = gui.play(&next, go);
+        assert_legal(&next, &mv);
+        assert!(gui.quit().success(), "{scenario}");
+    }
+}
+
+/// `moves ` when `game` (a USI position) has none yet.
+fn moves_word(game: &str) -> &'static str {
+    if game.contains(" moves ") {
+        ""
+    } else {
+        "moves "
+    }
+}
+
+/// What a process holds now: threads, open descriptors, resident memory (kB) and live child
+/// processes, from `/proc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Holdings {
+    threads: usize,
+    fds: usize,
+    rss_kb: u64,
+    children: usize,
+}
+
+fn holdings(pid: u32) -> Holdings {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /proc/{pid}/status"))
+    };
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("/proc fd")
+        .count();
+    // Children: processes whose parent is `pid` (the field after the command's closing paren).
+    let children = std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            let mut rest = stat.rsplit(") ").next().unwrap_or("").split_whitespace();
+            let state = rest.next();
+            state != Some("Z") && rest.next() == Some(pid.to_string().as_str())
+        })
+        .count();
+    Holdings {
+        threads: field("Threads:") as usize,
+        fds,
+        rss_kb: field("VmRSS:"),
+        children,
+    }
+}
+
+/// `go infinite`/`stop` and `go ponder`/`ponderhit` cycles against a council of two cheap mock
+/// engines: threads, descriptors and child processes after the run are those after warm-up;
+/// the growth of resident memory is printed (a figure, not an assertion). Cycles:
+/// `COUNCIL_USI_CYCLES` (default 10,000, about 8 s on a loaded 2-core machine; the figures
+/// printed with
+/// `COUNCIL_USI_CYCLES=30000 cargo test --release -p council-tests --test council_usi -- cycles --nocapture`).
+/// The members answer at once, so the cycles are many and quick; the soak's GUI run
+/// (`scripts/soak.py --gui`, docs/studies/soak.md) is the slow one, with searching members.
+#[test]
+fn go_stop_and_ponder_cycles_hold_threads_descriptors_and_children_flat() {
+    let _serial = one_at_a_time();
+    let cycles: usize = std::env::var("COUNCIL_USI_CYCLES")
+        .ok()
+        .map(|v| v.parse().expect("COUNCIL_USI_CYCLES is a whole number"))
+        .unwrap_or(10_000);
+    let warm_up = 50.min(cycles / 2);
+    let dir = scratch("cycles");
+    let mock = workspace_bin("mock-usi");
+    let text = format!(
+        r#"
+[[player]]
+name = "pair"
+kind = "council"
+members = ["p1", "p2"]
+
+[[player]]
+name = "p1"
+kind = "usi"
+command = "{mock}"
+args = ["predict"]
+
+[[player]]
+name = "p2"
+kind = "usi"
+command = "{mock}"
+args = ["mispredict"]
+"#,
+        mock = mock.display()
+    );
+    let config = write(&dir, "pair.toml", &text);
+    let mut gui = Gui::start(&[config.as_os_str()]);
+    let pid = gui.child.id();
+    gui.handshake();
+    gui.send("setoption name USI_Ponder value true");
+    gui.send("usinewgame");
+    let bestmove = |gui: &mut Gui| -> Vec<String> {
+        let lines = gui.until(|l| l.starts_with("bestmove"));
+        gui.seen.clear();
+        lines
+            .last()
+            .expect("bestmove")
+            .split_whitespace()
+            .skip(1)
+            .map(String::from)
+            .collect()
+    };
+    let mut warm = None;
+    let mut unnamed = 0;
+    let began = std::time::Instant::now();
+    for cycle in 0..cycles {
+        if cycle == warm_up {
+            warm = Some(holdings(pid));
+        }
+        gui.send("position startpos");
+        gui.send("go infinite");
+        gui.send("stop");
+        let answer = bestmove(&mut gui);
+        let (best, reply) = match &answer[..] {
+            [best, ponder, reply] if ponder == "ponder" => (best.clone(), reply.clone()),
+            // No reply named: on a loaded machine both members may miss the moment `stop`
+            // gives them, and the built-in engine answers. The GUI ponders on a reply anyway.
+            [best] => {
+                unnamed += 1;
+                let mut after = Position::startpos();
+                after.play(after.parse_usi_move(best).expect("a legal bestmove"));
+                (best.clone(), after.legal_moves()[0].to_usi())
+            }
+            other => panic!("cycle {cycle}: not a bestmove: {other:?}"),
+        };
+        assert_legal("startpos", &best);
+        let pondered = format!("startpos moves {best} {reply}");
+        gui.send(&format!("position {pondered}"));
+        gui.send("go ponder btime 0 wtime 0 byoyomi 2000");
+        gui.send("ponderhit");
+        let answer = bestmove(&mut gui);
+        assert_legal(&pondered, &answer[0]);
+    }
+    let took = began.elapsed();
+    let end = holdings(pid);
+    let warm = warm.expect("measured after warm-up");
+    println!(
+        "{cycles} cycles (each go infinite/stop and go ponder/ponderhit) in {:.1} s ({unnamed} stops answered without a reply named); after {warm_up}: {warm:?}; at the end: {end:?}; RSS growth {} kB",
+        took.as_secs_f64(),
+        end.rss_kb as i64 - warm.rss_kb as i64
+    );
+    assert_eq!(end.fds, warm.fds, "descriptors: {warm:?} then {end:?}");
+    assert!(
+        end.threads <= warm.threads,
+        "threads: {warm:?} then {end:?}"
+    );
+    assert_eq!(end.children, 2, "the two members, no more: {end:?}");
+    assert!(gui.quit().success());
+}

@@ -77,6 +77,14 @@ sigma = 200.0
     text.push_str(&usi("declarer", r#""win""#));
     text.push_str(&usi("cheat", r#""illegal", "--after", "2""#));
     text.push_str(&usi("slow", r#""normal", "--delay-ms", "150""#));
+    // Pondering faults (see `mock-usi`): at their first `go ponder`.
+    for fault in ["crash", "deaf", "illegal", "malformed", "early"] {
+        text.push_str(&usi(
+            &format!("ponder-{fault}"),
+            &format!("\"ponder-{fault}\""),
+        ));
+        text.push_str("ponder = true\n\n");
+    }
     text.push_str(&usi("slow-start", r#""slow-start", "--delay-ms", "2500""#));
     // A pondering council of three `council-engine` USI processes (the built-in engine does not
     // ponder in process) and one of them alone, without pondering, as its opponent.
@@ -1814,4 +1822,34 @@ fn the_first_connection_waits_for_the_engines_without_a_keep_alive_before_login(
         sent.first().is_some_and(|l| l.starts_with("LOGIN ")),
         "{log}"
     );
+}
+
+/// Each pondering fault (`mock-usi`'s `ponder-*`, at its first `go ponder`) ends the game by
+/// the offender's resignation at its next move, its fault in the detail; nothing illegal is
+/// ever sent to the server.
+#[test]
+fn a_pondering_fault_is_the_offenders_resignation_with_the_fault_named() {
+    for (fault, words) in [
+        ("crash", "exited with status 3"),
+        ("deaf", "did not answer `stop`"),
+        ("illegal", "not a legal move"),
+        ("malformed", "5e5%"),
+        ("early", "while pondering"),
+    ] {
+        let name = format!("ponder-{fault}");
+        let PairGame { sente: s, ends, .. } = pair_game(
+            &name,
+            &["--games", "1", "--total", "60"],
+            &name,
+            "engine",
+            &[],
+        );
+        assert_eq!(ending(&s), ("gote", "resign"), "{name}: {s}");
+        assert!(
+            s["detail"].as_str().is_some_and(|d| d.contains(words)),
+            "{name}: {}",
+            s["detail"]
+        );
+        assert!(ends[0].ends_with("#RESIGN #LOSE"), "{name}: {ends:?}");
+    }
 }

@@ -244,7 +244,7 @@ fn each_pondering_fault_is_a_loss_of_the_offender_and_nothing_else() {
     }
     let (_, games, _) = run(&dir, &config);
     assert_eq!(games.len(), 2 * offenders.len(), "every game recorded");
-    for (name, _, reason, words) in offenders {
+    for (name, scenario, reason, words) in offenders {
         let theirs: Vec<&Value> = games
             .iter()
             .filter(|g| g["sente"] == name || g["gote"] == name)
@@ -264,9 +264,17 @@ fn each_pondering_fault_is_a_loss_of_the_offender_and_nothing_else() {
                 "{name}: {detail}"
             );
             // It failed at its second move, right after its first ponder: as sente after two
-            // plies, as gote after three; every move played is a well-behaved one.
-            let plies = if side == "sente" { 2 } else { 3 };
-            assert_eq!(g["moves"].as_array().map(Vec::len), Some(plies), "{g}");
+            // plies, as gote after three; every move played is a well-behaved one. The early
+            // `bestmove` is seen when it came before `ponderhit` was sent: on a loaded machine
+            // the opponent's move may come first, and then a later ponder is the one caught,
+            // still at a move of its own.
+            let first = if side == "sente" { 2 } else { 3 };
+            let plies = g["moves"].as_array().map_or(0, Vec::len);
+            if scenario == "ponder-early" {
+                assert!(plies >= first && plies % 2 == first % 2, "{g}");
+            } else {
+                assert_eq!(plies, first, "{g}");
+            }
             each_move_is_the_first_legal_one(g);
         }
     }

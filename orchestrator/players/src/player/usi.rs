@@ -25,7 +25,10 @@
 //! engine searches in the opponent's time (`go ponder`, `USI_Ponder` set when it declares it):
 //! the next move is a `ponderhit` when the opponent played the expected reply, else `stop`,
 //! the pondered `bestmove` dropped, and a fresh `go`; a pondered answer is never taken for
-//! another position.
+//! another position. It ponders on the reply its `bestmove M ponder R` named, its pv's second
+//! move only when it named none. A `bestmove` it sent while pondering, before any `ponderhit`
+//! or `stop`, is a malformed answer at its next move (docs/reference/rules.md, pondering
+//! faults).
 //!
 //! In a GUI's tree ([`UsiPlayer::live`], `council-usi`) it also ponders when asked (whatever
 //! its `ponder` key says; `USI_Ponder` is set when the GUI enabled pondering), thinks with
@@ -245,7 +248,8 @@ impl UsiPlayer {
 
     /// A fault when its search in the opponent's time has sent `bestmove` already, before any
     /// `ponderhit` or `stop` (USI forbids it: a pondering engine waits for one of them, however
-    /// soon its search ends). Such an answer is never taken, for a hit or a miss.
+    /// soon its search ends). Such an answer, read before `ponderhit` or `stop` is sent, is
+    /// never taken, for a hit or a miss (one that crosses them on the pipe cannot be told).
     fn ponder_answered_early(&mut self) -> Result<(), PlayerError> {
         let Some(p) = self.process.as_mut().filter(|_| self.pondering.is_some()) else {
             return Ok(());
