@@ -435,7 +435,7 @@ async fn play(
     if outcome.interrupted {
         eprintln!(
             "council-match: interrupted after {} games; resume with:\n  {resume}",
-            outcome.games.len()
+            outcome.summary.games
         );
     }
     if let Some(page) = page
