@@ -98,7 +98,7 @@ pub async fn follow(dir: PathBuf, live: Arc<Live>) {
         if modified.is_some() && modified != summary_seen {
             // One being written is read on a later look.
             if let Ok(s) = Summary::read(&dir)
-                && s.games == live.finished().len() as u64
+                && s.games == live.finished_count() as u64
             {
                 summary_seen = modified;
                 live.set_final_summary(s);

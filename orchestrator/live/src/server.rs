@@ -153,7 +153,13 @@ async fn games(State(live): State<Arc<Live>>) -> Response {
 /// What the replay of a finished game needs: its positions, its moves in KIF notation and the
 /// names of its record files (those that exist).
 async fn game_positions(State(live): State<Arc<Live>>, Path(id): Path<u64>) -> Response {
-    let Some(g) = live.finished_game(id) else {
+    // An older game is read back from the folder's results: off the runtime's threads.
+    let found = tokio::task::spawn_blocking({
+        let live = live.clone();
+        move || live.finished_game(id)
+    })
+    .await;
+    let Ok(Some(g)) = found else {
         return (StatusCode::NOT_FOUND, format!("no finished game {id}")).into_response();
     };
     let records = live
@@ -173,7 +179,19 @@ async fn record(State(live): State<Arc<Live>>, Path(file): Path<String>) -> Resp
     let Some(dir) = live.folder() else {
         return not_found();
     };
-    let games = live.finished();
+    let mut games = live.finished();
+    // A record of an older game than the page keeps: its id leads its name.
+    let older = file
+        .split('-')
+        .next()
+        .and_then(|id| id.parse::<u64>().ok())
+        .filter(|id| !games.iter().any(|g| g.id == *id));
+    if let Some(id) = older {
+        let live = live.clone();
+        if let Ok(Some(g)) = tokio::task::spawn_blocking(move || live.finished_game(id)).await {
+            games.push(g);
+        }
+    }
     let Some(path) = find_record(&dir, games.iter().map(|g| &**g), &file) else {
         return not_found();
     };

@@ -100,7 +100,7 @@ pub async fn play_run(
     if outcome.interrupted {
         eprintln!(
             "council-match: interrupted after {} games; resume with:\n  {resume}",
-            outcome.games.len()
+            outcome.summary.games
         );
     }
     if let Some(page) = page

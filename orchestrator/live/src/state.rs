@@ -5,11 +5,15 @@
 //!
 //! Invariants: a feed call only locks the state briefly, updates it and `send`s on the
 //! broadcast channel, which never waits for a receiver, so no browser can slow the run; the
-//! summary is recomputed off the run's path (a blocking task, woken per finished game); the
-//! finished games are the very `GameResult`s the run writes, and the final summary the very
-//! [`Summary`] `summary.json` holds, so the endpoints and the files cannot drift.
+//! summary is recomputed off the run's path (a blocking task, woken per finished game) from
+//! running counts ([`SummaryTally`]); the finished games are the very `GameResult`s the run
+//! writes, and the final summary the very [`Summary`] `summary.json` holds, so the endpoints and
+//! the files cannot drift. Memory stays flat however long the run: the page keeps the last
+//! [`RECENT_GAMES`] finished games and counts of the rest; an older game is read back from the
+//! folder's `results.jsonl` when asked for.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -24,7 +28,10 @@ use council_schema::results::GameResult;
 use council_schema::results::votes::CouncilVote;
 use council_schema::run::plan::RunPlan;
 use council_schema::run::ratings::MIN_RATED_GAMES;
-use council_schema::run::summary::Summary;
+use council_schema::run::summary::{Summary, SummaryTally};
+
+/// Finished games the page keeps whole (its list of games); the rest are counted.
+pub const RECENT_GAMES: usize = 100;
 
 /// Events kept for a lagging browser before it is dropped (it reconnects and starts from a
 /// snapshot).
@@ -142,8 +149,13 @@ struct State {
     phase: Phase,
     seed: u64,
     total: Option<usize>,
-    /// Finished games in the order they finished.
-    finished: Vec<Arc<GameResult>>,
+    /// The last [`RECENT_GAMES`] finished games, in the order they finished.
+    recent: VecDeque<Arc<GameResult>>,
+    /// Finished games, all of them.
+    finished: usize,
+    /// Their counts, for the summary (`None` without a plan); and the SPRT on them.
+    tally: Option<SummaryTally>,
+    sprt: Option<SprtStop>,
     /// Finished before this session (not counted as played now).
     finished_before: usize,
     running: BTreeMap<u64, LiveGame>,
@@ -178,7 +190,10 @@ impl Live {
                 phase,
                 seed: 0,
                 total: None,
-                finished: Vec::new(),
+                recent: VecDeque::new(),
+                finished: 0,
+                tally: config.as_deref().map(|c| SummaryTally::new(&c.playing)),
+                sprt: config.as_deref().and_then(SprtStop::new),
                 finished_before: 0,
                 running: BTreeMap::new(),
                 summary: Arc::new(PageSummary(None)),
@@ -225,7 +240,7 @@ impl Live {
             run,
             phase: s.phase,
             total: s.total,
-            finished: s.finished.len(),
+            finished: s.finished,
             summary: s.summary.clone(),
             min_games: MIN_RATED_GAMES,
             live: s.running.values().cloned().collect(),
@@ -282,13 +297,27 @@ impl Live {
         self.state().running.values().cloned().collect()
     }
 
-    /// The finished games, in the order they finished.
+    /// The last [`RECENT_GAMES`] finished games, in the order they finished.
     pub fn finished(&self) -> Vec<Arc<GameResult>> {
-        self.state().finished.clone()
+        self.state().recent.iter().cloned().collect()
     }
 
+    /// How many games have finished.
+    pub fn finished_count(&self) -> usize {
+        self.state().finished
+    }
+
+    /// Finished game `id`: a recent one, else read back from the folder's `results.jsonl`
+    /// (a blocking read of the file).
     pub fn finished_game(&self, id: u64) -> Option<Arc<GameResult>> {
-        self.state().finished.iter().find(|g| g.id == id).cloned()
+        let folder = {
+            let s = self.state();
+            if let Some(g) = s.recent.iter().find(|g| g.id == id) {
+                return Some(g.clone());
+            }
+            s.folder.clone()?
+        };
+        read_back(&folder.join("results.jsonl"), id).map(Arc::new)
     }
 
     /// Set the run's total and seed (the follower; the runner does it through the feed).
@@ -313,7 +342,7 @@ impl Live {
     pub(crate) fn add_finished(&self, game: &GameResult) {
         let mut s = self.state();
         s.running.remove(&game.id);
-        s.finished.push(Arc::new(game.clone()));
+        s.count(game);
         s.summary_final = false;
         drop(s);
         self.publish("game_end", game);
@@ -332,28 +361,55 @@ impl Live {
     /// The summary of the finished games as `summary.json` would hold it now.
     fn compute_summary(&self) -> Option<Summary> {
         let config = self.config.as_ref()?;
-        let (games, seed, before) = {
+        let (tally, sprt, seed, played_now) = {
             let s = self.state();
             if s.summary_final {
                 return None;
             }
-            (s.finished.clone(), s.seed, s.finished_before)
+            (
+                s.tally.clone()?,
+                s.sprt.as_ref().map(SprtStop::summary),
+                s.seed,
+                s.finished.saturating_sub(s.finished_before),
+            )
         };
-        let mut sprt = SprtStop::new(config);
-        let mut owned: Vec<GameResult> = Vec::with_capacity(games.len());
-        for g in &games {
-            if let Some(stop) = &mut sprt {
-                // The decision, if any, stays inside `stop`.
-                let _ = stop.add(g);
-            }
-            owned.push((**g).clone());
-        }
-        owned.sort_by_key(|g| g.id);
-        let played_now = owned.len().saturating_sub(before);
-        let mut summary = Summary::new(config, &owned, seed, played_now, self.began.elapsed());
-        summary.sprt = sprt.as_ref().map(SprtStop::summary);
+        let mut summary = tally.summary(config, seed, played_now, self.began.elapsed());
+        summary.sprt = sprt;
         Some(summary)
     }
+}
+
+impl State {
+    /// One more finished game: kept among the recent ones, counted.
+    fn count(&mut self, game: &GameResult) {
+        if self.recent.len() == RECENT_GAMES {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(Arc::new(game.clone()));
+        self.finished += 1;
+        if let Some(t) = &mut self.tally {
+            t.add(game);
+        }
+        if let Some(stop) = &mut self.sprt {
+            // The decision, if any, stays inside `stop`.
+            let _ = stop.add(game);
+        }
+    }
+}
+
+/// Game `id` read back from `results` (the first line of that id), or `None`: no such line,
+/// or no such file.
+fn read_back(results: &Path, id: u64) -> Option<GameResult> {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: u64,
+    }
+    let file = std::fs::File::open(results).ok()?;
+    std::io::BufReader::new(file)
+        .lines()
+        .map_while(Result::ok)
+        .filter(|line| serde_json::from_str::<Id>(line).is_ok_and(|g| g.id == id))
+        .find_map(|line| serde_json::from_str(&line).ok())
 }
 
 /// A folder's own name, also when it is given as `.` or `runs/x/..`.
@@ -402,7 +458,16 @@ impl RunFeed for Live {
         let mut s = self.state();
         s.seed = start.seed;
         s.total = Some(start.total);
-        s.finished = start.finished.iter().cloned().map(Arc::new).collect();
+        s.recent.clear();
+        s.finished = 0;
+        s.tally = self
+            .config
+            .as_deref()
+            .map(|c| SummaryTally::new(&c.playing));
+        s.sprt = self.config.as_deref().and_then(SprtStop::new);
+        for g in start.finished {
+            s.count(g);
+        }
         s.finished_before = start.finished.len();
         drop(s);
         self.recompute.notify_one();
@@ -542,6 +607,46 @@ mod tests {
     }
 
     /// The header names the run by its folder, else by its config file.
+    /// However long the run, the page keeps the last `RECENT_GAMES` games whole and counts the
+    /// rest; an older game is read back from the folder's `results.jsonl` when asked for.
+    #[tokio::test]
+    async fn the_page_keeps_the_recent_games_and_reads_older_ones_back() {
+        let dir = std::env::temp_dir().join(format!("council-live-recent-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let live = Live::new(None, Phase::Playing);
+        live.set_folder(&dir);
+        let n = RECENT_GAMES as u64 + 5;
+        let mut lines = String::new();
+        for id in 0..n {
+            let line = serde_json::json!({
+                "id": id, "sente": "a", "gote": "b", "start": "startpos", "moves": ["7g7f"],
+                "result": "sente", "reason": "resign", "plies": 1,
+            });
+            lines.push_str(&format!("{line}\n"));
+            let g: GameResult = serde_json::from_value(line).expect("a results line");
+            live.game_ended(&g);
+        }
+        std::fs::write(dir.join("results.jsonl"), lines).expect("results.jsonl");
+        let kept: Vec<u64> = live.finished().iter().map(|g| g.id).collect();
+        assert_eq!(
+            kept,
+            (5..n).collect::<Vec<_>>(),
+            "the last {RECENT_GAMES}, in order"
+        );
+        assert_eq!(
+            (live.finished_count(), live.snapshot().finished),
+            (n as usize, n as usize)
+        );
+        let old = live.finished_game(2).expect("game 2, read back");
+        assert_eq!(
+            (old.id, old.moves.as_slice()),
+            (2, &["7g7f".to_string()][..])
+        );
+        assert!(live.finished_game(n).is_none(), "no such game");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[tokio::test]
     async fn the_run_is_named_by_its_folder_else_by_its_config() {
         let text = "[match]\nplayers = [\"a\", \"b\"]\n\

@@ -31,7 +31,8 @@ use council_schema::results::append::ResultsWriter;
 use council_schema::results::{self, GameResult};
 use council_schema::run::plan::RunPlan;
 use council_schema::run::shard::Shard;
-use council_schema::run::{RunInfo, RunInfoError, schedule, summary};
+use council_schema::run::summary::{self, SummaryTally};
+use council_schema::run::{RunInfo, RunInfoError, schedule};
 use council_schema::written_by::WrittenBy;
 
 /// A run that cannot go on (bad output folder, unreadable results); engine failures are game
@@ -134,11 +135,10 @@ struct Prepared {
     complete_len: Option<u64>,
 }
 
-/// The end of a run.
+/// The end of a run. Its games are in `results.jsonl`; the run keeps only their counts
+/// (`summary`).
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
-    /// Every finished game of the run (earlier sessions' included), by id.
-    pub games: Vec<GameResult>,
     pub played_now: usize,
     pub wall: Duration,
     pub seed: u64,
@@ -341,6 +341,7 @@ pub async fn run(
         schedule.retain(|g| shard.holds(g));
     }
     let done: BTreeSet<u64> = finished.iter().map(|g| g.id).collect();
+    let done_count = done.len();
     // An SPRT that decided on the games already played (a resumed run) starts no new game.
     let mut sprt = sprt_stop::SprtStop::new(&plan);
     if let Some(stop) = &mut sprt {
@@ -354,7 +355,8 @@ pub async fn run(
         .into_iter()
         .filter(|g| !done.contains(&g.id) && !decided)
         .collect();
-    let total = done.len() + todo.len();
+    drop(done);
+    let total = done_count + todo.len();
     if let Some(feed) = &opts.feed {
         feed.run_started(RunStart {
             seed,
@@ -366,7 +368,7 @@ pub async fn run(
     if let Some(logs) = &logs {
         logs.log.note(&format!(
             "council-match: {} of {total} games to play into {}, seed {seed}",
-            total - done.len(),
+            total - done_count,
             opts.out.display()
         ));
     }
@@ -374,10 +376,16 @@ pub async fn run(
         opts.console,
         &config,
         total as u64,
-        done.len() as u64,
+        done_count as u64,
     ));
-    console.set_message(report::live_score(&config.playing, &finished));
-    let mut book = Book::open(&config, opts, complete_len, finished, sprt, console)?;
+    // From here on the run keeps counts of its finished games, not the games.
+    let mut tally = SummaryTally::new(&config.playing);
+    for g in &finished {
+        tally.add(g);
+    }
+    console.set_message(report::live_score(&config.playing, &tally));
+    let mut book = Book::open(&config, opts, complete_len, &finished, tally, sprt, console)?;
+    drop(finished);
 
     let config = Arc::new(config);
     let scheduler = Scheduler::start(SchedulerOptions {
@@ -406,21 +414,20 @@ pub async fn run(
         }
     }
     scheduler.shutdown().await;
-    book.console.finish(&book.finished);
+    book.console.finish(&book.tally);
     if let Some(e) = write_error {
         return Err(e);
     }
 
     let Book {
-        mut finished,
+        tally,
         played_now,
         sprt,
         ..
     } = book;
-    finished.sort_by_key(|g| g.id);
     let wall = started.elapsed();
-    let interrupted = finished.len() < total && !sprt.as_ref().is_some_and(|s| s.decided());
-    let mut summary = summary::Summary::new(&plan, &finished, seed, played_now, wall);
+    let interrupted = tally.games() < total as u64 && !sprt.as_ref().is_some_and(|s| s.decided());
+    let mut summary = tally.summary(&plan, seed, played_now, wall);
     summary.shard = shard;
     summary.sprt = sprt.as_ref().map(sprt_stop::SprtStop::summary);
     summary.written_by = Some(opts.written_by.clone());
@@ -429,7 +436,6 @@ pub async fn run(
         feed.run_ended(&summary);
     }
     Ok(RunOutcome {
-        games: finished,
         played_now,
         wall,
         seed,
@@ -447,7 +453,9 @@ struct Book {
     /// `[match] training`: rewritten from the finished games, then a game's records as it ends.
     training: Option<council_schema::training::write::RunExport>,
     sprt: Option<sprt_stop::SprtStop>,
-    finished: Vec<GameResult>,
+    /// The finished games' counts (earlier sessions' included): the console's standings and
+    /// the summary at the end. No finished game is kept.
+    tally: SummaryTally,
     played_now: usize,
     console: Arc<report::Console>,
     feed: Option<Arc<dyn RunFeed>>,
@@ -462,7 +470,8 @@ impl Book {
         config: &Config,
         opts: &RunOptions,
         complete_len: Option<u64>,
-        finished: Vec<GameResult>,
+        finished: &[GameResult],
+        tally: SummaryTally,
         sprt: Option<sprt_stop::SprtStop>,
         console: Arc<report::Console>,
     ) -> Result<Self, RunError> {
@@ -472,10 +481,8 @@ impl Book {
             Some(settings) => {
                 let path = opts.out.join(settings.format.run_file());
                 Some(
-                    council_schema::training::write::RunExport::open(
-                        &opts.out, settings, &finished,
-                    )
-                    .map_err(io(&path))?,
+                    council_schema::training::write::RunExport::open(&opts.out, settings, finished)
+                        .map_err(io(&path))?,
                 )
             }
             None => None,
@@ -486,7 +493,7 @@ impl Book {
             records_dir: opts.out.join("records"),
             training,
             sprt,
-            finished,
+            tally,
             played_now: 0,
             console,
             feed: opts.feed.clone(),
@@ -551,17 +558,15 @@ impl Book {
             .sprt
             .as_mut()
             .is_some_and(|stop| stop.add(&p.result).is_some());
-        self.finished.push(p.result);
+        self.tally.add(&p.result);
         let llr = self.sprt.as_ref().map(|stop| {
             let t = stop.last();
             format!("LLR {:.2} ({:.2}, {:.2})", t.llr, t.lower, t.upper)
         });
         let playing = &config.playing;
-        if let Some(last) = self.finished.last() {
-            self.console
-                .game_ended(last, playing, &self.finished, llr.clone());
-        }
-        let mut message = report::live_score(playing, &self.finished);
+        self.console
+            .game_ended(&p.result, playing, &self.tally, llr.clone());
+        let mut message = report::live_score(playing, &self.tally);
         if let Some(llr) = llr {
             message.push_str("  ");
             message.push_str(&llr);

@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use council_schema::config::{Config, Openings, PlayerKind};
 use council_schema::results::{GameResult, Reason, Winner};
-use council_schema::run::ratings::{RunRating, RunRatings};
+use council_schema::run::ratings::RunRating;
 use council_schema::run::schedule::GameSpec;
-use council_schema::run::summary::{PlayerSummary, Summary};
+use council_schema::run::summary::{PlayerSummary, Summary, SummaryTally};
 use council_schema::stats::rating_fit::Estimate;
-use council_schema::stats::{EloEstimate, HeadToHead, Sprt, SprtStatus};
+use council_schema::stats::{EloEstimate, Sprt, SprtStatus};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// A rating with its interval, or `n/a`.
@@ -311,7 +311,7 @@ impl Console {
 
     /// A game ended, in the field format: its line, cutechess's score line, the report when
     /// its turn has come.
-    fn field_game_ended(&self, f: &FieldReport, game: &GameResult, finished: &[GameResult]) {
+    fn field_game_ended(&self, f: &FieldReport, game: &GameResult, finished: &SummaryTally) {
         let mut out = String::new();
         if self.options.game_lines {
             out.push_str(&field_finished(game));
@@ -327,7 +327,7 @@ impl Console {
         {
             *d = f.decision(finished).filter(|s| *s != SprtStatus::Continue);
         }
-        let n = finished.len() as u64;
+        let n = finished.games();
         if self.options.report_every > 0 && n.is_multiple_of(self.options.report_every) {
             out.push_str(&f.interval(finished));
             self.reported_at
@@ -342,13 +342,13 @@ impl Console {
         self.bar.set_message(message);
     }
 
-    /// A game ended: its line, and the standings when their turn has come. `finished` holds
+    /// A game ended: its line, and the standings when their turn has come. `finished` counts
     /// every finished game of the run, this one included; `sprt` is the running test's line.
     pub(crate) fn game_ended(
         &self,
         game: &GameResult,
         playing: &[String],
-        finished: &[GameResult],
+        finished: &SummaryTally,
         sprt: Option<String>,
     ) {
         self.bar.inc(1);
@@ -360,7 +360,7 @@ impl Console {
         if self.options.game_lines {
             lines.push(game_line(game));
         }
-        let n = finished.len() as u64;
+        let n = finished.games();
         if self.options.report_every > 0 && n.is_multiple_of(self.options.report_every) {
             lines.push(standings_line(
                 playing,
@@ -381,7 +381,7 @@ impl Console {
     }
 
     /// The run is over: the bar goes; the field format prints its final report and last line.
-    pub(crate) fn finish(&self, finished: &[GameResult]) {
+    pub(crate) fn finish(&self, finished: &SummaryTally) {
         self.bar.finish_and_clear();
         if let Some(f) = &self.field
             && !self.options.progress_only_quiet()
@@ -391,7 +391,7 @@ impl Console {
                 out.push_str(&f.score_line(&f.playing[0], &f.playing[1], finished));
                 out.push('\n');
             }
-            let n = finished.len() as u64;
+            let n = finished.games();
             if self.reported_at.load(std::sync::atomic::Ordering::Relaxed) != n {
                 out.push_str(&f.interval(finished));
             }
@@ -427,21 +427,21 @@ pub fn game_line(g: &GameResult) -> String {
     )
 }
 
-/// The standings after `games.len()` of `total` games: each player's points, rating (or `n/a`
-/// and why) and LOS over the next, best first, and the SPRT's line when there is one.
+/// The standings after the `games` counted of `total` games: each player's points, rating (or
+/// `n/a` and why) and LOS over the next, best first, and the SPRT's line when there is one.
 pub fn standings_line(
     playing: &[String],
-    games: &[GameResult],
+    games: &SummaryTally,
     total: u64,
     sprt: Option<&str>,
 ) -> String {
-    let ratings = RunRatings::of(playing, games);
+    let ratings = games.ratings_as_played(playing);
     let mut rows: Vec<(&String, f64, u64, &RunRating)> = ratings
         .players
         .iter()
         .map(|(name, r)| {
-            let mine: Vec<f64> = games.iter().filter_map(|g| g.points_of(name)).collect();
-            (name, mine.iter().sum::<f64>() + 0.0, mine.len() as u64, r)
+            let (points, n) = games.points(name);
+            (name, points + 0.0, n, r)
         })
         .collect();
     rows.sort_by(|a, b| match (&a.3.rating, &b.3.rating) {
@@ -466,7 +466,7 @@ pub fn standings_line(
         .collect();
     let mut line = format!(
         "Standings after {} of {total} games: {}",
-        games.len(),
+        games.games(),
         parts.join(", ")
     );
     if let Some(t) = sprt {
@@ -492,12 +492,12 @@ pub fn progress_bar(total: u64, show: bool) -> ProgressBar {
 }
 
 /// The live score for the progress bar: points per playing player.
-pub fn live_score(playing: &[String], games: &[GameResult]) -> String {
+pub fn live_score(playing: &[String], games: &SummaryTally) -> String {
     playing
         .iter()
         .map(|p| {
             // `+ 0.0`: the empty sum of floats is -0.
-            let pts: f64 = games.iter().filter_map(|g| g.points_of(p)).sum::<f64>() + 0.0;
+            let pts = games.points(p).0 + 0.0;
             format!("{p} {pts}")
         })
         .collect::<Vec<_>>()
@@ -668,15 +668,15 @@ struct Tally {
 }
 
 impl Tally {
-    fn between(games: &[GameResult], player: &str, opponent: &str) -> Self {
-        let h = HeadToHead::from_games(games, player, opponent);
+    fn between(games: &SummaryTally, player: &str, opponent: &str) -> Self {
+        let h = games.head_to_head(player, opponent);
         Self {
             wdl: h.wdl,
             penta: h.pentanomial,
         }
     }
 
-    fn all(games: &[GameResult], playing: &[String], player: &str) -> Self {
+    fn all(games: &SummaryTally, playing: &[String], player: &str) -> Self {
         let mut t = Tally::default();
         for o in playing.iter().filter(|o| *o != player) {
             let h = Self::between(games, player, o);
@@ -803,7 +803,7 @@ impl FieldReport {
     }
 
     /// cutechess's line after every game: `Score of A vs B: W - L - D  [0.537] N`.
-    pub fn score_line(&self, first: &str, second: &str, games: &[GameResult]) -> String {
+    pub fn score_line(&self, first: &str, second: &str, games: &SummaryTally) -> String {
         let t = Tally::between(games, first, second);
         let score = t.wdl.points() / t.games() as f64;
         format!(
@@ -817,7 +817,7 @@ impl FieldReport {
     }
 
     /// The SPRT's LLR on the games so far (the first player's), pentanomial or by game.
-    fn llr(&self, sprt: &Sprt, games: &[GameResult]) -> f64 {
+    fn llr(&self, sprt: &Sprt, games: &SummaryTally) -> f64 {
         let t = Tally::between(games, &self.playing[0], &self.playing[1]);
         if self.format.penta {
             sprt.llr_pentanomial(&t.penta)
@@ -828,7 +828,7 @@ impl FieldReport {
 
     /// The report every `-ratinginterval` games and at the end: fastchess's block between two
     /// rules, or cutechess's lines.
-    pub fn interval(&self, games: &[GameResult]) -> String {
+    pub fn interval(&self, games: &SummaryTally) -> String {
         let penta = self.format.penta && self.format.output == OutputFormat::Fastchess;
         let mut out = String::new();
         let rule = "--------------------------------------------------\n";
@@ -958,7 +958,7 @@ impl FieldReport {
     }
 
     /// The standings of more than two players: fastchess's (or cutechess's) rank table.
-    fn table(&self, games: &[GameResult], penta: bool) -> String {
+    fn table(&self, games: &SummaryTally, penta: bool) -> String {
         let mut rows: Vec<(&String, Tally, FieldElo)> = self
             .playing
             .iter()
@@ -1034,7 +1034,7 @@ impl FieldReport {
     }
 
     /// The SPRT's state on these games.
-    fn decision(&self, games: &[GameResult]) -> Option<SprtStatus> {
+    fn decision(&self, games: &SummaryTally) -> Option<SprtStatus> {
         let sprt = self.sprt.as_ref()?;
         Some(sprt.status(self.llr(sprt, games)))
     }

@@ -42,10 +42,22 @@ pub type ByFamily = BTreeMap<String, FamilyRow>;
 
 /// The rows of `games` for the players in `playing`; only families with games have a row.
 pub fn by_family(playing: &[String], games: &[GameResult]) -> ByFamily {
-    let mut rows = ByFamily::new();
+    let mut tally = FamilyTally::default();
     for g in games {
+        tally.add(playing, g);
+    }
+    tally.rows(games.len() as u64)
+}
+
+/// The rows counted one game at a time (a run's summary as its games end).
+#[derive(Debug, Clone, Default)]
+pub struct FamilyTally(ByFamily);
+
+impl FamilyTally {
+    /// Count one game for the players in `playing`.
+    pub fn add(&mut self, playing: &[String], g: &GameResult) {
         let key = family_key(g);
-        let row = rows.entry(key).or_insert_with_key(|key| FamilyRow {
+        let row = self.0.entry(key).or_insert_with_key(|key| FamilyRow {
             name_ja: row_name_ja(key),
             ..FamilyRow::default()
         });
@@ -63,14 +75,18 @@ pub fn by_family(playing: &[String], games: &[GameResult]) -> ByFamily {
             }
         }
     }
-    let total = games.len() as f64;
-    for row in rows.values_mut() {
-        row.share = row.games as f64 / total;
-        for s in row.players.values_mut() {
-            s.score = (s.wins as f64 + 0.5 * s.draws as f64) / s.games as f64;
+
+    /// The rows, with shares of `total` games and scores.
+    pub fn rows(&self, total: u64) -> ByFamily {
+        let mut rows = self.0.clone();
+        for row in rows.values_mut() {
+            row.share = row.games as f64 / total as f64;
+            for s in row.players.values_mut() {
+                s.score = (s.wins as f64 + 0.5 * s.draws as f64) / s.games as f64;
+            }
         }
+        rows
     }
-    rows
 }
 
 /// The closing table: one line per family (families in their fixed order, `unlabelled` last),

@@ -63,6 +63,11 @@ impl RunRatings {
         for g in games {
             table.add(g);
         }
+        Self::of_table(playing, &table)
+    }
+
+    /// The ratings of `playing` from the games counted in `table`.
+    pub fn of_table(playing: &[String], table: &GameTable) -> RunRatings {
         let games_of = |name: &str| {
             table
                 .player_index(name)
@@ -83,7 +88,7 @@ impl RunRatings {
         };
         let enough = playing.iter().any(|p| games_of(p) >= MIN_RATED_GAMES);
         let fitted = if enough {
-            Some(fit(&table, &FitOptions::default()))
+            Some(fit(table, &FitOptions::default()))
         } else {
             None
         };

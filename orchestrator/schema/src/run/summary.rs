@@ -12,13 +12,14 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::by_family::{ByFamily, by_family};
+use super::by_family::{ByFamily, FamilyTally};
 use super::plan::RunPlan;
 use super::ratings::{MIN_RATED_GAMES, RatingFit, RunRatings};
 use crate::results::GameResult;
 use crate::stats::rating_fit::Estimate;
-use crate::stats::win_rate_scale::fit_win_rate_t;
-use crate::stats::{EloEstimate, HeadToHead, SprtSummary};
+use crate::stats::table::GameTable;
+use crate::stats::win_rate_scale::{MAX_CP, fit_counted};
+use crate::stats::{EloEstimate, HeadToHead, HeadToHeadTally, SprtSummary};
 
 /// One opponent as seen by a player.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -209,6 +210,7 @@ impl Summary {
         })
     }
 
+    /// The summary of `games` (in any order): [`SummaryTally`] over them.
     pub fn new(
         config: &RunPlan,
         games: &[GameResult],
@@ -216,16 +218,255 @@ impl Summary {
         played_now: usize,
         wall: Duration,
     ) -> Self {
-        let mut reasons = BTreeMap::new();
+        let mut tally = SummaryTally::new(&config.playing);
         for g in games {
-            *reasons.entry(g.reason.name().to_string()).or_insert(0) += 1;
+            tally.add(g);
         }
-        let ratings = RunRatings::of(&config.playing, games);
+        tally.summary(config, seed, played_now, wall)
+    }
+}
+
+/// What `summary.json` says of a run's games, kept as running counts: each finished game is
+/// added once, in any order, and nothing of it is kept but counts, so a run of a million games
+/// holds about what a run of a hundred does (the exceptions, each small: one span per stretch of
+/// play with no game running, one entry per colour-swapped pair number seen, the distinct
+/// `(score, result)` pairs below [`MAX_CP`](crate::stats::win_rate_scale) per player).
+///
+/// Invariant: [`SummaryTally::summary`] depends on the set of games added, not on their order:
+/// players are numbered for the rating fit in order of first appearance by game id, as a fit
+/// of the games sorted by id numbers them; the sequence of games added decides only the
+/// as-played views ([`SummaryTally::ratings_as_played`], [`SummaryTally::head_to_head`]), which
+/// a run's console shows while it plays.
+#[derive(Debug, Clone, Default)]
+pub struct SummaryTally {
+    playing: Vec<String>,
+    games: u64,
+    reasons: BTreeMap<String, u64>,
+    /// Every game with a result, numbered in the order the games were added.
+    table: GameTable,
+    /// Per player and handicap type of `table`: its first game (id, then sente before gote).
+    first_player: BTreeMap<String, (u64, u8)>,
+    first_handicap: BTreeMap<String, u64>,
+    players: BTreeMap<String, PlayerTally>,
+    /// Per unordered pairing `(a, b)`, `a < b`: its games, and its results from `a`'s side.
+    pairings: BTreeMap<(String, String), (u64, HeadToHeadTally)>,
+    councils: CouncilTally,
+    families: FamilyTally,
+    spans: Spans,
+}
+
+/// One player's counts.
+#[derive(Debug, Clone, Default)]
+struct PlayerTally {
+    games: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    points: f64,
+    moves: u64,
+    engine_us: u64,
+    overhead_us: u64,
+    ponder_hits: u64,
+    ponder_misses: u64,
+    samples: ScoreSamples,
+}
+
+/// `(score_cp, points)` samples for a win-rate fit, counted: at most one entry per score
+/// within [`MAX_CP`](crate::stats::win_rate_scale) and result, however many moves.
+#[derive(Debug, Clone, Default)]
+struct ScoreSamples(BTreeMap<(i32, u8), u64>);
+
+impl ScoreSamples {
+    fn add(&mut self, cp: i32, points: f64) {
+        // Scores the fit leaves out are not kept.
+        if f64::from(cp).abs() <= MAX_CP && (0.0..=1.0).contains(&points) {
+            *self.0.entry((cp, (points * 2.0) as u8)).or_insert(0) += 1;
+        }
+    }
+
+    /// The fitted `T` of these samples from `games` games, or why there is none. Fewer games
+    /// than a rating needs give no fit: a `T` from two games reads as a finding and swings by
+    /// orders of magnitude with the next two.
+    fn win_rate_t(&self, games: u64) -> Result<f64, String> {
+        if games < MIN_RATED_GAMES {
+            return Err(format!("{games} games; a fit needs {MIN_RATED_GAMES}"));
+        }
+        fit_counted(
+            self.0
+                .iter()
+                .map(|(&(cp, y), &n)| (f64::from(cp), f64::from(y) / 2.0, n)),
+        )
+        .map_err(|why| why.reason())
+    }
+}
+
+/// The union of `[start, end]` intervals, as disjoint spans.
+#[derive(Debug, Clone, Default)]
+struct Spans {
+    spans: BTreeMap<u64, u64>,
+    /// A game without its timing was added (a line from an older build).
+    untimed: bool,
+}
+
+impl Spans {
+    fn add(&mut self, start: u64, end: u64) {
+        let (mut start, mut end) = (start, end);
+        if let Some((&s, &e)) = self.spans.range(..=start).next_back()
+            && e >= start
+        {
+            start = s;
+            end = end.max(e);
+            self.spans.remove(&s);
+        }
+        while let Some((&s, &e)) = self.spans.range(start..).next() {
+            if s > end {
+                break;
+            }
+            end = end.max(e);
+            self.spans.remove(&s);
+        }
+        self.spans.insert(start, end);
+    }
+
+    fn total(&self) -> Option<Duration> {
+        if self.untimed || self.spans.is_empty() {
+            return None;
+        }
+        Some(Duration::from_millis(
+            self.spans.iter().map(|(s, e)| e - s).sum(),
+        ))
+    }
+}
+
+impl SummaryTally {
+    /// Counts for a run of `playing`.
+    pub fn new(playing: &[String]) -> Self {
+        Self {
+            playing: playing.to_vec(),
+            ..Self::default()
+        }
+    }
+
+    /// Games added.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// Count one finished game.
+    pub fn add(&mut self, g: &GameResult) {
+        self.games += 1;
+        *self.reasons.entry(g.reason.name().to_string()).or_insert(0) += 1;
+        if g.reason != crate::results::Reason::Aborted {
+            self.table.add(g);
+            for (side, name) in [(0u8, &g.sente), (1, &g.gote)] {
+                let first = self
+                    .first_player
+                    .entry(name.clone())
+                    .or_insert((g.id, side));
+                *first = (*first).min((g.id, side));
+            }
+            if let Some(h) = &g.handicap {
+                let first = self.first_handicap.entry(h.clone()).or_insert(g.id);
+                *first = (*first).min(g.id);
+            }
+        }
+        match (g.started_unix_ms, g.wall_ms) {
+            (Some(s), Some(w)) => self.spans.add(s, s + w),
+            _ => self.spans.untimed = true,
+        }
+        let opening = g.opening_len();
+        for name in &self.playing {
+            let Some(y) = g.points_of(name) else { continue };
+            let p = self.players.entry(name.clone()).or_default();
+            p.games += 1;
+            p.points += y;
+            match y {
+                1.0 => p.wins += 1,
+                0.0 => p.losses += 1,
+                _ => p.draws += 1,
+            }
+            for c in g.costs.iter().filter(|c| c.player == *name) {
+                p.moves += u64::from(c.moves);
+                p.engine_us += c.engine_us;
+                p.overhead_us += c.overhead_us;
+                p.ponder_hits += u64::from(c.ponder_hits);
+                p.ponder_misses += u64::from(c.ponder_misses);
+            }
+            // `scores` covers the played moves, after any opening moves.
+            for (k, score) in g.scores.iter().enumerate() {
+                if g.mover_at(opening + k) == name
+                    && let Some(engine::types::Score::Cp(cp)) = score
+                {
+                    p.samples.add(*cp, y);
+                }
+            }
+        }
+        let (a, b) = if g.sente <= g.gote {
+            (&g.sente, &g.gote)
+        } else {
+            (&g.gote, &g.sente)
+        };
+        if a != b && self.playing.contains(a) && self.playing.contains(b) {
+            let (n, h2h) = self
+                .pairings
+                .entry((a.clone(), b.clone()))
+                .or_insert_with(|| (0, HeadToHeadTally::new(a, b)));
+            *n += 1;
+            h2h.add(g);
+        }
+        self.councils.add(g);
+        self.families.add(&self.playing, g);
+    }
+
+    /// `player`'s results against `opponent` so far, colour-swapped pairs counted as their
+    /// games were added.
+    pub fn head_to_head(&self, player: &str, opponent: &str) -> HeadToHead {
+        let key = if player <= opponent {
+            (player.to_string(), opponent.to_string())
+        } else {
+            (opponent.to_string(), player.to_string())
+        };
+        let Some((_, h2h)) = self.pairings.get(&key) else {
+            return HeadToHead::default();
+        };
+        let h = h2h.head_to_head();
+        if player <= opponent { h } else { h.flipped() }
+    }
+
+    /// `player`'s points and games with a result.
+    pub fn points(&self, player: &str) -> (f64, u64) {
+        self.players
+            .get(player)
+            .map_or((0.0, 0), |p| (p.points, p.games))
+    }
+
+    /// The ratings of `playing` from the games, players numbered as they first came (the
+    /// standings while a run plays).
+    pub fn ratings_as_played(&self, playing: &[String]) -> RunRatings {
+        RunRatings::of_table(playing, &self.table)
+    }
+
+    /// `summary.json` of the games added.
+    pub fn summary(
+        &self,
+        config: &RunPlan,
+        seed: u64,
+        played_now: usize,
+        wall: Duration,
+    ) -> Summary {
+        let mut players: Vec<(&String, &(u64, u8))> = self.first_player.iter().collect();
+        players.sort_by_key(|(_, first)| **first);
+        let players: Vec<&str> = players.into_iter().map(|(n, _)| n.as_str()).collect();
+        let mut handicaps: Vec<(&String, &u64)> = self.first_handicap.iter().collect();
+        handicaps.sort_by_key(|(_, first)| **first);
+        let handicaps: Vec<&str> = handicaps.into_iter().map(|(n, _)| n.as_str()).collect();
+        let ratings =
+            RunRatings::of_table(&config.playing, &self.table.reindexed(&players, &handicaps));
         let players = config
             .playing
             .iter()
             .map(|p| {
-                let mut s = player_summary(p, &config.playing, games);
+                let mut s = self.player_summary(p);
                 if let Some(r) = ratings.of_player(p) {
                     // The closing table's numbers, or `null` where it says `n/a`.
                     s.elo = r.rating.map(|e| e.elo);
@@ -238,26 +479,95 @@ impl Summary {
                 s
             })
             .collect();
-        let playing = playing_time(games);
+        let playing = self.spans.total();
         Summary {
             config: config.config_file.clone(),
             seed,
-            games: games.len() as u64,
+            games: self.games,
             played_this_session: played_now as u64,
             wall_seconds: wall.as_secs_f64(),
             playing_seconds: playing.map(|d| d.as_secs_f64()),
             games_per_minute: playing
                 .filter(|d| !d.is_zero())
-                .map(|d| games.len() as f64 / (d.as_secs_f64() / 60.0)),
+                .map(|d| self.games as f64 / (d.as_secs_f64() / 60.0)),
             players,
             ratings: ratings.fit,
-            councils: council_summaries(games),
-            reasons,
-            by_family: by_family(&config.playing, games),
+            councils: self.councils.summaries(),
+            reasons: self.reasons.clone(),
+            by_family: self.families.rows(self.games),
             sprt: None,
             shard: None,
             written_by: None,
         }
+    }
+
+    fn player_summary(&self, name: &str) -> PlayerSummary {
+        let none = PlayerTally::default();
+        let t = self.players.get(name).unwrap_or(&none);
+        let mut s = PlayerSummary {
+            name: name.to_string(),
+            games: t.games,
+            wins: t.wins,
+            draws: t.draws,
+            losses: t.losses,
+            points: t.points,
+            score: 0.0,
+            elo: None,
+            elo_error: None,
+            rating: None,
+            los: None,
+            los_over: None,
+            unrated: None,
+            opponents: Vec::new(),
+            moves: t.moves,
+            engine_ms_per_move: 0.0,
+            overhead_us_per_move: 0.0,
+            fitted_win_rate_t: None,
+            win_rate_t_unfitted: None,
+            ponder_hits: t.ponder_hits,
+            ponder_misses: t.ponder_misses,
+            ponder_hit_rate: None,
+        };
+        let pondered = s.ponder_hits + s.ponder_misses;
+        s.ponder_hit_rate = (pondered > 0).then(|| s.ponder_hits as f64 / pondered as f64);
+        if s.games > 0 {
+            s.score = s.points / s.games as f64;
+        }
+        if s.moves > 0 {
+            s.engine_ms_per_move = t.engine_us as f64 / s.moves as f64 / 1000.0;
+            s.overhead_us_per_move = t.overhead_us as f64 / s.moves as f64;
+        }
+        match t.samples.win_rate_t(s.games) {
+            Ok(t) => s.fitted_win_rate_t = Some(t),
+            Err(why) => s.win_rate_t_unfitted = Some(why),
+        }
+        for o in self.playing.iter().filter(|o| *o != name) {
+            let key = if name <= o.as_str() {
+                (name.to_string(), o.clone())
+            } else {
+                (o.clone(), name.to_string())
+            };
+            let Some(&(games, _)) = self.pairings.get(&key) else {
+                continue;
+            };
+            let h = self.head_to_head(name, o);
+            let pts = h.wdl.points();
+            // As few games as leave a player unrated give no head-to-head number either.
+            let (elo, elo_error) = if games >= MIN_RATED_GAMES {
+                split(h.estimate())
+            } else {
+                (None, None)
+            };
+            s.opponents.push(OpponentSummary {
+                name: o.clone(),
+                games,
+                points: pts,
+                score: pts / games as f64,
+                elo,
+                elo_error,
+            });
+        }
+        s
     }
 }
 
@@ -265,144 +575,46 @@ impl Summary {
 /// `[started, started + wall]` intervals, so concurrent games count once and the pauses between
 /// the sessions of a resumed run not at all. `None` when there are no games or one lacks its
 /// timing.
+#[cfg(test)]
 pub(crate) fn playing_time(games: &[GameResult]) -> Option<Duration> {
-    let mut spans: Vec<(u64, u64)> = games
-        .iter()
-        .map(|g| Some((g.started_unix_ms?, g.started_unix_ms? + g.wall_ms?)))
-        .collect::<Option<_>>()?;
-    if spans.is_empty() {
-        return None;
-    }
-    spans.sort_unstable();
-    let mut total = 0;
-    let (mut from, mut to) = spans[0];
-    for &(start, end) in &spans[1..] {
-        if start > to {
-            total += to - from;
-            from = start;
-        }
-        to = to.max(end);
-    }
-    total += to - from;
-    Some(Duration::from_millis(total))
-}
-
-fn player_summary(name: &str, playing: &[String], games: &[GameResult]) -> PlayerSummary {
-    let mut s = PlayerSummary {
-        name: name.to_string(),
-        games: 0,
-        wins: 0,
-        draws: 0,
-        losses: 0,
-        points: 0.0,
-        score: 0.0,
-        elo: None,
-        elo_error: None,
-        rating: None,
-        los: None,
-        los_over: None,
-        unrated: None,
-        opponents: Vec::new(),
-        moves: 0,
-        engine_ms_per_move: 0.0,
-        overhead_us_per_move: 0.0,
-        fitted_win_rate_t: None,
-        win_rate_t_unfitted: None,
-        ponder_hits: 0,
-        ponder_misses: 0,
-        ponder_hit_rate: None,
-    };
-    let (mut engine_us, mut overhead_us) = (0u64, 0u64);
+    let mut spans = Spans::default();
     for g in games {
-        let Some(p) = g.points_of(name) else { continue };
-        s.games += 1;
-        s.points += p;
-        match p {
-            1.0 => s.wins += 1,
-            0.0 => s.losses += 1,
-            _ => s.draws += 1,
-        }
-        for c in g.costs.iter().filter(|c| c.player == name) {
-            s.moves += u64::from(c.moves);
-            engine_us += c.engine_us;
-            overhead_us += c.overhead_us;
-            s.ponder_hits += u64::from(c.ponder_hits);
-            s.ponder_misses += u64::from(c.ponder_misses);
+        match (g.started_unix_ms, g.wall_ms) {
+            (Some(s), Some(w)) => spans.add(s, s + w),
+            _ => spans.untimed = true,
         }
     }
-    let pondered = s.ponder_hits + s.ponder_misses;
-    s.ponder_hit_rate = (pondered > 0).then(|| s.ponder_hits as f64 / pondered as f64);
-    if s.games > 0 {
-        s.score = s.points / s.games as f64;
-    }
-    if s.moves > 0 {
-        s.engine_ms_per_move = engine_us as f64 / s.moves as f64 / 1000.0;
-        s.overhead_us_per_move = overhead_us as f64 / s.moves as f64;
-    }
-    match win_rate_t(&score_samples(games, name), s.games) {
-        Ok(t) => s.fitted_win_rate_t = Some(t),
-        Err(why) => s.win_rate_t_unfitted = Some(why),
-    }
-    for o in playing.iter().filter(|o| *o != name) {
-        let between: Vec<&GameResult> = games
-            .iter()
-            .filter(|g| (g.sente == name && g.gote == *o) || (g.gote == name && g.sente == *o))
-            .collect();
-        if between.is_empty() {
-            continue;
-        }
-        let pts: f64 = between.iter().filter_map(|g| g.points_of(name)).sum();
-        // As few games as leave a player unrated give no head-to-head number either.
-        let (elo, elo_error) = if between.len() as u64 >= MIN_RATED_GAMES {
-            elo_head_to_head(games, name, o)
-        } else {
-            (None, None)
-        };
-        s.opponents.push(OpponentSummary {
-            name: o.clone(),
-            games: between.len() as u64,
-            points: pts,
-            score: pts / between.len() as f64,
-            elo,
-            elo_error,
-        });
-    }
-    s
-}
-
-/// The win-rate constant `T` fitted from `samples` of `games` games, or why there is none.
-/// Fewer games than a rating needs give no fit: a `T` from two games reads as a finding and
-/// swings by orders of magnitude with the next two.
-fn win_rate_t(samples: &[(f64, f64)], games: u64) -> Result<f64, String> {
-    if games < MIN_RATED_GAMES {
-        return Err(format!("{games} games; a fit needs {MIN_RATED_GAMES}"));
-    }
-    fit_win_rate_t(samples).map_err(|why| why.reason())
+    spans.total()
 }
 
 /// Per member pair: decisions where both voted, and where they also agreed.
 type PairCounts = (Vec<Vec<u64>>, Vec<Vec<u64>>);
 
-/// Aggregate every council's logged decisions.
-pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
-    let mut by_name: BTreeMap<String, CouncilSummary> = BTreeMap::new();
-    // Per council: pair counts (both voted, agreed), per member (voted, differed).
-    let mut pairs: BTreeMap<String, PairCounts> = BTreeMap::new();
-    let mut diffs: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
-    let mut overrode: BTreeMap<String, u64> = BTreeMap::new();
-    let mut member_samples: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
-    // Per council: the games it decided a move in.
-    let mut council_games: BTreeMap<String, u64> = BTreeMap::new();
-    for g in games {
+/// Every council's logged decisions, counted.
+#[derive(Debug, Clone, Default)]
+struct CouncilTally {
+    by_name: BTreeMap<String, CouncilSummary>,
+    /// Per council: pair counts (both voted, agreed), per member (voted, differed).
+    pairs: BTreeMap<String, PairCounts>,
+    diffs: BTreeMap<String, Vec<(u64, u64)>>,
+    overrode: BTreeMap<String, u64>,
+    member_samples: BTreeMap<(String, String), ScoreSamples>,
+    /// Per council: the games it decided a move in.
+    council_games: BTreeMap<String, u64>,
+}
+
+impl CouncilTally {
+    fn add(&mut self, g: &GameResult) {
         let mut councils: Vec<&str> = g.votes.iter().map(|v| v.council.as_str()).collect();
         councils.sort_unstable();
         councils.dedup();
         for c in councils {
-            *council_games.entry(c.to_string()).or_insert(0) += 1;
+            *self.council_games.entry(c.to_string()).or_insert(0) += 1;
         }
         for v in &g.votes {
             let n = v.members.len();
-            let s = by_name
+            let s = self
+                .by_name
                 .entry(v.council.clone())
                 .or_insert_with(|| CouncilSummary {
                     name: v.council.clone(),
@@ -422,20 +634,22 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
             }
             s.moves += 1;
             *s.rules.entry(v.rule.name().to_string()).or_insert(0) += 1;
-            *overrode.entry(v.council.clone()).or_insert(0) += u64::from(v.overrode_strongest);
-            let (both, agreed) = pairs
+            *self.overrode.entry(v.council.clone()).or_insert(0) += u64::from(v.overrode_strongest);
+            let (both, agreed) = self
+                .pairs
                 .entry(v.council.clone())
                 .or_insert_with(|| (vec![vec![0; n]; n], vec![vec![0; n]; n]));
-            let d = diffs
+            let d = self
+                .diffs
                 .entry(v.council.clone())
                 .or_insert_with(|| vec![(0, 0); n]);
             if let Some(y) = g.points_of(&v.council) {
                 for m in &v.members {
                     if let Some(engine::types::Score::Cp(cp)) = m.score {
-                        member_samples
+                        self.member_samples
                             .entry((v.council.clone(), m.name.clone()))
                             .or_default()
-                            .push((f64::from(cp), y));
+                            .add(cp, y);
                     }
                 }
             }
@@ -464,55 +678,52 @@ pub(crate) fn council_summaries(games: &[GameResult]) -> Vec<CouncilSummary> {
             }
         }
     }
-    for (name, s) in by_name.iter_mut() {
-        if let Some((both, agreed)) = pairs.get(name) {
-            s.agreement = both
-                .iter()
-                .zip(agreed)
-                .map(|(b, a)| {
-                    b.iter()
-                        .zip(a)
-                        .map(|(&b, &a)| (b > 0).then(|| a as f64 / b as f64))
-                        .collect()
-                })
-                .collect();
-        }
-        if let Some(d) = diffs.get(name) {
-            for (m, &(voted, differed)) in s.members.iter().zip(d) {
-                s.differed_from.insert(
-                    m.clone(),
-                    (voted > 0).then(|| differed as f64 / voted as f64),
-                );
-            }
-        }
-        if s.moves > 0 {
-            s.overrode_strongest = overrode.get(name).copied().unwrap_or(0) as f64 / s.moves as f64;
-        }
-        for t in s.member_time.values_mut() {
-            t.mean_ms /= t.ballots.max(1) as f64;
-        }
-        for m in &s.members {
-            let samples = member_samples
-                .get(&(name.clone(), m.clone()))
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
-            let fitted = win_rate_t(samples, council_games.get(name).copied().unwrap_or(0));
-            if let Err(why) = &fitted {
-                s.member_win_rate_t_unfitted.insert(m.clone(), why.clone());
-            }
-            s.member_win_rate_t.insert(m.clone(), fitted.ok());
-        }
-    }
-    by_name.into_values().collect()
-}
 
-/// Elo of `player` over `opponent` from their games, with the 95% error.
-fn elo_head_to_head(
-    games: &[GameResult],
-    player: &str,
-    opponent: &str,
-) -> (Option<f64>, Option<f64>) {
-    split(HeadToHead::from_games(games, player, opponent).estimate())
+    fn summaries(&self) -> Vec<CouncilSummary> {
+        let mut by_name = self.by_name.clone();
+        for (name, s) in by_name.iter_mut() {
+            if let Some((both, agreed)) = self.pairs.get(name) {
+                s.agreement = both
+                    .iter()
+                    .zip(agreed)
+                    .map(|(b, a)| {
+                        b.iter()
+                            .zip(a)
+                            .map(|(&b, &a)| (b > 0).then(|| a as f64 / b as f64))
+                            .collect()
+                    })
+                    .collect();
+            }
+            if let Some(d) = self.diffs.get(name) {
+                for (m, &(voted, differed)) in s.members.iter().zip(d) {
+                    s.differed_from.insert(
+                        m.clone(),
+                        (voted > 0).then(|| differed as f64 / voted as f64),
+                    );
+                }
+            }
+            if s.moves > 0 {
+                s.overrode_strongest =
+                    self.overrode.get(name).copied().unwrap_or(0) as f64 / s.moves as f64;
+            }
+            for t in s.member_time.values_mut() {
+                t.mean_ms /= t.ballots.max(1) as f64;
+            }
+            let none = ScoreSamples::default();
+            for m in &s.members {
+                let samples = self
+                    .member_samples
+                    .get(&(name.clone(), m.clone()))
+                    .unwrap_or(&none);
+                let fitted = samples.win_rate_t(self.council_games.get(name).copied().unwrap_or(0));
+                if let Err(why) = &fitted {
+                    s.member_win_rate_t_unfitted.insert(m.clone(), why.clone());
+                }
+                s.member_win_rate_t.insert(m.clone(), fitted.ok());
+            }
+        }
+        by_name.into_values().collect()
+    }
 }
 
 fn split(e: Option<EloEstimate>) -> (Option<f64>, Option<f64>) {
@@ -525,27 +736,6 @@ fn split(e: Option<EloEstimate>) -> (Option<f64>, Option<f64>) {
         None => (None, None),
     }
 }
-
-/// `(score_cp, points)` of every move `player` scored in `games`, from its own side.
-fn score_samples(games: &[GameResult], player: &str) -> Vec<(f64, f64)> {
-    let mut out = Vec::new();
-    for g in games {
-        let Some(y) = g.points_of(player) else {
-            continue;
-        };
-        // `scores` covers the played moves, after any opening moves.
-        let opening = g.opening_len();
-        for (k, score) in g.scores.iter().enumerate() {
-            if g.mover_at(opening + k) == player
-                && let Some(engine::types::Score::Cp(cp)) = score
-            {
-                out.push((f64::from(*cp), y));
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -777,6 +967,24 @@ mod tests {
             })
             .collect();
         (plan, games)
+    }
+
+    /// A run counts its games as they end, in whatever order: the summary of the counts is the
+    /// summary of the games in id order (ratings, head-to-head, win-rate fits included).
+    #[test]
+    fn games_counted_in_any_order_give_the_summary_of_the_games_in_id_order() {
+        let (plan, games) = head_to_head(7, 2, 3);
+        let by_id = Summary::new(&plan, &games, 1, 12, Duration::ZERO);
+        assert!(by_id.players[0].rating.is_some() && by_id.players[0].opponents[0].elo.is_some());
+        let mut tally = SummaryTally::new(&plan.playing);
+        for g in games.iter().rev() {
+            tally.add(g);
+        }
+        assert_eq!(tally.games(), 12);
+        assert_eq!(tally.summary(&plan, 1, 12, Duration::ZERO), by_id);
+        let h = tally.head_to_head("b", "a");
+        assert_eq!((h.wdl.wins, h.wdl.draws, h.wdl.losses), (3, 2, 7));
+        assert_eq!(tally.points("a"), (8.0, 12));
     }
 
     /// 2-2 in four games: the table says `n/a`, so `summary.json` says `null` with the reason,

@@ -93,6 +93,48 @@ impl GameTable {
         self.games += 1;
     }
 
+    /// The same counts with players and handicap types numbered in the given orders (each a
+    /// permutation of [`GameTable::players`] and [`GameTable::handicaps`]): the table the games
+    /// would have made added in another order. A name missing from an order keeps its place
+    /// after the named ones.
+    pub fn reindexed(&self, players: &[&str], handicaps: &[&str]) -> GameTable {
+        let mut out = GameTable {
+            reasons: self.reasons.clone(),
+            games: self.games,
+            ..GameTable::default()
+        };
+        let (mut p_at, mut h_at) = (Vec::new(), Vec::new());
+        let named = |n: &&str| self.player_index.contains_key(*n);
+        for name in players
+            .iter()
+            .copied()
+            .filter(named)
+            .chain(self.players.iter().map(String::as_str))
+        {
+            intern(&mut out.players, &mut out.player_index, name);
+        }
+        let typed = |n: &&str| self.handicap_index.contains_key(*n);
+        for name in handicaps
+            .iter()
+            .copied()
+            .filter(typed)
+            .chain(self.handicaps.iter().map(String::as_str))
+        {
+            intern(&mut out.handicaps, &mut out.handicap_index, name);
+        }
+        for p in &self.players {
+            p_at.push(out.player_index[p]);
+        }
+        for h in &self.handicaps {
+            h_at.push(out.handicap_index[h]);
+        }
+        for (&(s, g, h), wdl) in &self.cells {
+            let h = if h == EVEN { EVEN } else { h_at[h] };
+            out.cells.insert((p_at[s], p_at[g], h), *wdl);
+        }
+        out
+    }
+
     /// Player names, in order of first appearance; indices into this list name players elsewhere.
     pub fn players(&self) -> &[String] {
         &self.players

@@ -12,16 +12,17 @@
 /// Scores beyond this (cp) are left out of the fit.
 pub(crate) const MAX_CP: f64 = 3000.0;
 
-/// Negative log-likelihood of outcomes `y` (1 win, 0.5 draw, 0 loss) under scale `t`.
-fn neg_log_likelihood(samples: &[(f64, f64)], t: f64) -> f64 {
+/// Negative log-likelihood of outcomes `y` (1 win, 0.5 draw, 0 loss) under scale `t`, each
+/// sample counted `w` times.
+fn neg_log_likelihood(samples: &[(f64, f64, f64)], t: f64) -> f64 {
     samples
         .iter()
-        .map(|&(v, y)| {
+        .map(|&(v, y, w)| {
             let z = v / t;
             // ln r = -ln(1 + e^-z), ln (1 - r) = -ln(1 + e^z), computed stably.
             let ln_r = -softplus(-z);
             let ln_1r = -softplus(z);
-            -(y * ln_r + (1.0 - y) * ln_1r)
+            -(y * ln_r + (1.0 - y) * ln_1r) * w
         })
         .sum()
 }
@@ -66,14 +67,22 @@ impl NoFit {
 
 /// The maximum-likelihood `T` for `(score_cp, outcome)` samples, searched on `[10, 100000]`
 /// (golden-section search on `ln T`, to 0.01% relative), or why there is none.
+#[cfg(test)]
 pub(crate) fn fit_win_rate_t(samples: &[(f64, f64)]) -> Result<f64, NoFit> {
-    let usable: Vec<(f64, f64)> = samples
-        .iter()
-        .copied()
-        .filter(|&(v, y)| v.is_finite() && v.abs() <= MAX_CP && (0.0..=1.0).contains(&y))
+    fit_counted(samples.iter().map(|&(v, y)| (v, y, 1)))
+}
+
+/// [`fit_win_rate_t`] of `(score_cp, outcome, times)`: the same sample seen `times` times
+/// (a run's summary keeps its samples so counted, in a bounded table).
+pub(crate) fn fit_counted(samples: impl Iterator<Item = (f64, f64, u64)>) -> Result<f64, NoFit> {
+    let usable: Vec<(f64, f64, f64)> = samples
+        .filter(|&(v, y, n)| {
+            n > 0 && v.is_finite() && v.abs() <= MAX_CP && (0.0..=1.0).contains(&y)
+        })
+        .map(|(v, y, n)| (v, y, n as f64))
         .collect();
-    let informative = usable.iter().any(|&(v, y)| v * (y - 0.5) > 0.0)
-        && usable.iter().any(|&(v, y)| v * (y - 0.5) < 0.0);
+    let informative = usable.iter().any(|&(v, y, _)| v * (y - 0.5) > 0.0)
+        && usable.iter().any(|&(v, y, _)| v * (y - 0.5) < 0.0);
     if !informative {
         return Err(NoFit::NoData);
     }
