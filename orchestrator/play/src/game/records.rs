@@ -197,15 +197,21 @@ fn write_game_records(
         });
     }
     let csa_text = record.to_csa().map_err(std::io::Error::other)?;
-    std::fs::write(csa, csa_text)?;
+    write_naming(&csa, csa_text)?;
     match record.to_kif_shift_jis() {
-        Ok(bytes) => std::fs::write(kif, bytes),
+        Ok(bytes) => write_naming(&kif, bytes),
         Err(RecordError::Unwritable { .. }) => {
             let text = record.to_kif().map_err(std::io::Error::other)?;
-            std::fs::write(kif.with_extension("kifu"), text)
+            write_naming(&kif.with_extension("kifu"), text)
         }
         Err(e) => Err(std::io::Error::other(e)),
     }
+}
+
+/// `std::fs::write`, its error naming the file (its kind kept).
+fn write_naming(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
+    std::fs::write(path, contents)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
 /// `-pgnout`'s settings: the file, the comments asked for, and the headers' event and site.

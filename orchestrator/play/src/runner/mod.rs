@@ -40,6 +40,10 @@ use council_schema::written_by::WrittenBy;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {
+    /// A game's records could not be written (the cause names the file): the game is not
+    /// committed, and a resumed run plays it again.
+    #[error("game {id}: cannot write its records: {cause}")]
+    Records { id: u64, cause: std::io::Error },
     #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
@@ -386,6 +390,9 @@ pub async fn run(
     console.set_message(report::live_score(&config.playing, &tally));
     let mut book = Book::open(&config, opts, complete_len, &finished, tally, sprt, console)?;
     drop(finished);
+    // A log that cannot be written from the start (a full disk) stops the run before any game.
+    book.engine_log = logs.as_ref().map(|l| l.log.clone());
+    book.engine_log_whole()?;
 
     let config = Arc::new(config);
     let scheduler = Scheduler::start(SchedulerOptions {
@@ -463,6 +470,8 @@ struct Book {
     pgn: Option<records::PgnSettings>,
     /// Said in each game's records.
     written_by: WrittenBy,
+    /// The engine log, when the run keeps one: a write that failed stops the run.
+    engine_log: Option<EngineLog>,
 }
 
 impl Book {
@@ -499,12 +508,28 @@ impl Book {
             feed: opts.feed.clone(),
             pgn: opts.pgn.clone(),
             written_by: opts.written_by.clone(),
+            engine_log: None,
         })
     }
 
     /// Write a played game (records first, then its results line: the line is the commit point
     /// of a game), tell the feed and the console. True when the SPRT has just decided (start no
     /// more games).
+    /// An error naming the engine log if one of its writes has failed (a full disk).
+    fn engine_log_whole(&self) -> Result<(), RunError> {
+        match self
+            .engine_log
+            .as_ref()
+            .and_then(|log| Some((log, log.failure()?)))
+        {
+            Some((log, cause)) => Err(RunError::Io {
+                path: log.path().to_path_buf(),
+                cause,
+            }),
+            None => Ok(()),
+        }
+    }
+
     async fn add(&mut self, p: PlayedGame, config: &Arc<Config>) -> Result<bool, RunError> {
         // Both (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
         // holds up the thread that reads results.
@@ -513,43 +538,46 @@ impl Book {
         let Some(mut writer) = self.writer.take() else {
             unreachable!("the writer is back after every game")
         };
+        let results_path = self.results_path.clone();
         let written = tokio::task::spawn_blocking(move || {
-            if let Err(e) = records::write_records(&dir, &cfg, &p, &by) {
-                tracing::warn!("game {}: cannot write its records: {e}", p.result.id);
-            }
-            if let Some(pgn) = &pgn
-                && let Err(e) = records::append_pgn(&cfg, &p, pgn)
-            {
-                tracing::warn!(
-                    "game {}: cannot append it to {}: {e}",
-                    p.result.id,
-                    pgn.out.file.display()
-                );
-            }
-            let appended = writer.append(&p.result);
-            (writer, p, appended)
+            let io = |path: &Path| {
+                let path = path.to_path_buf();
+                move |cause| RunError::Io { path, cause }
+            };
+            // A game is committed by its results line, written only once its records are: a
+            // game whose records fail is not committed, and a resumed run plays it again.
+            let id = p.result.id;
+            let committed = records::write_records(&dir, &cfg, &p, &by)
+                .map_err(|cause| RunError::Records { id, cause })
+                .and_then(|()| match &pgn {
+                    Some(pgn) => records::append_pgn(&cfg, &p, pgn).map_err(io(&pgn.out.file)),
+                    None => Ok(()),
+                })
+                .and_then(|()| writer.append(&p.result).map_err(io(&results_path)));
+            (writer, p, committed)
         })
         .await;
-        let failed = |cause| RunError::Io {
-            path: self.results_path.clone(),
-            cause,
-        };
-        let (writer, p, appended) = match written {
+        let (writer, p, committed) = match written {
             Ok(w) => w,
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(e) => return Err(failed(std::io::Error::other(e))),
+            Err(e) => {
+                return Err(RunError::Io {
+                    path: self.results_path.clone(),
+                    cause: std::io::Error::other(e),
+                });
+            }
         };
         self.writer = Some(writer);
-        appended.map_err(failed)?;
-        if let Some(t) = &mut self.training
-            && let Err(e) = t.add(&p.result)
-        {
-            tracing::warn!(
-                "game {}: cannot write its training records to {}: {e}",
-                p.result.id,
-                t.path().display()
-            );
+        committed?;
+        // The training file is rewritten from results.jsonl when the run resumes, so a game
+        // whose training records fail is kept; the run stops all the same.
+        if let Some(t) = &mut self.training {
+            t.add(&p.result).map_err(|cause| RunError::Io {
+                path: t.path().to_path_buf(),
+                cause,
+            })?;
         }
+        self.engine_log_whole()?;
         self.played_now += 1;
         if let Some(feed) = &self.feed {
             feed.game_ended(&p.result);
