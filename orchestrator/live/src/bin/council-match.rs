@@ -400,7 +400,7 @@ async fn play(
 ) -> anyhow::Result<RunOutcome> {
     let page = match serve {
         Some(addr) => {
-            let page = council_live::LivePage::start(addr, &config, &opts.out).await?;
+            let page = council_live::LivePage::start(addr, &opts.out).await?;
             eprintln!("live page: {}", page.url());
             opts.feed = Some(page.feed());
             Some(page)

@@ -351,6 +351,7 @@ pub async fn run(
     let total = done.len() + todo.len();
     if let Some(feed) = &opts.feed {
         feed.run_started(RunStart {
+            plan: &plan,
             seed,
             total,
             finished: &finished,
