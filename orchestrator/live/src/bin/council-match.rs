@@ -205,15 +205,13 @@ fn run_serve(dir: &std::path::Path, addr: &str) -> anyhow::Result<ExitCode> {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config_path = cli.config.clone().context("give a config file (TOML)")?;
-    let mut config = Config::load_with_seed(&config_path, cli.seed)?;
+    let config = Config::load_with_seed(&config_path, cli.seed)?;
     if cli.print_config {
         print!("{}", config.text);
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(g) = cli.games {
-        anyhow::ensure!(g > 0, "--games must be at least 1");
-        config.games = g;
-    }
+    // The runner applies `--games` (it knows a resumed run's).
+    anyhow::ensure!(cli.games != Some(0), "--games must be at least 1");
     let shard = shard(cli.shard.as_deref())?;
     // Games run on the scheduler's own workers; this runtime keeps the signals, the live page
     // and the writer.
@@ -246,7 +244,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             "{}: valid ({} players, {} games per pairing{shard})",
             config_path.display(),
             config.playing.len(),
-            config.games
+            cli.games.unwrap_or(config.games)
         );
         return Ok(ExitCode::SUCCESS);
     }
