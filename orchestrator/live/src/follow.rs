@@ -14,30 +14,16 @@ use std::time::{Duration, SystemTime};
 
 use super::state::{Live, Phase};
 use council_schema::results::read::{Follower, Malformed, Repeats};
-use council_schema::run::RunInfo;
 use council_schema::run::schedule::schedule;
 use council_schema::run::summary::Summary;
+use council_schema::run::{RunInfo, RunInfoError};
 
 /// How often the folder is looked at.
 const POLL: Duration = Duration::from_millis(500);
 
-/// A run folder that cannot be served.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum FollowError {
-    #[error("{0}: no run.json here, so not a council-match run folder ({1})")]
-    NotARun(String, std::io::Error),
-    #[error("{0}: {1}")]
-    BadRunInfo(String, String),
-}
-
 /// Read `dir`'s `run.json` and make the view of its run; then [`follow`] fills it in.
-pub fn open(dir: &Path) -> Result<Arc<Live>, FollowError> {
-    let run_path = dir.join("run.json");
-    let text = std::fs::read_to_string(&run_path)
-        .map_err(|e| FollowError::NotARun(dir.display().to_string(), e))?;
-    let info: RunInfo = serde_json::from_str(&text)
-        .map_err(|e| FollowError::BadRunInfo(run_path.display().to_string(), e.to_string()))?;
+pub fn open(dir: &Path) -> Result<Arc<Live>, RunInfoError> {
+    let info = RunInfo::read(dir)?;
     // The run as it was validated. A run.json of an older build has only its config text:
     // when that cannot be validated here, the page shows the folder's own summary.json only.
     let plan = match info.plan(dir) {

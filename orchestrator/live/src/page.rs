@@ -5,13 +5,11 @@
 
 use std::sync::Arc;
 
-use super::follow::{FollowError, follow, open};
+use super::follow::{follow, open};
 use super::server::{bind, serve};
 use super::state::{Live, Phase};
 use super::tune::{follow_tune, is_tune_folder};
 use council_play::game::feed::RunFeed;
-use council_schema::config::Config;
-use council_schema::run::plan::RunPlan;
 
 /// `council-match CONFIG --serve`: the page of the run this process plays.
 #[derive(Debug)]
@@ -23,16 +21,12 @@ pub struct LivePage {
 }
 
 impl LivePage {
-    /// Bind `addr` and serve the page of a run of `config` into the folder `out` (which then
-    /// plays with [`Self::feed`] in its options).
-    pub async fn start(
-        addr: &str,
-        config: &Config,
-        out: &std::path::Path,
-    ) -> Result<Self, std::io::Error> {
+    /// Bind `addr` and serve the page of a run into the folder `out` (which then plays with
+    /// [`Self::feed`] in its options, and tells the page its plan as it starts).
+    pub async fn start(addr: &str, out: &std::path::Path) -> Result<Self, std::io::Error> {
         let listener = bind(addr).await?;
         let url = format!("http://{}/", listener.local_addr()?);
-        let live = Live::new(Some(Arc::new(RunPlan::of(config))), Phase::Playing);
+        let live = Live::new(None, Phase::Playing);
         live.set_folder(out);
         let stop = tokio_util::sync::CancellationToken::new();
         let server = tokio::spawn(serve(live.clone(), listener, stop.clone()));
@@ -67,7 +61,7 @@ impl LivePage {
 #[non_exhaustive]
 pub enum ServeError {
     #[error(transparent)]
-    Folder(#[from] FollowError),
+    Folder(#[from] council_schema::run::RunInfoError),
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }

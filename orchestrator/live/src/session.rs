@@ -65,7 +65,7 @@ pub async fn play_run(
 ) -> Result<RunOutcome, SessionError> {
     let page = match session.serve {
         Some(addr) => {
-            let page = LivePage::start(addr, &config, &opts.out).await?;
+            let page = LivePage::start(addr, &opts.out).await?;
             eprintln!("live page: {}", page.url());
             opts.feed = Some(page.feed());
             Some(page)

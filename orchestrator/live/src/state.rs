@@ -176,7 +176,7 @@ pub struct Live {
     recompute: Notify,
     /// The run's plan: the summary is recomputed from it (`None`: only a `summary.json` read
     /// from the folder is shown).
-    config: Option<Arc<RunPlan>>,
+    config: std::sync::OnceLock<Arc<RunPlan>>,
     began: Instant,
 }
 
@@ -203,7 +203,7 @@ impl Live {
             }),
             events,
             recompute: Notify::new(),
-            config,
+            config: config.map_or_else(std::sync::OnceLock::new, std::sync::OnceLock::from),
             began: Instant::now(),
         });
         tokio::spawn(summarize(Arc::downgrade(&live)));
@@ -260,7 +260,7 @@ impl Live {
 
     /// The run's name: its folder's, else its config file's.
     pub fn run_name(&self) -> RunName {
-        let config = self.config.as_ref().map(|p| p.config_file.clone());
+        let config = self.config.get().map(|p| p.config_file.clone());
         let folder = self.state().folder.clone();
         let name = folder.as_deref().and_then(folder_name).or_else(|| {
             let file = Path::new(config.as_deref()?);
@@ -360,7 +360,7 @@ impl Live {
 
     /// The summary of the finished games as `summary.json` would hold it now.
     fn compute_summary(&self) -> Option<Summary> {
-        let config = self.config.as_ref()?;
+        let config = self.config.get()?;
         let (tally, sprt, seed, played_now) = {
             let s = self.state();
             if s.summary_final {
@@ -455,16 +455,15 @@ async fn summarize(live: std::sync::Weak<Live>) {
 
 impl RunFeed for Live {
     fn run_started(&self, start: RunStart<'_>) {
+        // A page started beside its run learns the run's plan here (a follower's is read).
+        let _ = self.config.set(Arc::new(start.plan.clone()));
         let mut s = self.state();
         s.seed = start.seed;
         s.total = Some(start.total);
         s.recent.clear();
         s.finished = 0;
-        s.tally = self
-            .config
-            .as_deref()
-            .map(|c| SummaryTally::new(&c.playing));
-        s.sprt = self.config.as_deref().and_then(SprtStop::new);
+        s.tally = self.config.get().map(|c| SummaryTally::new(&c.playing));
+        s.sprt = self.config.get().map(Arc::as_ref).and_then(SprtStop::new);
         for g in start.finished {
             s.count(g);
         }
@@ -541,9 +540,17 @@ mod tests {
 
     #[tokio::test]
     async fn the_feed_keeps_the_games_in_play_and_tells_every_subscriber_in_order() {
+        let text = "[match]\nplayers = [\"a\", \"<b>\"]\n\
+                    [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 10\n\
+                    [[player]]\nname = \"<b>\"\nkind = \"internal\"\nnodes = 10\n";
+        let plan = RunPlan::of(
+            &council_schema::config::Config::parse(std::path::Path::new("t.toml"), text)
+                .expect("a config"),
+        );
         let live = Live::new(None, Phase::Playing);
         let mut rx = live.subscribe();
         live.run_started(RunStart {
+            plan: &plan,
             seed: 1,
             total: 2,
             finished: &[],
@@ -749,9 +756,10 @@ mod tests {
             &council_schema::config::Config::parse(std::path::Path::new("t.toml"), text)
                 .expect("a config"),
         );
-        let live = Live::new(Some(Arc::new(config)), Phase::Playing);
+        let live = Live::new(Some(Arc::new(config.clone())), Phase::Playing);
         let mut rx = live.subscribe();
         live.run_started(RunStart {
+            plan: &config,
             seed: 1,
             total: 3,
             finished: &[],

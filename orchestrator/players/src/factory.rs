@@ -98,10 +98,15 @@ pub fn build_player_logged(
     let mut leaf = |pc: &PlayerConfig, leaf: Leaf<'_>, seat: &Seat| -> Box<dyn Player> {
         match leaf {
             Leaf::Internal(s) => match live {
-                Some(live) => Box::new(InternalPlayer::live(&pc.name, s, live.clone())),
-                None => Box::new(InternalPlayer::new(&pc.name, s)),
+                Some(live) => Box::new(InternalPlayer::live(
+                    &pc.name,
+                    s,
+                    &config.models,
+                    live.clone(),
+                )),
+                None => Box::new(InternalPlayer::new(&pc.name, s, &config.models)),
             },
-            Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s)),
+            Leaf::Intuition(s) => Box::new(IntuitionPlayer::new(&pc.name, s, &config.models)),
             Leaf::Usi(s) => {
                 let usi = UsiPlayer::new(&pc.name, s, pc.ponder)
                     .logged(logs.and_then(|l| l.tag(&seat.path, seat.logged)));

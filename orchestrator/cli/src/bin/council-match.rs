@@ -192,15 +192,13 @@ fn run_serve(dir: &Path, addr: &str) -> anyhow::Result<ExitCode> {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config_path = cli.config.clone().context("give a config file (TOML)")?;
-    let mut config = Config::load_with_seed(&config_path, cli.seed)?;
+    let config = Config::load_with_seed(&config_path, cli.seed)?;
     if cli.print_config {
         print!("{}", config.text);
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(g) = cli.games {
-        anyhow::ensure!(g > 0, "--games must be at least 1");
-        config.games = g;
-    }
+    // The runner applies `--games` (it knows a resumed run's).
+    anyhow::ensure!(cli.games != Some(0), "--games must be at least 1");
     let shard = shard(cli.shard.as_deref())?;
     let rt = runtime()?;
     let log = match &cli.log {
@@ -222,7 +220,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             "{}: valid ({} players, {} games per pairing{shard})",
             config_path.display(),
             config.playing.len(),
-            config.games
+            cli.games.unwrap_or(config.games)
         );
         return Ok(ExitCode::SUCCESS);
     }

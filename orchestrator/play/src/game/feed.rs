@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use council_schema::results::GameResult;
 use council_schema::results::votes::CouncilVote;
+use council_schema::run::plan::RunPlan;
 use council_schema::run::summary::Summary;
 
 /// One side's clock as the arbiter holds it.
@@ -75,6 +76,8 @@ pub struct MoveEvent {
 /// The state of a run when its games begin.
 #[derive(Debug, Clone, Copy)]
 pub struct RunStart<'a> {
+    /// The run as its `run.json` records it.
+    pub plan: &'a RunPlan,
     pub seed: u64,
     /// Games the run will play when no SPRT stops it, finished ones included.
     pub total: usize,

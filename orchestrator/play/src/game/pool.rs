@@ -35,7 +35,7 @@ use council_players::player::internal::InternalPlayer;
 use council_players::player::intuition::IntuitionPlayer;
 use council_players::player::usi::UsiPlayer;
 use council_players::player::{BoxFuture, MoveRequest, Outcome, Player, PlayerError, Thought};
-use council_schema::config::{Config, Leaf, PlayerConfig};
+use council_schema::config::{Config, Leaf, Models, PlayerConfig};
 
 /// What a pool keeps, and how a game's player is made from it.
 #[derive(Debug, Clone)]
@@ -121,7 +121,7 @@ impl Pool {
         collect_leaves(config, name, &mut leaves);
         let mut lent = Vec::with_capacity(leaves.len());
         for (pc, leaf) in leaves {
-            lent.push(self.engine_for(pc, leaf).await);
+            lent.push(self.engine_for(pc, leaf, &config.models).await);
         }
         let mut next = lent.iter().cloned();
         let player = build_tree_over(config, name, &mut |pc, _| {
@@ -137,17 +137,22 @@ impl Pool {
         Seated { player, lent }
     }
 
-    async fn engine_for(&self, pc: &PlayerConfig, leaf: Leaf<'_>) -> Arc<Mutex<Engine>> {
+    async fn engine_for(
+        &self,
+        pc: &PlayerConfig,
+        leaf: Leaf<'_>,
+        models: &Models,
+    ) -> Arc<Mutex<Engine>> {
         if let Some(Kept::Engine(handle)) = self.pop(&pc.name) {
             let mut kept = handle.lock().await;
-            if kept.reconfigure(pc, leaf) {
+            if kept.reconfigure(pc, leaf, models) {
                 drop(kept);
                 return handle;
             }
             kept.player().shutdown().await;
         }
         self.built.fetch_add(1, Ordering::Relaxed);
-        Arc::new(Mutex::new(Engine::build(pc, leaf)))
+        Arc::new(Mutex::new(Engine::build(pc, leaf, models)))
     }
 
     /// Return a finished game's player (whole, or its engines) to the pool.
@@ -202,11 +207,11 @@ enum LeafPlayer {
 }
 
 impl Engine {
-    fn build(pc: &PlayerConfig, leaf: Leaf<'_>) -> Self {
+    fn build(pc: &PlayerConfig, leaf: Leaf<'_>, models: &Models) -> Self {
         let player = match leaf {
-            Leaf::Internal(s) => LeafPlayer::Internal(InternalPlayer::new(&pc.name, s)),
+            Leaf::Internal(s) => LeafPlayer::Internal(InternalPlayer::new(&pc.name, s, models)),
             Leaf::Usi(s) => LeafPlayer::Usi(Box::new(UsiPlayer::new(&pc.name, s, pc.ponder))),
-            Leaf::Intuition(s) => LeafPlayer::Intuition(IntuitionPlayer::new(&pc.name, s)),
+            Leaf::Intuition(s) => LeafPlayer::Intuition(IntuitionPlayer::new(&pc.name, s, models)),
         };
         Engine {
             config: pc.clone(),
@@ -223,13 +228,13 @@ impl Engine {
     }
 
     /// Take `pc` in place; false when it cannot (build a new engine then).
-    fn reconfigure(&mut self, pc: &PlayerConfig, leaf: Leaf<'_>) -> bool {
+    fn reconfigure(&mut self, pc: &PlayerConfig, leaf: Leaf<'_>, models: &Models) -> bool {
         if self.config == *pc {
             return true;
         }
         let done = match (&mut self.player, leaf) {
             (LeafPlayer::Internal(p), Leaf::Internal(s)) => {
-                p.reconfigure(&pc.name, s);
+                p.reconfigure(&pc.name, s, models);
                 true
             }
             (LeafPlayer::Usi(p), Leaf::Usi(s)) => p.reconfigure(&pc.name, s, pc.ponder),

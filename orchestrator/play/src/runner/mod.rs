@@ -363,6 +363,7 @@ pub async fn run(
     let total = done_count + todo.len();
     if let Some(feed) = &opts.feed {
         feed.run_started(RunStart {
+            plan: &plan,
             seed,
             total,
             finished: &finished,

@@ -15,6 +15,7 @@
 //! own, answering its caller in process: the GUI's `MarginMs` and a council's reserve are its
 //! margins. Built without it, it never ponders and publishes nothing.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use engine::position::Position;
@@ -26,8 +27,8 @@ use tokio::task::JoinHandle;
 
 use super::live::{Line, Live, Progress};
 use super::{BoxFuture, Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use council_schema::config::{Candidates, InternalSettings};
-use engine::intuition::Intuition;
+use council_schema::config::{Candidates, InternalSettings, Models};
+use engine::intuition::{Intuition, Model};
 
 /// How often a [`InternalPlayer::live`] search looks at the GUI's stop flag.
 const SHARED_STOP_POLL: Duration = Duration::from_millis(5);
@@ -38,8 +39,8 @@ type Searched = (Engine, SearchResult, Vec<(String, Option<Score>)>);
 pub struct InternalPlayer {
     name: String,
     settings: EngineSettings,
-    /// The root searches only these candidates' top K moves.
-    candidates: Option<Candidates>,
+    /// The root searches only these candidates' top K moves (with their model).
+    candidates: Option<(Candidates, Arc<Model>)>,
     engine: Option<Engine>,
     /// A GUI's hook (see the module's docs).
     live: Option<Live>,
@@ -66,8 +67,9 @@ impl Drop for Running {
 }
 
 impl InternalPlayer {
-    /// The player `name` with the internal player's settings `s`.
-    pub fn new(name: &str, s: &InternalSettings) -> Self {
+    /// The player `name` with the internal player's settings `s` (its candidate model, if it
+    /// has one, from its config's `models`).
+    pub fn new(name: &str, s: &InternalSettings, models: &Models) -> Self {
         let settings = EngineSettings {
             hash_mb: s.hash_mb as usize,
             noise_sd_cp: f64::from(s.noise_cp),
@@ -77,7 +79,10 @@ impl InternalPlayer {
         Self {
             name: name.to_string(),
             settings,
-            candidates: s.candidates.clone(),
+            candidates: s
+                .candidates
+                .as_ref()
+                .map(|c| (c.clone(), models.get(&c.model))),
             engine: None,
             live: None,
             pondering: None,
@@ -88,19 +93,19 @@ impl InternalPlayer {
     /// Take new settings for the next game in place: the engine and its hash table are kept,
     /// and `new_game` hands it the new settings (a changed `hash_mb` reallocates the table
     /// there). How `council-tune` re-parameterises a player between games.
-    pub fn reconfigure(&mut self, name: &str, s: &InternalSettings) {
+    pub fn reconfigure(&mut self, name: &str, s: &InternalSettings, models: &Models) {
         let live = self.live.take();
         let engine = self.engine.take();
         *self = match live {
-            Some(live) => Self::live(name, s, live),
-            None => Self::new(name, s),
+            Some(live) => Self::live(name, s, models, live),
+            None => Self::new(name, s, models),
         };
         self.engine = engine;
     }
 
     /// As [`InternalPlayer::new`], in a GUI's tree (see the module's docs).
-    pub(crate) fn live(name: &str, s: &InternalSettings, live: Live) -> Self {
-        let mut player = Self::new(name, s);
+    pub(crate) fn live(name: &str, s: &InternalSettings, models: &Models, live: Live) -> Self {
+        let mut player = Self::new(name, s, models);
         player.settings.margin_ms = 0;
         player.live = Some(live);
         player
@@ -148,8 +153,8 @@ impl InternalPlayer {
             .map(|l| (l.progress.clone(), self.name.clone()));
         let searched = position.clone();
         let task = tokio::task::spawn_blocking(move || {
-            if let Some(c) = candidates {
-                let top = Intuition::new(&c.model.model, c.setting).top(&searched, c.k);
+            if let Some((c, model)) = candidates {
+                let top = Intuition::new(&model, c.setting).top(&searched, c.k);
                 limits.searchmoves = (!top.is_empty()).then_some(top);
             }
             let roots = limits

@@ -19,7 +19,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{BoxFuture, Decision, MoveRequest, Outcome, Player, PlayerError, Thought};
-use council_schema::config::IntuitionSettings;
+use council_schema::config::{IntuitionSettings, Models};
 
 pub struct IntuitionPlayer {
     name: String,
@@ -30,11 +30,12 @@ pub struct IntuitionPlayer {
 }
 
 impl IntuitionPlayer {
-    /// The player `name` with the intuition player's settings `s`.
-    pub fn new(name: &str, s: &IntuitionSettings) -> Self {
+    /// The player `name` with the intuition player's settings `s`, its model from its config's
+    /// `models`.
+    pub fn new(name: &str, s: &IntuitionSettings, models: &Models) -> Self {
         Self {
             name: name.to_string(),
-            model: Arc::clone(&s.model.model),
+            model: models.get(&s.model),
             setting: s.setting,
             temperature: s.temperature,
             rng: ChaCha8Rng::seed_from_u64(0),

@@ -59,7 +59,7 @@ impl Config {
         })?;
         let raw: RawPlayers = toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))?;
         let base = path.parent().unwrap_or(Path::new(""));
-        let players = validate_players(path, base, raw.players)?;
+        let (players, models) = validate_players(path, base, raw.players)?;
         if players.is_empty() {
             return Err(ConfigError::key(path, "player", "no [[player]] table"));
         }
@@ -69,6 +69,7 @@ impl Config {
             format: Format::HeadToHead,
             playing: Vec::new(),
             players,
+            models,
             games: default_games(),
             max_plies: default_max_plies(),
             seed: 0,

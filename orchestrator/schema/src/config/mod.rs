@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use crate::results::votes::Method;
-pub use intuition::{Candidates, IntuitionModel};
+pub use intuition::{Candidates, ModelFile, Models};
 pub use load::closest;
 pub use tune::{ParamKey, ParamTarget, SimulateBowl, TuneConfig, TuneParam};
 pub use usi_engine::{DropNotation, OptionValue, UsiEngineSettings};
@@ -134,14 +134,17 @@ impl Limits {
     }
 }
 
-/// The kinds of player, each with its own settings.
-#[derive(Debug, Clone, PartialEq)]
+/// The kinds of player, each with its own settings (in `run.json` as `"kind": "usi"` and the
+/// kind's keys beside it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum PlayerKind {
     /// The built-in engine, searched in this process.
     Internal(InternalSettings),
     /// The candidate model alone, no search.
     Intuition(IntuitionSettings),
-    /// An external USI engine run as a child process.
+    /// An external USI engine run as a child process (its `command` resolved on `PATH` or
+    /// against the config's folder).
     Usi(UsiEngineSettings),
     /// Several players voting on one move.
     Council(CouncilSettings),
@@ -177,21 +180,25 @@ impl PlayerKind {
 
 /// `kind = "internal"`: the built-in engine; with `candidates`, its root searches only the
 /// model's top K moves.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InternalSettings {
     pub noise_cp: u32,
     pub hash_mb: u32,
-    pub candidates: Option<Candidates>,
     /// The engine's tunable options (`options = { Eval_Pawn = 120 }`, the names
-    /// `council-engine` declares over USI), defaults where not set.
+    /// `council-engine` declares over USI), defaults where not set; in `run.json` those that
+    /// differ from the defaults, by name.
+    #[serde(with = "tuning_changes")]
     pub options: engine::search::options::Tuning,
+    pub candidates: Option<Candidates>,
 }
 
 /// `kind = "intuition"`: the best-scoring legal move under `setting`, or with `temperature` > 0
 /// a move drawn with weights `exp((score - best) / temperature)` from the game's seed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntuitionSettings {
-    pub model: IntuitionModel,
+    pub model: ModelFile,
+    /// In `run.json` as its letter (`a`..`f`).
+    #[serde(with = "intuition::letter")]
     pub setting: engine::intuition::Setting,
     pub temperature: f64,
 }
@@ -220,10 +227,14 @@ pub struct CouncilSettings {
 /// A council's `reserve_ms` when its table does not set it (docs/guide/clocks.md).
 pub const DEFAULT_RESERVE_MS: u64 = 100;
 
-/// One player as configured.
-#[derive(Debug, Clone, PartialEq)]
+/// One player as configured, and as `run.json` records it (in its plan's `players`, keyed by
+/// the name).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlayerConfig {
+    /// The key it is recorded under (`run.json` keeps it there, not here).
+    #[serde(skip)]
     pub name: String,
+    #[serde(flatten)]
     pub kind: PlayerKind,
     /// Own limits; a council member without limits takes its council's budget.
     pub limits: Limits,
@@ -235,7 +246,9 @@ pub struct PlayerConfig {
     pub sigma: f64,
     /// `ponder = true`: think in the opponent's time (USI engines and councils).
     pub ponder: bool,
-    /// `log = true`: its engine's lines (a council's: its USI members') go to the engine log.
+    /// `log = true`: its engine's lines (a council's: its USI members') go to the engine log
+    /// (recorded only when set).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log: bool,
 }
 
@@ -290,6 +303,8 @@ pub struct Config {
     pub playing: Vec<String>,
     /// Every configured player, by name.
     pub players: BTreeMap<String, PlayerConfig>,
+    /// The models its players play from, read when it was validated.
+    pub models: Models,
     /// Games per pairing (head-to-head: in total).
     pub games: u64,
     pub max_plies: u32,
@@ -320,5 +335,34 @@ impl Config {
     /// The player named `name` (validation made sure every name a config uses exists).
     pub fn player(&self, name: &str) -> &PlayerConfig {
         &self.players[name]
+    }
+}
+
+/// An internal player's options as `run.json` records them: those that differ from the
+/// engine's defaults, by name, read back over the defaults.
+mod tuning_changes {
+    use std::collections::BTreeMap;
+
+    use engine::search::options::{TUNABLES, Tuning};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error};
+
+    pub(super) fn serialize<S: Serializer>(tuning: &Tuning, s: S) -> Result<S::Ok, S::Error> {
+        let defaults = Tuning::default();
+        let changed: BTreeMap<&str, i32> = TUNABLES
+            .iter()
+            .filter_map(|t| {
+                let value = tuning.get(t.name)?;
+                (defaults.get(t.name) != Some(value)).then_some((t.name, value))
+            })
+            .collect();
+        changed.serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Tuning, D::Error> {
+        let mut tuning = Tuning::default();
+        for (name, value) in BTreeMap::<String, i64>::deserialize(d)? {
+            tuning.set(&name, value).map_err(D::Error::custom)?;
+        }
+        Ok(tuning)
     }
 }

@@ -66,22 +66,15 @@ pub(super) fn read(path: &Path) -> FileGames {
 /// `run.json` does not read (a bare results file has no provenance).
 #[must_use]
 pub fn describe(path: &Path) -> Option<Vec<String>> {
-    // run.json is read as plain JSON, not through the runner's type: this vocabulary layer
-    // sits below the runner, and only reads the four keys a run folder has always had.
-    let text = std::fs::read_to_string(path.join("run.json")).ok()?;
-    let info: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let field = |key: &str| info.get(key).map(ToString::to_string).unwrap_or_default();
+    let info = crate::run::RunInfo::read(path).ok()?;
     let mut lines = vec![format!(
         "run {}: config {}, seed {}, {} games scheduled",
         path.display(),
-        info.get("config_file")
-            .and_then(|v| v.as_str())
-            .unwrap_or("?"),
-        field("seed"),
-        field("games"),
+        info.config_file,
+        info.seed,
+        info.games,
     )];
-    let config_text = info.get("config_text").and_then(|v| v.as_str())?;
-    let Ok(config) = config_text.parse::<toml::Table>() else {
+    let Ok(config) = info.config_text.parse::<toml::Table>() else {
         lines.push("  (its recorded config does not read as TOML)".to_string());
         return Some(lines);
     };

@@ -143,6 +143,97 @@ impl RunInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::PlayerKind;
+
+    /// A scratch folder of this test's own.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("council-run-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        dir
+    }
+
+    /// The `run.json` the previous build (b8c35c4) wrote for a run with every kind of player
+    /// (`council-match every-kind.toml --out run`, its config text inside) reads through
+    /// [`RunInfo::read`] with its plan, each player of its kind and named by its key, and is
+    /// written back byte for byte.
+    #[test]
+    fn an_older_builds_run_json_reads_and_writes_back_the_same() {
+        let old = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/run-json/every-kind-b8c35c4.json"
+        ));
+        let dir = scratch("old");
+        std::fs::write(dir.join("run.json"), old).expect("write");
+        let info = RunInfo::read(&dir).expect("an older build's run.json reads");
+        let plan = info.plan.clone().expect("its plan reads");
+        let kinds: Vec<(&str, &str, bool)> = plan
+            .players
+            .iter()
+            .map(|(key, p)| {
+                let kind = match &p.kind {
+                    PlayerKind::Internal(_) => "internal",
+                    PlayerKind::Intuition(_) => "intuition",
+                    PlayerKind::Usi(_) => "usi",
+                    PlayerKind::Council(_) => "council",
+                };
+                (key.as_str(), kind, *key == p.name)
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("a", "internal", true),
+                ("c", "council", true),
+                ("i", "intuition", true),
+                ("u", "usi", true)
+            ]
+        );
+        let PlayerKind::Internal(a) = &plan.players["a"].kind else {
+            unreachable!("checked above")
+        };
+        assert_eq!(a.options.get("Eval_Silver"), Some(300));
+        let c = a.candidates.as_ref().expect("a's candidates");
+        assert_eq!((c.model.fnv1a64, c.k), (0x5efa_a46f_9743_aa2a, 3));
+        assert_eq!(plan.playing, ["i", "c"]);
+        std::fs::remove_file(dir.join("run.json")).expect("remove");
+        info.write(&dir).expect("write back");
+        let again = std::fs::read_to_string(dir.join("run.json")).expect("read");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert_eq!(again, old, "written back as the older build wrote it");
+    }
+
+    /// A `run.json` written today reads back through [`RunInfo::read`] to the config as
+    /// validated: every player the same (its name, a model's file and hash, `log`).
+    #[test]
+    fn a_run_json_written_today_reads_back_to_the_validated_config() {
+        let dir = scratch("today");
+        let model = engine::intuition::Model::new(engine::intuition::LearnOptions::default());
+        std::fs::write(dir.join("m.bin"), model.to_bytes()).expect("write a model");
+        let text = "[match]\nformat = \"gauntlet\"\nplayers = [\"i\", \"c\"]\ngames = 3\n\
+             [[player]]\nname = \"a\"\nkind = \"internal\"\nhash_mb = 8\n\
+             options = { Eval_Silver = 300 }\n\
+             candidates = { model = \"m.bin\", k = 3, setting = \"b\" }\n\
+             [[player]]\nname = \"u\"\nkind = \"usi\"\ncommand = \"sh\"\nlog = true\n\
+             [[player]]\nname = \"c\"\nkind = \"council\"\nmembers = [\"a\", \"u\"]\n\
+             nodes = 100\n\
+             [[player]]\nname = \"i\"\nkind = \"intuition\"\nmodel = \"m.bin\"\n";
+        let config = Config::parse(&dir.join("c.toml"), text).expect("a valid config");
+        let written = RunInfo {
+            seed: 5,
+            config_file: config.file.display().to_string(),
+            config_text: config.text.clone(),
+            games: config.games,
+            shard: None,
+            plan: Some(RunPlan::of(&config)),
+        };
+        written.write(&dir).expect("write run.json");
+        let read = RunInfo::read(&dir).expect("read run.json");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert_eq!(read, written);
+        let plan = read.plan.expect("a plan");
+        assert_eq!(plan.players, config.players);
+        assert!(plan.players["u"].log && !plan.players["a"].log);
+    }
 
     /// An older build's `run.json` (no plan) and one whose plan this build cannot read both
     /// read, without a plan; the plan then comes from the config text, validated again.

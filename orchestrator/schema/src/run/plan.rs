@@ -7,13 +7,11 @@
 //! engines or model files. [`RunPlan::of`] is the one way from a validated [`Config`].
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{
-    Candidates, Config, CouncilSettings, DrawRule, Format, InternalSettings, IntuitionModel,
-    IntuitionSettings, Limits, Openings, PlayerConfig, PlayerKind, ResignRule, UsiEngineSettings,
+    Config, CouncilSettings, DrawRule, Format, Openings, PlayerConfig, ResignRule,
 };
 use crate::stats::Sprt;
 
@@ -39,68 +37,21 @@ pub struct RunPlan {
     /// older build).
     #[serde(default)]
     pub training: Option<crate::training::Settings>,
-    /// Every configured player (playing, or a council's member), by name.
-    pub players: BTreeMap<String, PlayerFacts>,
+    /// Every configured player (playing, or a council's member), by name, as validated (a
+    /// council member without limits of its own takes its council's budget).
+    #[serde(deserialize_with = "named")]
+    pub players: BTreeMap<String, PlayerConfig>,
 }
 
-/// One player as it played.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlayerFacts {
-    #[serde(flatten)]
-    pub kind: KindFacts,
-    /// Its own limits (a council member without any takes its council's budget).
-    pub limits: Limits,
-    pub move_timeout_ms: u64,
-    pub win_rate_t: f64,
-    pub sigma: f64,
-    pub ponder: bool,
-}
-
-/// A player's kind with its settings (`"kind": "usi"` and the kind's keys beside it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum KindFacts {
-    Internal(InternalFacts),
-    Intuition(IntuitionFacts),
-    /// The engine as run: `command` resolved on `PATH` or against the config's folder.
-    Usi(UsiEngineSettings),
-    Council(CouncilSettings),
-}
-
-/// The built-in engine's settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InternalFacts {
-    pub noise_cp: u32,
-    pub hash_mb: u32,
-    /// Its tunable options that differ from the engine's defaults, by name.
-    pub options: BTreeMap<String, i32>,
-    pub candidates: Option<CandidatesFacts>,
-}
-
-/// `candidates = { model, k, setting }` as it restricted the root.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CandidatesFacts {
-    pub model: ModelFile,
-    pub k: usize,
-    /// The score setting's letter (`a`..`f`).
-    pub setting: String,
-}
-
-/// The intuition player's settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IntuitionFacts {
-    pub model: ModelFile,
-    /// The score setting's letter (`a`..`f`).
-    pub setting: String,
-    pub temperature: f64,
-}
-
-/// A candidate model file as the run read it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelFile {
-    pub path: PathBuf,
-    /// FNV-1a 64 of its bytes, 16 hex digits.
-    pub fnv1a64: String,
+/// The players as recorded, each given the name it is recorded under.
+fn named<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, PlayerConfig>, D::Error> {
+    let mut players = BTreeMap::<String, PlayerConfig>::deserialize(d)?;
+    for (name, p) in &mut players {
+        p.name.clone_from(name);
+    }
+    Ok(players)
 }
 
 impl RunPlan {
@@ -118,92 +69,20 @@ impl RunPlan {
             timeout_margin_ms: config.timeout_margin_ms,
             sprt: config.sprt,
             training: config.training,
-            players: config
-                .players
-                .iter()
-                .map(|(name, p)| (name.clone(), PlayerFacts::of(p)))
-                .collect(),
+            players: config.players.clone(),
         }
     }
 
     /// The council settings of `name`, if it is a council of this run.
     pub fn council(&self, name: &str) -> Option<&CouncilSettings> {
-        match &self.players.get(name)?.kind {
-            KindFacts::Council(c) => Some(c),
-            _ => None,
-        }
-    }
-}
-
-impl PlayerFacts {
-    fn of(p: &PlayerConfig) -> PlayerFacts {
-        PlayerFacts {
-            kind: match &p.kind {
-                PlayerKind::Internal(s) => KindFacts::Internal(InternalFacts::of(s)),
-                PlayerKind::Intuition(s) => KindFacts::Intuition(IntuitionFacts::of(s)),
-                PlayerKind::Usi(s) => KindFacts::Usi(s.clone()),
-                PlayerKind::Council(c) => KindFacts::Council(c.clone()),
-            },
-            limits: p.limits,
-            move_timeout_ms: p.move_timeout_ms,
-            win_rate_t: p.win_rate_t,
-            sigma: p.sigma,
-            ponder: p.ponder,
-        }
-    }
-}
-
-impl InternalFacts {
-    fn of(s: &InternalSettings) -> InternalFacts {
-        let defaults = engine::search::options::Tuning::default();
-        let options = engine::search::options::TUNABLES
-            .iter()
-            .filter_map(|t| {
-                let value = s.options.get(t.name)?;
-                (defaults.get(t.name) != Some(value)).then(|| (t.name.to_string(), value))
-            })
-            .collect();
-        InternalFacts {
-            noise_cp: s.noise_cp,
-            hash_mb: s.hash_mb,
-            options,
-            candidates: s.candidates.as_ref().map(CandidatesFacts::of),
-        }
-    }
-}
-
-impl CandidatesFacts {
-    fn of(c: &Candidates) -> CandidatesFacts {
-        CandidatesFacts {
-            model: ModelFile::of(&c.model),
-            k: c.k,
-            setting: c.setting.to_string(),
-        }
-    }
-}
-
-impl IntuitionFacts {
-    fn of(s: &IntuitionSettings) -> IntuitionFacts {
-        IntuitionFacts {
-            model: ModelFile::of(&s.model),
-            setting: s.setting.to_string(),
-            temperature: s.temperature,
-        }
-    }
-}
-
-impl ModelFile {
-    fn of(m: &IntuitionModel) -> ModelFile {
-        ModelFile {
-            path: m.path.clone(),
-            fnv1a64: format!("{:016x}", m.fnv1a64),
-        }
+        self.players.get(name)?.kind.council()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::PlayerKind;
 
     /// Every kind of player, every match fact: written as JSON and read back the same, and
     /// read back without the engines or model files it names.
@@ -233,18 +112,20 @@ mod tests {
         let read: RunPlan = serde_json::from_str(&json).expect("read back");
         assert_eq!(read, plan);
 
-        let hash = format!("{:016x}", engine::intuition::fnv1a64(&bytes));
-        let KindFacts::Internal(a) = &read.players["a"].kind else {
+        assert_eq!(read.players, config.players, "the players as validated");
+
+        let hash = engine::intuition::fnv1a64(&bytes);
+        let PlayerKind::Internal(a) = &read.players["a"].kind else {
             panic!("a is internal: {json}");
         };
-        assert_eq!(
-            a.options,
-            BTreeMap::from([("Eval_Silver".to_string(), 300)])
-        );
+        assert_eq!(a.options.get("Eval_Silver"), Some(300));
         let candidates = a.candidates.as_ref().expect("candidates");
-        assert_eq!((candidates.k, candidates.setting.as_str()), (3, "b"));
+        assert_eq!(
+            (candidates.k, candidates.setting.to_string()),
+            (3, "b".into())
+        );
         assert_eq!(candidates.model.fnv1a64, hash);
-        let KindFacts::Usi(u) = &read.players["u"].kind else {
+        let PlayerKind::Usi(u) = &read.players["u"].kind else {
             panic!("u is usi: {json}");
         };
         assert!(
@@ -263,6 +144,15 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert!(
             json.contains("\"kind\": \"intuition\"") && json.contains("\"drop_notation\": \"@\""),
+            "{json}"
+        );
+        // Recorded as the earlier `*Facts` types wrote them: changed options only, the
+        // setting's letter, the hash as 16 hex digits, no name.
+        assert!(
+            json.contains("\"options\": {\n        \"Eval_Silver\": 300\n      }")
+                && json.contains("\"setting\": \"b\"")
+                && json.contains(&format!("\"fnv1a64\": \"{hash:016x}\""))
+                && !json.contains("\"name\""),
             "{json}"
         );
     }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::super::intuition::{self, Candidates, ModelProblem};
+use super::super::intuition::{self, Candidates, ModelProblem, Models};
 use super::super::player_keys::{RawCandidates, RawPlayer};
 use super::super::usi_engine::{
     BadDropNotation, CommandProblem, DropNotation, OptionValue, UsiEngineSettings, resolve_command,
@@ -18,6 +18,7 @@ pub(super) fn internal(
     at: &PlayerAt<'_>,
     base: &Path,
     p: &RawPlayer,
+    models: &mut Models,
 ) -> Result<InternalSettings, ConfigError> {
     Ok(InternalSettings {
         noise_cp: p.noise_cp.unwrap_or(0),
@@ -26,7 +27,7 @@ pub(super) fn internal(
             .map_err(|(k, problem)| at.err(&format!("options.{k}"), problem))?,
         candidates: match &p.candidates {
             None => None,
-            Some(c) => Some(candidates(at, base, c)?),
+            Some(c) => Some(candidates(at, base, c, models)?),
         },
     })
 }
@@ -60,6 +61,7 @@ fn candidates(
     at: &PlayerAt<'_>,
     base: &Path,
     c: &RawCandidates,
+    models: &mut Models,
 ) -> Result<Candidates, ConfigError> {
     let problem = |k: &str, e: ModelProblem| at.err(&format!("candidates.{k}"), e);
     if c.k < 1 {
@@ -69,7 +71,7 @@ fn candidates(
         ));
     }
     Ok(Candidates {
-        model: intuition::load_model(base, &c.model).map_err(|e| problem("model", e))?,
+        model: intuition::load_model(base, &c.model, models).map_err(|e| problem("model", e))?,
         k: c.k as usize,
         setting: intuition::setting(c.setting.as_deref()).map_err(|e| problem("setting", e))?,
     })
@@ -80,6 +82,7 @@ pub(super) fn intuition(
     at: &PlayerAt<'_>,
     base: &Path,
     p: &RawPlayer,
+    models: &mut Models,
 ) -> Result<IntuitionSettings, ConfigError> {
     let Some(file) = &p.model else {
         return Err(at.err("model", "an intuition player needs a model file"));
@@ -92,7 +95,7 @@ pub(super) fn intuition(
         ));
     }
     Ok(IntuitionSettings {
-        model: intuition::load_model(base, file).map_err(|e| at.err("model", e))?,
+        model: intuition::load_model(base, file, models).map_err(|e| at.err("model", e))?,
         setting: intuition::setting(p.setting.as_deref()).map_err(|e| at.err("setting", e))?,
         temperature,
     })

@@ -24,8 +24,8 @@ pub(super) use players::validate_players;
 
 /// The whole file: its players, then the match that they play.
 pub(super) fn validate(path: &Path, base: &Path, raw: RawConfig) -> Result<Config, ConfigError> {
-    let players = validate_players(path, base, raw.players)?;
-    let mut config = tournament::validate_match(path, base, raw.tournament, players)?;
+    let (players, models) = validate_players(path, base, raw.players)?;
+    let mut config = tournament::validate_match(path, base, raw.tournament, players, models)?;
     if let Some(t) = raw.tune {
         config.tune = Some(validate_tune(path, t, &config.players, config.seed)?);
     }

@@ -6,18 +6,21 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::super::player_keys::{PLAYER_KEYS, RawKind, RawPlayer};
-use super::super::{ConfigError, DEFAULT_SIGMA, DEFAULT_WIN_RATE_T, PlayerConfig, PlayerKind};
+use super::super::{
+    ConfigError, DEFAULT_SIGMA, DEFAULT_WIN_RATE_T, Models, PlayerConfig, PlayerKind,
+};
 use super::at::PlayerAt;
 use super::{councils, engines, limits};
 
 /// The `[[player]]` tables alone, checked as [`Config::load`](super::super::Config::load)
-/// checks them.
+/// checks them, with the models they play from.
 pub(in super::super) fn validate_players(
     path: &Path,
     base: &Path,
     raw: Vec<RawPlayer>,
-) -> Result<BTreeMap<String, PlayerConfig>, ConfigError> {
+) -> Result<(BTreeMap<String, PlayerConfig>, Models), ConfigError> {
     let mut players = BTreeMap::new();
+    let mut models = Models::default();
     let mut wants_equal: Vec<String> = Vec::new();
     for (index, p) in raw.into_iter().enumerate() {
         let at = PlayerAt {
@@ -34,18 +37,23 @@ pub(in super::super) fn validate_players(
         if p.equal_resources == Some(true) {
             wants_equal.push(at.name.clone());
         }
-        let player = player(&at, base, p)?;
+        let player = player(&at, base, p, &mut models)?;
         players.insert(player.name.clone(), player);
     }
     councils::check_members(path, &players)?;
     for council in wants_equal {
         councils::add_equal_resources(path, &mut players, &council)?;
     }
-    Ok(players)
+    Ok((players, models))
 }
 
 /// One player, its checks in the order a reader of its table would make them.
-fn player(at: &PlayerAt<'_>, base: &Path, p: RawPlayer) -> Result<PlayerConfig, ConfigError> {
+fn player(
+    at: &PlayerAt<'_>,
+    base: &Path,
+    p: RawPlayer,
+    models: &mut Models,
+) -> Result<PlayerConfig, ConfigError> {
     let limits = limits::limits(at, &p)?;
     let win_rate_t = at.positive("win_rate_t", p.win_rate_t, DEFAULT_WIN_RATE_T)?;
     let sigma = at.positive("sigma", p.sigma, DEFAULT_SIGMA)?;
@@ -61,8 +69,8 @@ fn player(at: &PlayerAt<'_>, base: &Path, p: RawPlayer) -> Result<PlayerConfig, 
         ));
     }
     let kind = match p.kind {
-        RawKind::Internal => PlayerKind::Internal(engines::internal(at, base, &p)?),
-        RawKind::Intuition => PlayerKind::Intuition(engines::intuition(at, base, &p)?),
+        RawKind::Internal => PlayerKind::Internal(engines::internal(at, base, &p, models)?),
+        RawKind::Intuition => PlayerKind::Intuition(engines::intuition(at, base, &p, models)?),
         RawKind::Usi => PlayerKind::Usi(engines::usi(at, base, &p)?),
         RawKind::Council => PlayerKind::Council(councils::council(at, &p)?),
     };

@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use super::super::raw::{RawMatch, RawResign};
-use super::super::{Config, ConfigError, DrawRule, Format, Limits, PlayerConfig, ResignRule};
+use super::super::{
+    Config, ConfigError, DrawRule, Format, Limits, Models, PlayerConfig, ResignRule,
+};
 use super::{limits, openings};
 
 /// `[match]` over the validated players: the whole config but its `[tune]`.
@@ -14,6 +16,7 @@ pub(super) fn validate_match(
     base: &Path,
     mut m: RawMatch,
     players: BTreeMap<String, PlayerConfig>,
+    models: Models,
 ) -> Result<Config, ConfigError> {
     let err = |key: &str, problem: String| ConfigError::key(path, key, problem);
     add_references(path, &mut m, &players)?;
@@ -70,6 +73,7 @@ pub(super) fn validate_match(
         format: m.format,
         playing: m.players,
         players,
+        models,
         games: m.games,
         max_plies: m.max_plies,
         seed: m.seed,
