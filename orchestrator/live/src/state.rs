@@ -654,7 +654,7 @@ mod tests {
             &council_schema::config::Config::parse(std::path::Path::new("t.toml"), text)
                 .expect("a config"),
         );
-        let live = Live::new(Some(Arc::new(config)), Phase::Playing);
+        let live = Live::new(Some(Arc::new(config.clone())), Phase::Playing);
         let mut rx = live.subscribe();
         live.run_started(RunStart {
             plan: &config,
