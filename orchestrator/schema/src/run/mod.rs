@@ -23,7 +23,10 @@ use shard::Shard;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunInfoError {
-    #[error("{}: not a run folder ({cause})", path.display())]
+    #[error(
+        "{}: no run.json here, so not a council-match run folder ({cause})",
+        path.parent().unwrap_or(path).display()
+    )]
     NotARun {
         path: PathBuf,
         cause: std::io::Error,

@@ -146,7 +146,7 @@ mod tests {
             json.contains("\"kind\": \"intuition\"") && json.contains("\"drop_notation\": \"@\""),
             "{json}"
         );
-        // Recorded as the earlier `*Facts` types wrote them: changed options only, the
+        // Recorded as the previous build wrote a player: changed options only, the
         // setting's letter, the hash as 16 hex digits, no name.
         assert!(
             json.contains("\"options\": {\n        \"Eval_Silver\": 300\n      }")
