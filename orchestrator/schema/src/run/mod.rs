@@ -228,6 +228,7 @@ mod tests {
             games: config.games,
             shard: None,
             plan: Some(RunPlan::of(&config)),
+            written_by: None,
         };
         written.write(&dir).expect("write run.json");
         let read = RunInfo::read(&dir).expect("read run.json");
