@@ -22,15 +22,13 @@ use super::adjudicate::{
     max_plies_verdict, position_verdict,
 };
 use super::feed::{ClockView, GameStart, MoveEvent, RunFeed};
-use super::sheet::{Heading, Sheet};
+use super::sheet::{Heading, PlayedGame, Sheet};
 use council_players::player::{
     Budget, Decision, MoveRequest, Outcome, Player, PlayerError, Thought,
 };
 use council_schema::config::{Config, PlayerConfig};
 use council_schema::results::{Reason, Winner};
 use council_schema::run::schedule::{GameSpec, Start};
-
-pub use super::sheet::PlayedGame;
 
 /// The start of a game: the position as the arbiter holds it.
 pub(crate) struct StartPosition {

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::arbiter::{Arbiter, Judgement, PlayedGame};
+use super::arbiter::{Arbiter, Judgement};
 use super::feed::RunFeed;
+use super::sheet::PlayedGame;
 use council_players::player::Player;
 use council_schema::config::Config;
 use council_schema::run::schedule::GameSpec;

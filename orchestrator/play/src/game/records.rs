@@ -14,7 +14,7 @@ use engine::position::{Replay, replay};
 use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError, RecordedMove};
 use engine::types::Color;
 
-use crate::game::arbiter::PlayedGame;
+use crate::game::sheet::PlayedGame;
 use council_schema::config::Config;
 use council_schema::results::{GameResult, Reason, Winner};
 use council_schema::written_by::WrittenBy;

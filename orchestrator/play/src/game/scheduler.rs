@@ -26,10 +26,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tokio_util::task::task_tracker::TaskTrackerToken;
 
-use super::arbiter::PlayedGame;
 use super::feed::RunFeed;
 use super::play::play_game;
 use super::pool::{Keep, Pool};
+use super::sheet::PlayedGame;
 use council_players::player::engine_log;
 use council_schema::config::Config;
 use council_schema::run::schedule::GameSpec;

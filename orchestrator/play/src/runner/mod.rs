@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::game::arbiter::PlayedGame;
 use crate::game::feed::{RunFeed, RunStart};
 use crate::game::pool::Keep;
 use crate::game::records;
 use crate::game::scheduler::{Scheduler, SchedulerOptions};
+use crate::game::sheet::PlayedGame;
 use council_players::factory::EngineLogs;
 use council_players::player::engine_log::{EngineLog, EngineLogError};
 use council_schema::config::Config;
