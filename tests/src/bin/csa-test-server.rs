@@ -312,9 +312,18 @@ fn main() {
     };
     let port = listener.local_addr().map_or(0, |a| a.port());
     say_stdout(&format!("port {port}"));
+    let arrivals = accept_logins(listener, args.game.clone(), args.login_faults);
+    host_games(&args, &arrivals);
+}
+
+/// Accept connections, each logged in on its own thread; the clients logged in arrive on the
+/// channel returned.
+fn accept_logins(
+    listener: TcpListener,
+    default_game: String,
+    faults: LoginFaults,
+) -> mpsc::Receiver<Client> {
     let (logins, arrivals) = mpsc::channel::<Client>();
-    let default_game = args.game.clone();
-    let faults = args.login_faults;
     std::thread::spawn(move || {
         let counted = Arc::new(AtomicU64::new(0));
         for stream in listener.incoming().flatten() {
@@ -328,6 +337,12 @@ fn main() {
             });
         }
     });
+    arrivals
+}
+
+/// Pair the clients as they arrive by the game they asked for and host each pair's game, until
+/// `--games` games have been hosted (or for ever).
+fn host_games(args: &Args, arrivals: &mpsc::Receiver<Client>) {
     let mut waiting: Vec<Client> = Vec::new();
     // Logins left silent: kept, so their connections stay open.
     let mut silenced: Vec<Client> = Vec::new();
@@ -359,7 +374,7 @@ fn main() {
         );
         let reject = args.reject_game == Some(hosted);
         let faulty = args.fault_game.is_none_or(|n| n == hosted);
-        let (ending, sente_result) = host(&args, &id, pair, reject, faulty);
+        let (ending, sente_result) = host(args, &id, pair, reject, faulty);
         say_stdout(&format!("end {id} {ending} {sente_result}"));
     }
 }
@@ -439,18 +454,7 @@ fn login(
 ) -> Option<Client> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let writer = Arc::new(Mutex::new(Some(stream)));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        if !line.trim().is_empty() {
-            break;
-        }
-        // A keep-alive before logging in is answered too.
-        writer.lock().ok()?.as_mut()?.write_all(b"\n").ok()?;
-    }
+    let line = first_line(&mut reader, &writer)?;
     let words: Vec<&str> = line.split_whitespace().collect();
     if !(words.len() == 3 && words[0] == "LOGIN" && identifier(words[1])) {
         let _ = writer
@@ -474,10 +478,48 @@ fn login(
         .as_mut()?
         .write_all(format!("LOGIN:{name} OK\n").as_bytes())
         .ok()?;
+    let mute = Arc::new(AtomicBool::new(silent));
+    let (lines, gone) = read_lines(reader, writer.clone(), mute.clone());
+    Some(Client {
+        name,
+        game,
+        writer,
+        lines,
+        gone,
+        mute,
+    })
+}
+
+/// The first line that is not empty, the empty ones before it answered (a keep-alive before
+/// logging in is answered too); `None` when the connection ends first.
+fn first_line(
+    reader: &mut BufReader<TcpStream>,
+    writer: &Mutex<Option<TcpStream>>,
+) -> Option<String> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if !line.trim().is_empty() {
+            return Some(line);
+        }
+        writer.lock().ok()?.as_mut()?.write_all(b"\n").ok()?;
+    }
+}
+
+/// A thread that reads a client's lines: each keep-alive answered (unless `quiet`) and left
+/// out, every other line handed over, then `None` when the connection ends. Returns the lines
+/// and whether the client is gone.
+fn read_lines(
+    reader: BufReader<TcpStream>,
+    echo: Arc<Mutex<Option<TcpStream>>>,
+    quiet: Arc<AtomicBool>,
+) -> (mpsc::Receiver<Option<String>>, Arc<AtomicBool>) {
     let (tx, lines) = mpsc::channel();
     let gone = Arc::new(AtomicBool::new(false));
-    let mute = Arc::new(AtomicBool::new(silent));
-    let (echo, left, quiet) = (writer.clone(), gone.clone(), mute.clone());
+    let left = gone.clone();
     std::thread::spawn(move || {
         for l in reader.lines() {
             let Ok(l) = l else { break };
@@ -498,14 +540,7 @@ fn login(
         left.store(true, Ordering::SeqCst);
         let _ = tx.send(None);
     });
-    Some(Client {
-        name,
-        game,
-        writer,
-        lines,
-        gone,
-        mute,
-    })
+    (lines, gone)
 }
 
 fn summary(args: &Args, time: Time, id: &str, names: [&str; 2], you: Color) -> String {
@@ -549,18 +584,8 @@ fn host(
         let you = if i == 0 { Color::Sente } else { Color::Gote };
         c.send(&summary(args, time, id, [&names[0], &names[1]], you));
     }
-    // Both must agree.
-    for i in 0..2 {
-        loop {
-            match clients[i].lines.recv_timeout(Duration::from_secs(30)) {
-                Ok(Some(l)) if l.starts_with("AGREE") => break,
-                Ok(Some(l)) if l.starts_with("REJECT") => {
-                    return rejected(&clients, id, &names[i]);
-                }
-                Ok(Some(_)) => {}
-                _ => return rejected(&clients, id, "the Server (timed out)"),
-            }
-        }
+    if let Err(by) = agree(&clients, &names) {
+        return rejected(&clients, id, &by);
     }
     if reject {
         return rejected(&clients, id, "the Server");
@@ -568,71 +593,75 @@ fn host(
     for c in &clients {
         c.send(&format!("START:{id}"));
     }
-    let mut game = Referee {
-        args,
-        id,
-        position: args.position.1.clone(),
-        clocks: {
-            let control = TimeControl {
-                main: Duration::from_secs(time.total),
-                byoyomi: Duration::from_secs(time.byoyomi),
-                increment: Duration::from_secs(time.increment),
-            };
-            (!control.is_unlimited()).then(|| Clocks::start(control))
-        },
-        stop_watch: time.stop_watch.then_some(time.byoyomi.max(1)),
-        played: 0,
-        plies: args.position.2,
-        faulty,
-    };
-    let (end, mover) = game.run(&clients);
+    let (end, mover) = Referee::new(args, id, time, faulty).run(&clients);
+    finish(&clients, end, mover)
+}
+
+/// Wait for both `AGREE`s; who rejected the game (or that the server timed out) otherwise.
+fn agree(clients: &[Client; 2], names: &[String; 2]) -> Result<(), String> {
+    for (c, name) in clients.iter().zip(names) {
+        loop {
+            match c.lines.recv_timeout(Duration::from_secs(30)) {
+                Ok(Some(l)) if l.starts_with("AGREE") => break,
+                Ok(Some(l)) if l.starts_with("REJECT") => return Err(name.clone()),
+                Ok(Some(_)) => {}
+                _ => return Err("the Server (timed out)".into()),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Tell both clients how the game ended and close (or leave silent) their connections; the
+/// ending word and sente's result.
+fn finish(clients: &[Client; 2], end: End, mover: Option<Color>) -> (String, String) {
     match end {
         End::Result { lines, winner } => {
             for (i, c) in clients.iter().enumerate() {
                 for l in &lines {
                     c.send(l);
                 }
-                let result = match winner {
-                    None if lines.last().map(String::as_str) == Some("#MAX_MOVES") => "#CENSORED",
-                    None => "#DRAW",
-                    Some(w) if w.index() == i => "#WIN",
-                    Some(_) => "#LOSE",
-                };
-                c.send(result);
+                c.send(result(i, winner, &lines));
             }
-            close_after_game(&clients, mover);
-            let sente = match winner {
-                None if lines.last().map(String::as_str) == Some("#MAX_MOVES") => "#CENSORED",
-                None => "#DRAW",
-                Some(Color::Sente) => "#WIN",
-                Some(Color::Gote) => "#LOSE",
-            };
+            close_after_game(clients, mover);
+            let sente = result(Color::Sente.index(), winner, &lines);
             let ending = lines.last().cloned().unwrap_or_default();
             (ending, sente.into())
         }
         End::Chudan => {
-            for c in &clients {
+            for c in clients {
                 c.send("#CHUDAN");
             }
-            close_after_game(&clients, mover);
+            close_after_game(clients, mover);
             ("#CHUDAN".into(), "-".into())
         }
         End::Dropped => {
-            for c in &clients {
+            for c in clients {
                 c.close();
             }
             ("#DROPPED".into(), "-".into())
         }
         End::Silent => {
             // Each must find out by itself: a keep-alive unanswered, a move never echoed.
-            for c in &clients {
+            for c in clients {
                 c.mute.store(true, Ordering::SeqCst);
             }
-            for c in &clients {
+            for c in clients {
                 c.silent_until_gone(Duration::from_secs(600));
             }
             ("#SILENT".into(), "-".into())
         }
+    }
+}
+
+/// The result of the side with `index` in a game ended by `lines`: `#WIN`, `#LOSE`, `#DRAW`, or
+/// `#CENSORED` for a draw at `Max_Moves`.
+fn result(index: usize, winner: Option<Color>, lines: &[String]) -> &'static str {
+    match winner {
+        None if lines.last().map(String::as_str) == Some("#MAX_MOVES") => "#CENSORED",
+        None => "#DRAW",
+        Some(w) if w.index() == index => "#WIN",
+        Some(_) => "#LOSE",
     }
 }
 
@@ -702,7 +731,26 @@ const GARBAGE: &[&[u8]] = &[
     b"BEGIN Nonsense\n",
 ];
 
-impl Referee<'_> {
+impl<'a> Referee<'a> {
+    /// A game from `--position` on the clock `time` (all three 0: no clock).
+    fn new(args: &'a Args, id: &'a str, time: Time, faulty: bool) -> Self {
+        let control = TimeControl {
+            main: Duration::from_secs(time.total),
+            byoyomi: Duration::from_secs(time.byoyomi),
+            increment: Duration::from_secs(time.increment),
+        };
+        Referee {
+            args,
+            id,
+            position: args.position.1.clone(),
+            clocks: (!control.is_unlimited()).then(|| Clocks::start(control)),
+            stop_watch: time.stop_watch.then_some(time.byoyomi.max(1)),
+            played: 0,
+            plies: args.position.2,
+            faulty,
+        }
+    }
+
     /// Whether the fault `after` moves applies now.
     fn fault(&self, after: Option<usize>) -> bool {
         self.faulty && after == Some(self.played)
@@ -752,63 +800,43 @@ impl Referee<'_> {
     /// One move of the side to move; the game's end when it ends, and whether the mover's
     /// own line (or silence) ended it.
     fn step(&mut self, clients: &[Client; 2], mover: Color) -> (Option<End>, bool) {
-        let m = mover.index();
         if self.fault(self.args.silent_after) {
             return (Some(End::Silent), false);
         }
+        if let Err((end, ended)) = self.play_move(clients, mover) {
+            return (Some(end), ended);
+        }
+        let end = self
+            .judge(clients, mover)
+            .or_else(|| self.after_move_faults(clients));
+        let ended = end.is_some();
+        (end, ended)
+    }
+
+    /// The mover's line, charged, judged and relayed with its time when it is a move; the
+    /// game's end otherwise.
+    fn play_move(&mut self, clients: &[Client; 2], mover: Color) -> Result<(), Ended> {
+        let m = mover.index();
         let began = Instant::now();
-        // Whole seconds are charged, cut down: the flag falls when they reach the allowance.
-        let allowance = self.allowance(mover);
-        // Keep-alives are answered by the reader and never reach here: one wait suffices.
-        let line = match clients[m].lines.recv_timeout(allowance) {
-            Ok(Some(l)) => Some(l),
-            // The mover is gone: its opponent wins as by resignation.
-            Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return (Some(abandoned(mover.opposite())), false);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => None,
-        };
-        let loss = |lines: &[&str]| End::Result {
-            lines: lines.iter().map(|l| l.to_string()).collect(),
-            winner: Some(mover.opposite()),
-        };
-        let Some(line) = line else {
-            return (Some(loss(&["#TIME_UP"])), true);
-        };
+        let line = self.receive(&clients[m], mover)?;
         if self.fault(self.args.reset_after) {
             // The move arrived and is never echoed: the mover's connection is reset, and the
             // server hears a disconnect.
             clients[m].reset();
-            return (Some(abandoned(mover.opposite())), false);
+            return Err((abandoned(mover.opposite()), false));
         }
         let secs = (began.elapsed().as_secs()).max(self.args.least);
         let before = self.clocks;
         if !self.charge(mover, secs) {
-            return (Some(loss(&["#TIME_UP"])), true);
+            return Err((loss(mover, &["#TIME_UP"]), true));
         }
         let word = line.split(',').next().unwrap_or("").trim().to_string();
-        match word.as_str() {
-            "%TORYO" => return (Some(loss(&["%TORYO", "#RESIGN"])), true),
-            "%KACHI" => {
-                if self.position.impasse_declaration().is_err() {
-                    return (Some(loss(&["%KACHI", "#ILLEGAL_MOVE"])), true);
-                }
-                let won = End::Result {
-                    lines: vec!["%KACHI".into(), "#JISHOGI".into()],
-                    winner: Some(mover),
-                };
-                return (Some(won), true);
-            }
-            _ => {}
-        }
-        let name = clients[m].name.clone();
-        let Some(usi) = csa_move_to_usi(&self.position, &word) else {
+        self.declaration(mover, &word)?;
+        let legal = csa_move_to_usi(&self.position, &word)
+            .and_then(|usi| judge_move(&self.position, &clients[m].name, &usi).ok());
+        let Some(mv) = legal else {
             self.clocks = before;
-            return (Some(loss(&["#ILLEGAL_MOVE"])), true);
-        };
-        let Ok(mv) = judge_move(&self.position, &name, &usi) else {
-            self.clocks = before;
-            return (Some(loss(&["#ILLEGAL_MOVE"])), true);
+            return Err((loss(mover, &["#ILLEGAL_MOVE"]), true));
         };
         self.position.play(mv);
         self.played += 1;
@@ -825,42 +853,71 @@ impl Referee<'_> {
                 c.side(Color::Gote).remaining.as_millis()
             ));
         }
+        Ok(())
+    }
+
+    /// The mover's next line, waited for as long as its allowance lasts.
+    fn receive(&self, client: &Client, mover: Color) -> Result<String, Ended> {
+        // Whole seconds are charged, cut down: the flag falls when they reach the allowance.
+        let allowance = self.allowance(mover);
+        // Keep-alives are answered by the reader and never reach here: one wait suffices.
+        match client.lines.recv_timeout(allowance) {
+            Ok(Some(l)) => Ok(l),
+            // The mover is gone: its opponent wins as by resignation.
+            Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Err((abandoned(mover.opposite()), false))
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => Err((loss(mover, &["#TIME_UP"]), true)),
+        }
+    }
+
+    /// `%TORYO` and `%KACHI` (a win when the 27-point rule allows it, else a loss) end the game.
+    fn declaration(&self, mover: Color, word: &str) -> Result<(), Ended> {
+        match word {
+            "%TORYO" => Err((loss(mover, &["%TORYO", "#RESIGN"]), true)),
+            "%KACHI" if self.position.impasse_declaration().is_err() => {
+                Err((loss(mover, &["%KACHI", "#ILLEGAL_MOVE"]), true))
+            }
+            "%KACHI" => {
+                let won = End::Result {
+                    lines: vec!["%KACHI".into(), "#JISHOGI".into()],
+                    winner: Some(mover),
+                };
+                Err((won, true))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// After a move: the game's end when the opponent has left, the position repeats or the
+    /// game reaches `Max_Moves`.
+    fn judge(&self, clients: &[Client; 2], mover: Color) -> Option<End> {
         // The opponent left while the mover thought: the mover wins as by resignation.
         if clients[mover.opposite().index()]
             .gone
             .load(Ordering::SeqCst)
         {
-            return (Some(abandoned(mover)), true);
+            return Some(abandoned(mover));
         }
-        match self.position.repetition() {
-            Repetition::Draw => {
-                let draw = End::Result {
-                    lines: vec!["#SENNICHITE".into()],
-                    winner: None,
-                };
-                return (Some(draw), true);
-            }
+        let (lines, winner) = match self.position.repetition() {
+            Repetition::Draw => (vec!["#SENNICHITE".into()], None),
             Repetition::PerpetualCheck { loser } => {
-                let lost = End::Result {
-                    lines: vec!["#OUTE_SENNICHITE".into()],
-                    winner: Some(loser.opposite()),
-                };
-                return (Some(lost), true);
+                (vec!["#OUTE_SENNICHITE".into()], Some(loser.opposite()))
             }
-            _ => {}
-        }
-        if self.plies >= self.args.max_moves as usize {
-            let draw = End::Result {
-                lines: vec!["#MAX_MOVES".into()],
-                winner: None,
-            };
-            return (Some(draw), true);
-        }
+            _ if self.plies >= self.args.max_moves as usize => (vec!["#MAX_MOVES".into()], None),
+            _ => return None,
+        };
+        Some(End::Result { lines, winner })
+    }
+
+    /// After a move, the game's faults due now: a drop or a `#CHUDAN` ends the game; garbage
+    /// and a long line go to both players, and the game goes on.
+    fn after_move_faults(&self, clients: &[Client; 2]) -> Option<End> {
         if self.fault(self.args.drop_after) {
-            return (Some(End::Dropped), true);
+            return Some(End::Dropped);
         }
         if self.fault(self.args.chudan_after) {
-            return (Some(End::Chudan), true);
+            return Some(End::Chudan);
         }
         if self.fault(self.args.garbage_after) {
             for c in clients {
@@ -876,7 +933,18 @@ impl Referee<'_> {
                 c.send_bytes(&long);
             }
         }
-        (None, false)
+        None
+    }
+}
+
+/// How a game ended, and whether the mover's own line (or silence) ended it.
+type Ended = (End, bool);
+
+/// A loss for `mover`, told by `lines`.
+fn loss(mover: Color, lines: &[&str]) -> End {
+    End::Result {
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+        winner: Some(mover.opposite()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! A scriptable mock USI engine for the runner's failure tests (after fastchess `tests/mock`).
 //!
-//! `mock-usi SCENARIO [--after N] [--delay-ms D] [--child]` (or `mock-usi --version`): behaves like a well-mannered engine
+//! `mock-usi SCENARIO [--after N] [--delay-ms D] [--child]` (or `mock-usi --version`, or `--help`,
+//! which lists every option): behaves like a well-mannered engine
 //! (plays the first legal move in the engine crate's order, with an `info` line whose `nodes` is
 //! the `go nodes` it was given) for its first
 //! `N` moves of each game (default 0), then misbehaves as SCENARIO says:
@@ -57,39 +58,125 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
+use clap::Parser;
 use engine::position::Position;
 use engine::usi::protocol::{GuiCommand, PositionStart, parse_gui_command};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+/// The mock's command line (`mock-usi --help` lists it; the module's docs explain each mode).
+#[derive(Parser, Debug)]
+#[command(
+    name = "mock-usi",
+    about = "A scriptable mock USI engine for the runner's failure tests",
+    args_override_self = true
+)]
 struct Args {
+    /// How it misbehaves: `normal`, `crash-on-go`, `hang`, `sleep`, `chaos`, ... (see the
+    /// module's docs).
     scenario: String,
+    /// Moves of each game it plays well before it misbehaves.
+    #[arg(long, value_name = "N", default_value_t = 0)]
     after: usize,
+    /// Milliseconds every normal move takes (`slow-start`: before `usiok`).
+    #[arg(long = "delay-ms", value_name = "D", default_value = "0", value_parser = millis)]
     delay: Duration,
+    /// The status its crashes exit with.
+    #[arg(long, value_name = "S", default_value_t = 3)]
     exit_status: i32,
+    /// Start a grandchild process (`sleep 600`) holding stdin, stdout and stderr.
+    #[arg(long)]
     child: bool,
+    /// Append the grandchild's pid to this file (implies `--child`).
+    #[arg(long, value_name = "F")]
     child_pid_file: Option<String>,
+    /// The first start creates this file and behaves; every later start never finishes the
+    /// handshake.
+    #[arg(long, value_name = "F")]
     mute_after_first_start: Option<String>,
+    /// `spend`: milliseconds added to the allowance it thinks (may be negative).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     spend_offset_ms: i64,
+    /// `sleep` and `chaos`: the share of the allowance it sleeps, from 0 to 1.
+    #[arg(long, value_name = "F", default_value_t = 0.9, value_parser = fraction)]
     share: f64,
+    /// Append the Unix time in nanoseconds at which `usi` arrived to this file.
+    #[arg(long, value_name = "F")]
     usi_stamp: Option<String>,
+    /// `chaos`: the seed its draws depend on (with the position asked).
+    #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
+    #[command(flatten)]
     faults: Faults,
+}
+
+/// `--delay-ms`: whole milliseconds.
+fn millis(text: &str) -> Result<Duration, String> {
+    text.parse()
+        .map(Duration::from_millis)
+        .map_err(|_| format!("`{text}` is not a whole number of milliseconds"))
+}
+
+/// `--share` and the `--p-*` probabilities: a number from 0 to 1.
+fn fraction(text: &str) -> Result<f64, String> {
+    text.parse()
+        .ok()
+        .filter(|p: &f64| (0.0..=1.0).contains(p))
+        .ok_or_else(|| format!("`{text}` is not a number from 0 to 1"))
 }
 
 /// `chaos`: the probability of each misbehaviour, per `go` (the first five) or per `go ponder`
 /// (the last four); within each group they are exclusive and sum to at most 1.
-#[derive(Debug, Default)]
+#[derive(clap::Args, Debug, Default)]
 struct Faults {
+    /// `chaos`: the probability that a `go` crashes.
+    #[arg(long = "p-crash", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     crash: f64,
+    /// `chaos`: the probability that a `go` hangs, ignoring `stop`.
+    #[arg(long = "p-hang", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     hang: f64,
+    /// `chaos`: the probability that a `go` prints junk and a malformed `bestmove`.
+    #[arg(long = "p-garbage", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     garbage: f64,
+    /// `chaos`: the probability that a `go` takes 1 to 2 times its whole allowance.
+    #[arg(long = "p-slow", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     slow: f64,
+    /// `chaos`: the probability that a `go` prints a 1 MB line before its move.
+    #[arg(long = "p-long", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     long: f64,
+    /// `chaos`: the probability that a `go ponder` crashes.
+    #[arg(long = "p-ponder-crash", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     ponder_crash: f64,
+    /// `chaos`: the probability that a `go ponder` ignores `stop`.
+    #[arg(long = "p-ponder-deaf", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     ponder_deaf: f64,
+    /// `chaos`: the probability that a `go ponder` answers `ponderhit` with an illegal or a
+    /// malformed move.
+    #[arg(long = "p-ponder-illegal", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     ponder_illegal: f64,
+    /// `chaos`: the probability that a `go ponder` sends `bestmove` at once.
+    #[arg(long = "p-ponder-early", value_name = "P", default_value_t = 0.0, value_parser = fraction)]
     ponder_early: f64,
+}
+
+impl Faults {
+    /// Each group's probabilities sum to at most 1.
+    fn check(&self) -> Result<(), String> {
+        if self.crash + self.hang + self.garbage + self.slow + self.long > 1.0 {
+            return Err(
+                "--p-crash, --p-hang, --p-garbage, --p-slow and --p-long sum to more than 1".into(),
+            );
+        }
+        if self.ponder_crash + self.ponder_deaf + self.ponder_illegal + self.ponder_early > 1.0 {
+            return Err("the --p-ponder-* probabilities sum to more than 1".into());
+        }
+        Ok(())
+    }
 }
 
 /// What one `go` of `chaos` does.
@@ -111,111 +198,6 @@ enum PonderFault {
     Early,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut it = std::env::args().skip(1);
-    let scenario = it
-        .next()
-        .ok_or("usage: mock-usi SCENARIO [--after N] [--delay-ms D] [--child]")?;
-    let mut args = Args {
-        scenario,
-        after: 0,
-        delay: Duration::ZERO,
-        exit_status: 3,
-        child: false,
-        child_pid_file: None,
-        mute_after_first_start: None,
-        spend_offset_ms: 0,
-        share: 0.9,
-        usi_stamp: None,
-        seed: 0,
-        faults: Faults::default(),
-    };
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--after" => {
-                args.after = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .ok_or("--after needs a number")?;
-            }
-            "--delay-ms" => {
-                let ms: u64 = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .ok_or("--delay-ms needs a number")?;
-                args.delay = Duration::from_millis(ms);
-            }
-            "--exit-status" => {
-                args.exit_status = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .ok_or("--exit-status needs a number")?;
-            }
-            "--spend-offset-ms" => {
-                args.spend_offset_ms = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .ok_or("--spend-offset-ms needs a number (ms, may be negative)")?;
-            }
-            "--share" => {
-                args.share = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|s: &f64| (0.0..=1.0).contains(s))
-                    .ok_or("--share needs a number from 0 to 1")?;
-            }
-            "--seed" => {
-                args.seed = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .ok_or("--seed needs a whole number")?;
-            }
-            flag if flag.starts_with("--p-") => {
-                let p: f64 = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|p: &f64| (0.0..=1.0).contains(p))
-                    .ok_or(format!("{flag} needs a probability from 0 to 1"))?;
-                let f = &mut args.faults;
-                let slot = match flag {
-                    "--p-crash" => &mut f.crash,
-                    "--p-hang" => &mut f.hang,
-                    "--p-garbage" => &mut f.garbage,
-                    "--p-slow" => &mut f.slow,
-                    "--p-long" => &mut f.long,
-                    "--p-ponder-crash" => &mut f.ponder_crash,
-                    "--p-ponder-deaf" => &mut f.ponder_deaf,
-                    "--p-ponder-illegal" => &mut f.ponder_illegal,
-                    "--p-ponder-early" => &mut f.ponder_early,
-                    other => return Err(format!("unknown argument `{other}`")),
-                };
-                *slot = p;
-            }
-            "--usi-stamp" => args.usi_stamp = Some(it.next().ok_or("--usi-stamp needs a path")?),
-            "--child" => args.child = true,
-            "--mute-after-first-start" => {
-                args.mute_after_first_start =
-                    Some(it.next().ok_or("--mute-after-first-start needs a path")?);
-            }
-            "--child-pid-file" => {
-                args.child_pid_file = Some(it.next().ok_or("--child-pid-file needs a path")?);
-                args.child = true;
-            }
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    let f = &args.faults;
-    if f.crash + f.hang + f.garbage + f.slow + f.long > 1.0 {
-        return Err(
-            "--p-crash, --p-hang, --p-garbage, --p-slow and --p-long sum to more than 1".into(),
-        );
-    }
-    if f.ponder_crash + f.ponder_deaf + f.ponder_illegal + f.ponder_early > 1.0 {
-        return Err("the --p-ponder-* probabilities sum to more than 1".into());
-    }
-    Ok(args)
-}
-
 fn say(line: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}");
@@ -227,13 +209,12 @@ fn main() {
         say(&council_stamp::build!("mock-usi").to_string());
         return;
     }
-    let mut args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("mock-usi: {e}");
-            std::process::exit(2);
-        }
-    };
+    let mut args = Args::parse();
+    args.child |= args.child_pid_file.is_some();
+    if let Err(e) = args.faults.check() {
+        eprintln!("mock-usi: {e}");
+        std::process::exit(2);
+    }
     // Kept until the end: dropping a Child neither kills nor waits for it.
     let _child = start_child(&args);
     if let Some(marker) = &args.mute_after_first_start {
@@ -248,62 +229,14 @@ fn main() {
         say("Mock Engine version 0 (not USI)");
         say("Type 'help' for a list of commands");
     }
-    let mut mock = Mock {
-        args,
-        position: Position::startpos(),
-        moves_this_game: 0,
-        games_begun: 0,
-        waiting: None,
-        asked: None,
-        pondering: None,
-    };
+    let mut mock = Mock::new(args);
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         let Ok(cmd) = parse_gui_command(&line) else {
             continue;
         };
-        match cmd {
-            GuiCommand::Usi => mock.usi(),
-            GuiCommand::IsReady => say("readyok"),
-            GuiCommand::UsiNewGame => {
-                mock.moves_this_game = 0;
-                mock.games_begun += 1;
-            }
-            GuiCommand::Position { start, moves } => {
-                mock.asked = Some(std::time::Instant::now());
-                mock.set_position(start, &moves)
-            }
-            GuiCommand::Go(go) if go.ponder && mock.args.scenario == "chaos" => {
-                mock.chaos_ponder(go)
-            }
-            GuiCommand::Go(go) if go.ponder => mock.go_ponder(),
-            GuiCommand::Go(go) if mock.args.scenario == "sleep" => mock.sleep(&go),
-            GuiCommand::Go(go) if mock.args.scenario == "chaos" => mock.chaos_go(&go),
-            GuiCommand::PonderHit
-                if mock.waiting == Some(Wait::Ponder) && mock.args.scenario == "chaos" =>
-            {
-                mock.waiting = None;
-                mock.chaos_ponderhit();
-            }
-            GuiCommand::Go(go) => {
-                if mock.args.scenario == "spend" {
-                    std::thread::sleep(mock.allowance(&go));
-                }
-                mock.go(go.nodes)
-            }
-            GuiCommand::PonderHit if mock.waiting == Some(Wait::Ponder) => {
-                mock.waiting = None;
-                mock.ponderhit();
-            }
-            GuiCommand::Stop => match mock.waiting.take() {
-                Some(Wait::Ponder) if mock.args.scenario == "chaos" => mock.chaos_stop(),
-                Some(Wait::Ponder) if mock.ponder_fault() == Some("ponder-deaf") => {}
-                Some(Wait::Ponder) => mock.play(None),
-                Some(Wait::Stall) => mock.play(None),
-                None => {}
-            },
-            GuiCommand::Quit => break,
-            _ => {}
+        if !mock.answer(cmd) {
+            break;
         }
     }
 }
@@ -350,6 +283,67 @@ enum Wait {
 }
 
 impl Mock {
+    fn new(args: Args) -> Self {
+        Mock {
+            args,
+            position: Position::startpos(),
+            moves_this_game: 0,
+            games_begun: 0,
+            waiting: None,
+            asked: None,
+            pondering: None,
+        }
+    }
+
+    /// Answer one command as its scenario says; `false` at `quit`.
+    fn answer(&mut self, cmd: GuiCommand) -> bool {
+        let chaos = self.args.scenario == "chaos";
+        match cmd {
+            GuiCommand::Usi => self.usi(),
+            GuiCommand::IsReady => say("readyok"),
+            GuiCommand::UsiNewGame => {
+                self.moves_this_game = 0;
+                self.games_begun += 1;
+            }
+            GuiCommand::Position { start, moves } => {
+                self.asked = Some(std::time::Instant::now());
+                self.set_position(start, &moves)
+            }
+            GuiCommand::Go(go) if go.ponder && chaos => self.chaos_ponder(go),
+            GuiCommand::Go(go) if go.ponder => self.go_ponder(),
+            GuiCommand::Go(go) if self.args.scenario == "sleep" => self.sleep(&go),
+            GuiCommand::Go(go) if chaos => self.chaos_go(&go),
+            GuiCommand::PonderHit if self.waiting == Some(Wait::Ponder) && chaos => {
+                self.waiting = None;
+                self.chaos_ponderhit();
+            }
+            GuiCommand::Go(go) => {
+                if self.args.scenario == "spend" {
+                    std::thread::sleep(self.allowance(&go));
+                }
+                self.go(go.nodes)
+            }
+            GuiCommand::PonderHit if self.waiting == Some(Wait::Ponder) => {
+                self.waiting = None;
+                self.ponderhit();
+            }
+            GuiCommand::Stop => self.stop(),
+            GuiCommand::Quit => return false,
+            _ => {}
+        }
+        true
+    }
+
+    /// `stop`: the search under way answers, unless it is deaf to it.
+    fn stop(&mut self) {
+        match self.waiting.take() {
+            Some(Wait::Ponder) if self.args.scenario == "chaos" => self.chaos_stop(),
+            Some(Wait::Ponder) if self.ponder_fault() == Some("ponder-deaf") => {}
+            Some(Wait::Ponder) | Some(Wait::Stall) => self.play(None),
+            None => {}
+        }
+    }
+
     fn usi(&self) {
         if let Some(path) = &self.args.usi_stamp {
             let now = std::time::SystemTime::now()
