@@ -23,7 +23,6 @@ use engine::training::{MAX_EVAL, Outcome, Sample, score_value};
 use engine::types::{Color, Score};
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::CorpusGame;
 use crate::results::votes::CouncilVote;
 use crate::results::{GameResult, Reason, Winner};
 
@@ -233,17 +232,14 @@ impl<'a> Game<'a> {
         }
     }
 
-    /// A corpus game: no scores, no opening known.
+    /// A game with no scores and no opening known (a corpus game): its start (SFEN), its moves
+    /// (USI) and its winner (`None` for a draw or a game that did not end).
     #[must_use]
-    pub fn of_corpus(g: &'a CorpusGame) -> Self {
+    pub fn unscored(start: &'a str, moves: &'a [String], winner: Option<Winner>) -> Self {
         Self {
-            start: &g.start,
-            moves: &g.moves,
-            winner: if g.reason.as_deref() == Some("aborted") {
-                None
-            } else {
-                g.winner
-            },
+            start,
+            moves,
+            winner,
             opening: 0,
             scores: &[],
             votes: &[],

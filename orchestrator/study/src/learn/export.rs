@@ -164,8 +164,10 @@ pub fn run(options: &ExportOptions) -> Result<ExportReport, ExportError> {
                 let read = corpus::read(files)?;
                 warnings.extend(read.warnings.iter().map(ToString::to_string));
                 for g in &read.games {
+                    // An aborted game has no winner to learn from.
+                    let winner = g.winner.filter(|_| g.reason.as_deref() != Some("aborted"));
                     export
-                        .add(Game::of_corpus(g))
+                        .add(Game::unscored(&g.start, &g.moves, winner))
                         .map_err(|problem| ExportError::Game {
                             place: g.source.clone(),
                             problem,
