@@ -82,6 +82,26 @@ fn assert_stopped_naming(run: &std::process::Output, file: &str, cause: &str) {
     );
 }
 
+/// `--resume` (with `extra`) finishes the run with exactly the reference's games.
+fn resume_plays_the_same_games(
+    config: &Path,
+    out: &Path,
+    extra: &[&str],
+    expected: &BTreeMap<u64, Value>,
+) {
+    let run = run_match(config, out, &[&["--resume"], extra].concat());
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(
+        &moves_by_id(out),
+        expected,
+        "the resumed run played the same games"
+    );
+}
+
 #[test]
 fn an_engine_log_on_a_full_disk_stops_the_run_and_resume_finishes_it() {
     let (dir, config) = scratch("engine-log");
@@ -95,21 +115,8 @@ fn an_engine_log_on_a_full_disk_stops_the_run_and_resume_finishes_it() {
         assert_eq!(&expected[id], moves, "game {id} was recorded whole");
     }
     let log = dir.join("engines.log");
-    let run = run_match(
-        &config,
-        &out,
-        &["--resume", "--log", log.to_str().expect("utf-8")],
-    );
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert_eq!(
-        moves_by_id(&out),
-        expected,
-        "the resumed run played the same games"
-    );
+    let log = log.to_str().expect("utf-8");
+    resume_plays_the_same_games(&config, &out, &["--log", log], &expected);
 }
 
 #[test]
@@ -129,17 +136,7 @@ fn a_training_file_on_a_full_disk_stops_the_run_and_resume_rewrites_it() {
     );
     // Room again: the file is an ordinary one, and the resumed run rewrites it whole.
     std::fs::remove_file(&training).expect("remove the symlink");
-    let run = run_match(&config, &out, &["--resume"]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert_eq!(
-        moves_by_id(&out),
-        expected,
-        "the resumed run played the same games"
-    );
+    resume_plays_the_same_games(&config, &out, &[], &expected);
     let resumed = std::fs::read(&training).expect("training");
     assert_eq!(resumed.len(), whole.len(), "the same training records");
 }
@@ -171,17 +168,7 @@ fn a_record_that_cannot_be_written_stops_the_run_before_its_game_is_committed() 
     for path in &blocked {
         std::fs::remove_dir(path).expect("unblock game 3's record");
     }
-    let run = run_match(&config, &out, &["--resume"]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert_eq!(
-        moves_by_id(&out),
-        expected,
-        "the resumed run played the same games"
-    );
+    resume_plays_the_same_games(&config, &out, &[], &expected);
     let csa = std::fs::read_dir(&records)
         .expect("records folder")
         .filter(|e| {

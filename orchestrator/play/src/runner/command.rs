@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use council_schema::config::flags::shell_word;
+
 /// `runs/<config name>-<UTC date and time>` (`runs/3vs1-2026-11-27T05-12-33`), made unique if
 /// taken.
 pub fn default_out(config: &Path) -> PathBuf {
@@ -29,17 +31,6 @@ pub fn command_line(args: &[String]) -> String {
         .map(|w| shell_word(w))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-fn shell_word(w: &str) -> String {
-    let plain = !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
-    if plain {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', r"'\''"))
-    }
 }
 
 /// The command that resumes the run that `args` (the program first) started into `out`: the

@@ -960,7 +960,7 @@ pub fn to_toml(args: &[String]) -> Result<(String, RunFlags), FlagError> {
 }
 
 /// A word as a shell reads it back: quoted when it needs it.
-fn shell_word(w: &str) -> String {
+pub fn shell_word(w: &str) -> String {
     let plain = !w.is_empty()
         && w.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
