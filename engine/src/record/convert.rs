@@ -6,7 +6,7 @@ use super::model::{
 };
 use crate::notation::UsiMove;
 use crate::position::{MoveError, Position, Repetition};
-use crate::types::{Color, Move, Score};
+use crate::types::{ByColor, Color, Move, Score};
 use rsshogi::records::{
     EngineExtraValue, EngineInfo, MoveEntry, Record, RecordAnnotation, RecordMetadata, SpecialMove,
     SpecialMoveEntry, TimeControl,
@@ -100,10 +100,13 @@ pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordEr
         .event(rec.event.clone())
         .start_date(rec.start_time.clone());
     match rec.clocks.map(|c| c.and_then(whole_seconds)) {
-        [Some(sente), Some(gote)] if sente == gote => {
+        ByColor {
+            sente: Some(sente),
+            gote: Some(gote),
+        } if sente == gote => {
             meta.time_control(Some(sente));
         }
-        [sente, gote] => {
+        ByColor { sente, gote } => {
             meta.black_time_control(sente).white_time_control(gote);
         }
     }
@@ -334,11 +337,11 @@ pub(super) fn from_rs(source: &Record, map: &LineMap<'_>) -> Result<GameRecord, 
     rec.start_time = source.metadata().start_date().map(str::to_string);
     let meta = source.metadata();
     rec.clocks = match meta.time_control() {
-        Some(both) => [Some(clock_of(both)), Some(clock_of(both))],
-        None => [
-            meta.black_time_control().map(clock_of),
-            meta.white_time_control().map(clock_of),
-        ],
+        Some(both) => ByColor::new_with(|_| Some(clock_of(both))),
+        None => ByColor {
+            sente: meta.black_time_control().map(clock_of),
+            gote: meta.white_time_control().map(clock_of),
+        },
     };
 
     for (i, id) in source.main_line_ids().into_iter().enumerate() {

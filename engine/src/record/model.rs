@@ -4,7 +4,7 @@
 
 use crate::clock::TimeControl;
 use crate::position::{Handicap, MoveError, Position, SfenError};
-use crate::types::{Color, Move, Score};
+use crate::types::{ByColor, Color, Move, Score};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -212,10 +212,10 @@ pub struct GameRecord {
     /// When the game started, as the formats write it: `YYYY/MM/DD HH:MM:SS` (CSA
     /// `$START_TIME`, KIF `開始日時`).
     pub start_time: Option<String>,
-    /// Each side's clock ([sente, gote]), when it had one: one `$TIME_LIMIT` / `持ち時間` when
+    /// Each side's clock, when it had one: one `$TIME_LIMIT` / `持ち時間` when
     /// both are the same, else one per side (`$TIME+`/`$TIME-`, `先手持ち時間`/`後手持ち時間`).
     /// Both formats count whole seconds: a clock with a fraction of a second is not written.
-    pub clocks: [Option<TimeControl>; 2],
+    pub clocks: ByColor<Option<TimeControl>>,
     /// How the game ended, if it did.
     pub end: Option<GameEnd>,
     /// The program that wrote the record, as its `--version` says it (`council-match 0.1.0
@@ -253,7 +253,7 @@ impl GameRecord {
             gote: None,
             event: None,
             start_time: None,
-            clocks: [None, None],
+            clocks: ByColor::default(),
             end: None,
             written_by: None,
         }

@@ -4,7 +4,7 @@ use super::*;
 use crate::position::Position;
 use crate::position::{Handicap, IllegalReason};
 use crate::types::PieceKind;
-use crate::types::{Color, Move, Score};
+use crate::types::{ByColor, Color, Move, Score};
 use std::time::Duration;
 
 const FLOODGATE_CSA: &str = include_str!("../../tests/data/records/floodgate-style.csa");
@@ -279,7 +279,7 @@ fn start_time_and_clocks_round_trip() {
     };
     let mut rec = game("startpos moves 7g7f 3c3d");
     rec.start_time = Some("2026/11/29 04:05:06".into());
-    rec.clocks = [clock(600, 10, 0), clock(600, 10, 0)];
+    rec.clocks = ByColor::new_with(|_| clock(600, 10, 0));
     round_trip(&rec);
     let csa = rec.to_csa().expect("csa");
     assert!(csa.contains("\n$START_TIME:2026/11/29 04:05:06\n"), "{csa}");
@@ -289,19 +289,22 @@ fn start_time_and_clocks_round_trip() {
     assert!(kif.contains("持ち時間：10分秒読み10秒\n"), "{kif}");
 
     // Fischer, and a different clock per side.
-    rec.clocks = [clock(300, 0, 5), clock(120, 0, 2)];
+    rec.clocks = ByColor {
+        sente: clock(300, 0, 5),
+        gote: clock(120, 0, 2),
+    };
     round_trip(&rec);
     let kif = rec.to_kif().expect("kif");
     assert!(kif.contains("先手持ち時間：300+0+5\n"), "{kif}");
 
     // 0.1 s of byoyomi: no clock line.
-    rec.clocks = [None, None];
+    rec.clocks = ByColor::default();
     let mut tenth = clock(0, 0, 0);
     if let Some(c) = tenth.as_mut() {
         c.byoyomi = Duration::from_millis(100);
     }
     let mut fractional = rec.clone();
-    fractional.clocks = [tenth, tenth];
+    fractional.clocks = ByColor::new_with(|_| tenth);
     assert_eq!(
         GameRecord::read_csa(&fractional.to_csa().expect("csa")).expect("reads"),
         rec

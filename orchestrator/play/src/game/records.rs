@@ -12,7 +12,7 @@ use std::time::Duration;
 use engine::clock::TimeControl;
 use engine::position::{Replay, replay};
 use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError, RecordedMove};
-use engine::types::Color;
+use engine::types::{ByColor, Color};
 
 use crate::game::sheet::PlayedGame;
 use council_schema::config::Config;
@@ -78,14 +78,17 @@ fn run_event(config: &Config, g: &GameResult) -> String {
 }
 
 /// The clocks of a game of a run of `config`: each side's, from its player's limits.
-fn run_clocks(config: &Config, g: &GameResult) -> [Option<TimeControl>; 2] {
+fn run_clocks(config: &Config, g: &GameResult) -> ByColor<Option<TimeControl>> {
     let clock = |name: &str| {
         config
             .players
             .get(name)
             .and_then(|p| p.limits.time_control())
     };
-    [clock(&g.sente), clock(&g.gote)]
+    ByColor {
+        sente: clock(&g.sente),
+        gote: clock(&g.gote),
+    }
 }
 
 /// When a game started, as CSA's `$START_TIME` and KIF's `開始日時` write it (UTC).
@@ -102,7 +105,7 @@ fn start_time(g: &GameResult) -> Option<String> {
 /// Build the record of a played game, its `$EVENT` being `event`.
 fn event_record(
     event: String,
-    clocks: [Option<TimeControl>; 2],
+    clocks: ByColor<Option<TimeControl>>,
     game: &PlayedGame,
 ) -> Result<GameRecord, GameRecordError> {
     let g = &game.result;
@@ -175,13 +178,13 @@ pub fn write_event_records(
     game: &PlayedGame,
     by: &WrittenBy,
 ) -> std::io::Result<()> {
-    write_game_records(dir, event.to_string(), [None, None], game, by)
+    write_game_records(dir, event.to_string(), ByColor::default(), game, by)
 }
 
 fn write_game_records(
     dir: &Path,
     event: String,
-    clocks: [Option<TimeControl>; 2],
+    clocks: ByColor<Option<TimeControl>>,
     game: &PlayedGame,
     by: &WrittenBy,
 ) -> std::io::Result<()> {
