@@ -176,8 +176,8 @@ fn gradient(samples: &[Sample], w: &[f64], k: f64, grad: &mut [f64]) {
         for &(f, c) in &fv.linear {
             grad[usize::from(f)] += d_eval * f64::from(c);
         }
-        for (king, sign) in [(0, -1.0), (1, 1.0)] {
-            let danger: f64 = fv.danger[king]
+        for (terms, sign) in [(&fv.danger.sente, -1.0), (&fv.danger.gote, 1.0)] {
+            let danger: f64 = terms
                 .iter()
                 .map(|&(f, c)| w[usize::from(f)] * f64::from(c))
                 .sum();
@@ -185,7 +185,7 @@ fn gradient(samples: &[Sample], w: &[f64], k: f64, grad: &mut [f64]) {
                 continue;
             }
             let slope = sign * 2.0 * danger / div;
-            for &(f, c) in &fv.danger[king] {
+            for &(f, c) in terms {
                 grad[usize::from(f)] += d_eval * slope * f64::from(c);
             }
         }

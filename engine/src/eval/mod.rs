@@ -21,6 +21,7 @@ pub mod features;
 pub mod noise;
 mod weights;
 
+use crate::types::ByColor;
 use features::{BOARD, HAND, Sink, danger_cost};
 use rsshogi::board::Position;
 use rsshogi::types::{Color, HandPiece, PieceType};
@@ -161,8 +162,8 @@ pub(crate) fn evaluate_with(pos: &Position, weights: &EvalWeights) -> i32 {
 pub struct FeatureVector {
     /// (feature, Sente's count minus Gote's), each feature once.
     pub linear: Vec<(u16, i16)>,
-    /// Danger terms of Sente's king, then Gote's: (feature, count), each feature once.
-    pub danger: [Vec<(u16, i16)>; 2],
+    /// The danger terms of each side's king: (feature, count), each feature once.
+    pub danger: ByColor<Vec<(u16, i16)>>,
 }
 
 impl FeatureVector {
@@ -175,14 +176,14 @@ impl FeatureVector {
             .iter()
             .map(|&(f, c)| weights[usize::from(f)] * f64::from(c))
             .sum();
-        let cost = |king: usize| {
-            let d: f64 = self.danger[king]
+        let cost = |terms: &[(u16, i16)]| {
+            let d: f64 = terms
                 .iter()
                 .map(|&(f, c)| weights[usize::from(f)] * f64::from(c))
                 .sum();
             danger_cost_f64(d)
         };
-        linear - cost(0) + cost(1)
+        linear - cost(&self.danger.sente) + cost(&self.danger.gote)
     }
 }
 
@@ -225,7 +226,10 @@ pub fn feature_vector(pos: &crate::position::Position) -> FeatureVector {
     };
     FeatureVector {
         linear: pack(&c.linear),
-        danger: [pack(&c.danger[0]), pack(&c.danger[1])],
+        danger: ByColor {
+            sente: pack(&c.danger[0]),
+            gote: pack(&c.danger[1]),
+        },
     }
 }
 
@@ -304,7 +308,9 @@ mod tests {
         // The safe-check features of Sente's king, as piece types.
         let checks = |sfen: &str| -> Vec<usize> {
             let pos = crate::position::Position::from_sfen(sfen).expect("sfen");
-            let mut types: Vec<usize> = feature_vector(&pos).danger[0]
+            let mut types: Vec<usize> = feature_vector(&pos)
+                .danger
+                .sente
                 .iter()
                 .map(|&(f, _)| usize::from(f))
                 .filter(|f| (features::SAFE_CHECK..features::SAFE_CHECK + 16).contains(f))

@@ -43,7 +43,7 @@
 use super::regions::{self, COUNT as REGIONS};
 use crate::position::Position;
 use crate::position::attacks::{AttackMap, SquareSet};
-use crate::types::{Color, PieceKind, Square};
+use crate::types::{ByColor, Color, PieceKind, Square};
 use std::fmt;
 use std::str::FromStr;
 
@@ -156,7 +156,7 @@ pub fn slot(kind: PieceKind, owner: Color, us: Color) -> usize {
 pub fn raw(pos: &Position) -> Vec<u32> {
     let us = pos.side_to_move();
     let map = AttackMap::new(pos);
-    let kings = [pos.king_square(Color::Sente), pos.king_square(Color::Gote)];
+    let kings = ByColor::new_with(|c| pos.king_square(c));
     let regions = regions::regions(&map, us, kings);
     let region_of = |s: Square| regions.map(|r| r.contains(s));
     let mut out = vec![0u32; RAW];

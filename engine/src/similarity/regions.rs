@@ -25,7 +25,7 @@
 //! are not counted). Attacks follow [`crate::position::attacks`].
 
 use crate::position::attacks::{AttackMap, SquareSet};
-use crate::types::{Color, Square};
+use crate::types::{ByColor, Color, Square};
 
 /// The number of regions.
 pub const COUNT: usize = 13;
@@ -54,9 +54,9 @@ pub const SWAPPED: [usize; COUNT] = [1, 0, 3, 2, 7, 6, 5, 4, 8, 10, 9, 12, 11];
 
 /// The 13 regions of a position whose side to move is `us`, from its attack map.
 #[must_use]
-pub fn regions(map: &AttackMap, us: Color, kings: [Square; 2]) -> [SquareSet; COUNT] {
+pub fn regions(map: &AttackMap, us: Color, kings: ByColor<Square>) -> [SquareSet; COUNT] {
     let them = us.opposite();
-    let (own_king, their_king) = (kings[us.index()], kings[them.index()]);
+    let (own_king, their_king) = (kings[us], kings[them]);
     // A square's (file, rank) as `us` sees the board.
     let seen = |s: Square| match us {
         Color::Sente => (s.file(), s.rank()),
@@ -113,7 +113,7 @@ mod tests {
     fn start_position_regions_by_hand() {
         let pos = Position::startpos();
         let map = AttackMap::new(&pos);
-        let kings = [pos.king_square(Color::Sente), pos.king_square(Color::Gote)];
+        let kings = ByColor::new_with(|c| pos.king_square(c));
         let r = regions(&map, Color::Sente, kings);
         assert_eq!(r[0], set("4h 5h 6h 4i 6i"));
         assert_eq!(r[1], set("4a 6a 4b 5b 6b"));

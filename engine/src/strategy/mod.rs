@@ -48,7 +48,7 @@
 //! Japanese name is for people.
 
 use crate::position::Position;
-use crate::types::{Color, Piece, PieceKind, Square};
+use crate::types::{ByColor, Color, Piece, PieceKind, Square};
 use std::fmt;
 use std::str::FromStr;
 
@@ -311,13 +311,13 @@ impl Label {
 /// side's castle from `pos` itself.
 #[must_use]
 pub fn label(pos: &Position) -> Label {
-    let mut rooks = [None::<RangingFile>; 2];
+    let mut rooks = ByColor::<Option<RangingFile>>::default();
     let mut replay = Position::from_sfen(pos.root_sfen())
         .unwrap_or_else(|e| unreachable!("a position's root SFEN is valid: {e}"));
     let mut note = |p: &Position| {
         for color in Color::BOTH {
             if let Some(file) = ranging_square(p, color) {
-                rooks[color.index()] = Some(file);
+                rooks[color] = Some(file);
             }
         }
     };
@@ -327,7 +327,7 @@ pub fn label(pos: &Position) -> Label {
         note(&replay);
     }
     let side = |color: Color| SideLabel {
-        rook: rooks[color.index()].map_or(Rook::Static, Rook::Ranging),
+        rook: rooks[color].map_or(Rook::Static, Rook::Ranging),
         castle: castle(pos, color),
     };
     Label {
