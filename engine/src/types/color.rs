@@ -2,11 +2,13 @@
 //! games the handicap giver plays gote and moves first. [`ByColor`] keeps a value per side,
 //! indexed by `Color`, so no table of two is indexed by a bare number.
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::ops::{Index, IndexMut};
 
-/// A side of the board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A side of the board. Serialized as its [`Color::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Color {
     /// 先手 (black, `b` in SFEN, `+` in CSA).
     Sente,
@@ -68,7 +70,7 @@ impl fmt::Display for Color {
 }
 
 /// A value for each side (as shakmaty's `ByColor`): index it by [`Color`], `map` it, iterate it
-/// sente first.
+/// sente first. Serialized as `[sente, gote]`, the form of a `[T; 2]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ByColor<T> {
     pub sente: T,
@@ -156,6 +158,19 @@ impl<T> IndexMut<Color> for ByColor<T> {
     }
 }
 
+impl<T: Serialize> Serialize for ByColor<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        [&self.sente, &self.gote].serialize(serializer)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ByColor<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let [sente, gote] = <[T; 2]>::deserialize(deserializer)?;
+        Ok(ByColor { sente, gote })
+    }
+}
+
 impl<T> IntoIterator for ByColor<T> {
     type Item = T;
     type IntoIter = std::array::IntoIter<T, 2>;
@@ -203,5 +218,22 @@ mod tests {
             b.into_iter_colors().collect::<Vec<_>>(),
             [(Color::Sente, 0), (Color::Gote, 14)]
         );
+    }
+
+    #[test]
+    fn serde_writes_a_color_by_name_and_a_by_color_as_sente_then_gote() {
+        assert_eq!(serde_json::json!(Color::Gote), "gote");
+        let b = ByColor {
+            sente: Some(Color::Gote),
+            gote: None,
+        };
+        assert_eq!(serde_json::json!(b), serde_json::json!(["gote", null]));
+        let back: ByColor<Option<Color>> = serde_json::from_str(r#"["gote",null]"#).expect("reads");
+        assert_eq!(back, b);
+        assert_eq!(
+            serde_json::from_str::<Color>("\"sente\"").expect("reads"),
+            Color::Sente
+        );
+        assert!(serde_json::from_str::<ByColor<u8>>("[1, 2, 3]").is_err());
     }
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use engine::types::Score;
+use engine::types::{ByColor, Score};
 use serde::{Serialize, Serializer};
 use tokio::sync::{Notify, broadcast};
 
@@ -49,11 +49,11 @@ pub struct LiveGame {
     pub sfen: String,
     /// Moves so far from `start`, USI (opening moves included).
     pub moves: Vec<String>,
-    /// Sente's clock, then gote's.
-    pub clocks: [ClockView; 2],
-    /// Each side's latest score (its own view) and principal variation: sente's, then gote's.
-    pub scores: [Option<Score>; 2],
-    pub pvs: [Vec<String>; 2],
+    /// Each side's clock, latest score (its own view) and principal variation (JSON
+    /// `[sente, gote]`, as the page reads them).
+    pub clocks: ByColor<ClockView>,
+    pub scores: ByColor<Option<Score>>,
+    pub pvs: ByColor<Vec<String>>,
     /// The council decisions behind the latest council move of the game (see `votes_ply`).
     pub votes: Vec<CouncilVote>,
     /// The number of moves in the game after the move `votes` decided.
@@ -481,8 +481,8 @@ impl RunFeed for Live {
             sfen: game.sfen,
             moves: game.moves,
             clocks: game.clocks,
-            scores: [None, None],
-            pvs: [Vec::new(), Vec::new()],
+            scores: ByColor::default(),
+            pvs: ByColor::default(),
             votes: Vec::new(),
             votes_ply: None,
         };
@@ -494,12 +494,11 @@ impl RunFeed for Live {
         {
             let mut s = self.state();
             if let Some(g) = s.running.get_mut(&event.id) {
-                let side = usize::from(event.mover == "gote");
                 g.moves.push(event.mv.clone());
                 g.sfen.clone_from(&event.sfen);
                 g.clocks = event.clocks;
-                g.scores[side] = event.score;
-                g.pvs[side].clone_from(&event.pv);
+                g.scores[event.mover] = event.score;
+                g.pvs[event.mover].clone_from(&event.pv);
                 if !event.votes.is_empty() {
                     g.votes.clone_from(&event.votes);
                     g.votes_ply = Some(event.ply);
@@ -570,7 +569,7 @@ mod tests {
             id: 3,
             ply: 1,
             mv: "7g7f".into(),
-            mover: "sente".into(),
+            mover: engine::types::Color::Sente,
             sfen: one.clone(),
             time_ms: 5,
             score: Some(Score::Cp(30)),
@@ -587,10 +586,18 @@ mod tests {
         );
         assert_eq!(
             g.scores,
-            [Some(Score::Cp(30)), None],
+            ByColor {
+                sente: Some(Score::Cp(30)),
+                gote: None
+            },
             "the mover's score, on its side"
         );
-        assert_eq!(g.pvs[0], ["7g7f", "3c3d"]);
+        assert_eq!(g.pvs.sente, ["7g7f", "3c3d"]);
+        // The page reads each per-side value as `[sente, gote]`.
+        let json = serde_json::json!(g);
+        assert_eq!(json["scores"], serde_json::json!([{ "cp": 30 }, null]));
+        assert_eq!(json["pvs"], serde_json::json!([["7g7f", "3c3d"], []]));
+        assert_eq!(json["clocks"][1]["remaining_ms"], 0);
 
         let line = serde_json::json!({
             "id": 3, "sente": "a", "gote": "<b>", "start": start, "moves": ["7g7f", "3c3d"],

@@ -177,8 +177,8 @@ impl<'a> Arbiter<'a> {
     }
 
     /// Both clocks as a watcher sees them.
-    fn clock_views(&self) -> [ClockView; 2] {
-        Color::BOTH.map(|side| {
+    fn clock_views(&self) -> ByColor<ClockView> {
+        ByColor::new_with(|side| {
             let c = self.clocks[side].unwrap_or_default();
             ClockView {
                 enabled: self.clocks[side].is_some(),
@@ -337,7 +337,7 @@ impl<'a> Arbiter<'a> {
                             id: self.spec.id,
                             ply: self.sheet.moves().len() as u32,
                             mv: mv.to_usi(),
-                            mover: mover.name().into(),
+                            mover,
                             sfen: self.position.to_sfen(),
                             time_ms: answer.spent.as_millis() as u64,
                             score: eval,

@@ -8,7 +8,7 @@
 //! never block on a reader; the events are serde types whose JSON the live page's endpoints
 //! serve as they are (keys are promises, as in `results.jsonl`).
 
-use engine::types::Score;
+use engine::types::{ByColor, Color, Score};
 use serde::{Deserialize, Serialize};
 
 use council_schema::results::GameResult;
@@ -42,8 +42,8 @@ pub struct GameStart {
     pub moves: Vec<String>,
     /// The position now, SFEN.
     pub sfen: String,
-    /// Sente's clock, then gote's.
-    pub clocks: [ClockView; 2],
+    /// Each side's clock (JSON `[sente, gote]`).
+    pub clocks: ByColor<ClockView>,
 }
 
 /// A move the arbiter has judged legal and played.
@@ -57,7 +57,7 @@ pub struct MoveEvent {
     #[serde(rename = "move")]
     pub mv: String,
     /// `"sente"` or `"gote"`.
-    pub mover: String,
+    pub mover: Color,
     /// The position after the move, SFEN.
     pub sfen: String,
     /// The mover's thinking time, ms.
@@ -65,8 +65,8 @@ pub struct MoveEvent {
     /// The mover's score from its own side, and its principal variation.
     pub score: Option<Score>,
     pub pv: Vec<String>,
-    /// Both clocks after the move (sente's, then gote's).
-    pub clocks: [ClockView; 2],
+    /// Both clocks after the move (JSON `[sente, gote]`).
+    pub clocks: ByColor<ClockView>,
     /// The council decisions behind this move (outermost last when councils nest); empty for a
     /// single engine.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
