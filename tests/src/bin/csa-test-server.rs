@@ -67,7 +67,7 @@ use council_play::game::adjudicate::judge_move;
 use engine::clock::{Clocks, TimeControl};
 use engine::position::{Position, Repetition};
 use engine::record::{GameRecord, csa_move_to_usi};
-use engine::types::Color;
+use engine::types::{ByColor, Color};
 
 /// The server's options (`--help` lists them).
 #[derive(Parser, Debug)]
@@ -364,13 +364,19 @@ fn host_games(args: &Args, arrivals: &mpsc::Receiver<Client>) {
         let first = waiting.remove(i);
         // The first to log in plays sente, unless the sides asked for say otherwise.
         let pair = match (first.game.side, arrived.game.side) {
-            (Some(Color::Gote), _) | (_, Some(Color::Sente)) => [arrived, first],
-            _ => [first, arrived],
+            (Some(Color::Gote), _) | (_, Some(Color::Sente)) => ByColor {
+                sente: arrived,
+                gote: first,
+            },
+            _ => ByColor {
+                sente: first,
+                gote: arrived,
+            },
         };
         hosted += 1;
         let id = format!(
             "{}+{}+{}+{hosted}",
-            pair[0].game.name, pair[0].name, pair[1].name
+            pair.sente.game.name, pair.sente.name, pair.gote.name
         );
         let reject = args.reject_game == Some(hosted);
         let faulty = args.fault_game.is_none_or(|n| n == hosted);
@@ -543,7 +549,7 @@ fn read_lines(
     (lines, gone)
 }
 
-fn summary(args: &Args, time: Time, id: &str, names: [&str; 2], you: Color) -> String {
+fn summary(args: &Args, time: Time, id: &str, names: ByColor<&str>, you: Color) -> String {
     let sign = |c: Color| if c == Color::Sente { "+" } else { "-" };
     let to_move = sign(args.position.1.side_to_move());
     let unit = if time.stop_watch { "1min" } else { "1sec" };
@@ -553,8 +559,8 @@ fn summary(args: &Args, time: Time, id: &str, names: [&str; 2], you: Color) -> S
          Rematch_On_Draw:NO\nTo_Move:{to_move}\nMax_Moves:{}\nBEGIN Time\nTime_Unit:{unit}\n\
          Total_Time:{}\nByoyomi:{}\nIncrement:{}\nLeast_Time_Per_Move:{}\nEND Time\n\
          BEGIN Position\n",
-        names[0],
-        names[1],
+        names.sente,
+        names.gote,
         sign(you),
         args.max_moves,
         time.total,
@@ -570,21 +576,20 @@ fn summary(args: &Args, time: Time, id: &str, names: [&str; 2], you: Color) -> S
     s
 }
 
-/// Host one game between `clients` (sente first). Returns the ending word and sente's result.
+/// Host one game between `clients`. Returns the ending word and sente's result.
 fn host(
     args: &Args,
     id: &str,
-    clients: [Client; 2],
+    clients: ByColor<Client>,
     reject: bool,
     faulty: bool,
 ) -> (String, String) {
-    let names = [clients[0].name.clone(), clients[1].name.clone()];
-    let time = clients[0].game.time.unwrap_or(args.time);
-    for (i, c) in clients.iter().enumerate() {
-        let you = if i == 0 { Color::Sente } else { Color::Gote };
-        c.send(&summary(args, time, id, [&names[0], &names[1]], you));
+    let names = clients.as_ref().map(|c| c.name.as_str());
+    let time = clients.sente.game.time.unwrap_or(args.time);
+    for (you, c) in clients.as_ref().into_iter_colors() {
+        c.send(&summary(args, time, id, names, you));
     }
-    if let Err(by) = agree(&clients, &names) {
+    if let Err(by) = agree(&clients) {
         return rejected(&clients, id, &by);
     }
     if reject {
@@ -598,12 +603,12 @@ fn host(
 }
 
 /// Wait for both `AGREE`s; who rejected the game (or that the server timed out) otherwise.
-fn agree(clients: &[Client; 2], names: &[String; 2]) -> Result<(), String> {
-    for (c, name) in clients.iter().zip(names) {
+fn agree(clients: &ByColor<Client>) -> Result<(), String> {
+    for c in clients {
         loop {
             match c.lines.recv_timeout(Duration::from_secs(30)) {
                 Ok(Some(l)) if l.starts_with("AGREE") => break,
-                Ok(Some(l)) if l.starts_with("REJECT") => return Err(name.clone()),
+                Ok(Some(l)) if l.starts_with("REJECT") => return Err(c.name.clone()),
                 Ok(Some(_)) => {}
                 _ => return Err("the Server (timed out)".into()),
             }
@@ -614,17 +619,17 @@ fn agree(clients: &[Client; 2], names: &[String; 2]) -> Result<(), String> {
 
 /// Tell both clients how the game ended and close (or leave silent) their connections; the
 /// ending word and sente's result.
-fn finish(clients: &[Client; 2], end: End, mover: Option<Color>) -> (String, String) {
+fn finish(clients: &ByColor<Client>, end: End, mover: Option<Color>) -> (String, String) {
     match end {
         End::Result { lines, winner } => {
-            for (i, c) in clients.iter().enumerate() {
+            for (side, c) in clients.as_ref().into_iter_colors() {
                 for l in &lines {
                     c.send(l);
                 }
-                c.send(result(i, winner, &lines));
+                c.send(result(side, winner, &lines));
             }
             close_after_game(clients, mover);
-            let sente = result(Color::Sente.index(), winner, &lines);
+            let sente = result(Color::Sente, winner, &lines);
             let ending = lines.last().cloned().unwrap_or_default();
             (ending, sente.into())
         }
@@ -654,19 +659,19 @@ fn finish(clients: &[Client; 2], end: End, mover: Option<Color>) -> (String, Str
     }
 }
 
-/// The result of the side with `index` in a game ended by `lines`: `#WIN`, `#LOSE`, `#DRAW`, or
-/// `#CENSORED` for a draw at `Max_Moves`.
-fn result(index: usize, winner: Option<Color>, lines: &[String]) -> &'static str {
+/// The result of `side` in a game ended by `lines`: `#WIN`, `#LOSE`, `#DRAW`, or `#CENSORED`
+/// for a draw at `Max_Moves`.
+fn result(side: Color, winner: Option<Color>, lines: &[String]) -> &'static str {
     match winner {
         None if lines.last().map(String::as_str) == Some("#MAX_MOVES") => "#CENSORED",
         None => "#DRAW",
-        Some(w) if w.index() == index => "#WIN",
+        Some(w) if w == side => "#WIN",
         Some(_) => "#LOSE",
     }
 }
 
 /// `REJECT:<id> by <who>` to both, then both connections closed (CSA mode).
-fn rejected(clients: &[Client; 2], id: &str, by: &str) -> (String, String) {
+fn rejected(clients: &ByColor<Client>, id: &str, by: &str) -> (String, String) {
     for c in clients {
         c.send(&format!("REJECT:{id} by {by}"));
     }
@@ -676,13 +681,13 @@ fn rejected(clients: &[Client; 2], id: &str, by: &str) -> (String, String) {
 
 /// shogi-server in CSA mode: the connection of the client whose line ended the game closes at
 /// once; the other's at its next line (never answered, `LOGOUT` included), or after 3 s.
-fn close_after_game(clients: &[Client; 2], mover: Option<Color>) {
+fn close_after_game(clients: &ByColor<Client>, mover: Option<Color>) {
     if let Some(m) = mover {
-        clients[m.index()].close();
+        clients[m].close();
     }
     let until = Instant::now() + Duration::from_secs(3);
-    for (i, c) in clients.iter().enumerate() {
-        if mover.is_some_and(|m| m.index() == i) {
+    for (side, c) in clients.as_ref().into_iter_colors() {
+        if mover == Some(side) {
             continue;
         }
         if let Some(left) = until.checked_duration_since(Instant::now()) {
@@ -757,7 +762,7 @@ impl<'a> Referee<'a> {
     }
 
     /// Play until the game ends; how, and the side whose line (or silence) ended it.
-    fn run(&mut self, clients: &[Client; 2]) -> (End, Option<Color>) {
+    fn run(&mut self, clients: &ByColor<Client>) -> (End, Option<Color>) {
         loop {
             let mover = self.position.side_to_move();
             let (end, ended) = self.step(clients, mover);
@@ -799,7 +804,7 @@ impl<'a> Referee<'a> {
 
     /// One move of the side to move; the game's end when it ends, and whether the mover's
     /// own line (or silence) ended it.
-    fn step(&mut self, clients: &[Client; 2], mover: Color) -> (Option<End>, bool) {
+    fn step(&mut self, clients: &ByColor<Client>, mover: Color) -> (Option<End>, bool) {
         if self.fault(self.args.silent_after) {
             return (Some(End::Silent), false);
         }
@@ -815,14 +820,13 @@ impl<'a> Referee<'a> {
 
     /// The mover's line, charged, judged and relayed with its time when it is a move; the
     /// game's end otherwise.
-    fn play_move(&mut self, clients: &[Client; 2], mover: Color) -> Result<(), Ended> {
-        let m = mover.index();
+    fn play_move(&mut self, clients: &ByColor<Client>, mover: Color) -> Result<(), Ended> {
         let began = Instant::now();
-        let line = self.receive(&clients[m], mover)?;
+        let line = self.receive(&clients[mover], mover)?;
         if self.fault(self.args.reset_after) {
             // The move arrived and is never echoed: the mover's connection is reset, and the
             // server hears a disconnect.
-            clients[m].reset();
+            clients[mover].reset();
             return Err((abandoned(mover.opposite()), false));
         }
         let secs = (began.elapsed().as_secs()).max(self.args.least);
@@ -833,7 +837,7 @@ impl<'a> Referee<'a> {
         let word = line.split(',').next().unwrap_or("").trim().to_string();
         self.declaration(mover, &word)?;
         let legal = csa_move_to_usi(&self.position, &word)
-            .and_then(|usi| judge_move(&self.position, &clients[m].name, &usi).ok());
+            .and_then(|usi| judge_move(&self.position, &clients[mover].name, &usi).ok());
         let Some(mv) = legal else {
             self.clocks = before;
             return Err((loss(mover, &["#ILLEGAL_MOVE"]), true));
@@ -891,12 +895,9 @@ impl<'a> Referee<'a> {
 
     /// After a move: the game's end when the opponent has left, the position repeats or the
     /// game reaches `Max_Moves`.
-    fn judge(&self, clients: &[Client; 2], mover: Color) -> Option<End> {
+    fn judge(&self, clients: &ByColor<Client>, mover: Color) -> Option<End> {
         // The opponent left while the mover thought: the mover wins as by resignation.
-        if clients[mover.opposite().index()]
-            .gone
-            .load(Ordering::SeqCst)
-        {
+        if clients[mover.opposite()].gone.load(Ordering::SeqCst) {
             return Some(abandoned(mover));
         }
         let (lines, winner) = match self.position.repetition() {
@@ -912,7 +913,7 @@ impl<'a> Referee<'a> {
 
     /// After a move, the game's faults due now: a drop or a `#CHUDAN` ends the game; garbage
     /// and a long line go to both players, and the game goes on.
-    fn after_move_faults(&self, clients: &[Client; 2]) -> Option<End> {
+    fn after_move_faults(&self, clients: &ByColor<Client>) -> Option<End> {
         if self.fault(self.args.drop_after) {
             return Some(End::Dropped);
         }
