@@ -29,16 +29,6 @@ impl Color {
         }
     }
 
-    /// 0 for sente, 1 for gote (for tables of the engine's own; a value per side is a
-    /// [`ByColor`]).
-    #[must_use]
-    pub const fn index(self) -> usize {
-        match self {
-            Self::Sente => 0,
-            Self::Gote => 1,
-        }
-    }
-
     /// The lower-case English name, `"sente"` or `"gote"` (the spelling of `results.jsonl`).
     #[must_use]
     pub const fn name(self) -> &'static str {
