@@ -565,7 +565,7 @@ mod tests {
             clocks: Default::default(),
         });
         let one = after(&["7g7f"]).to_sfen();
-        live.moved(MoveEvent {
+        let event = MoveEvent {
             id: 3,
             ply: 1,
             mv: "7g7f".into(),
@@ -576,7 +576,12 @@ mod tests {
             pv: vec!["7g7f".into(), "3c3d".into()],
             clocks: Default::default(),
             votes: Vec::new(),
-        });
+        };
+        // The page's move event names the mover and gives both clocks, sente's first.
+        let json = serde_json::json!(event);
+        assert_eq!(json["mover"], "sente");
+        assert_eq!(json["clocks"].as_array().map(Vec::len), Some(2));
+        live.moved(event);
         let games = live.live_games();
         assert_eq!(games.len(), 1);
         let g = &games[0];
