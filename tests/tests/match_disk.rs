@@ -186,6 +186,40 @@ fn a_record_that_cannot_be_written_stops_the_run_before_its_game_is_committed() 
     assert_eq!(csa, GAMES, "every game has its CSA record");
 }
 
+#[test]
+fn a_results_file_on_a_full_disk_stops_the_run_before_any_game_is_committed() {
+    let (dir, config) = scratch("results");
+    let expected = reference(&dir, &config);
+    let out = dir.join("full");
+    std::fs::create_dir_all(&out).expect("out");
+    let results = out.join("results.jsonl");
+    std::os::unix::fs::symlink("/dev/full", &results).expect("symlink to /dev/full");
+    let run = run_match(&config, &out, &[]);
+    assert_stopped_naming(&run, "results.jsonl", "No space left on device");
+    // Room again: the first game's line never made it, so the resumed run plays every game.
+    std::fs::remove_file(&results).expect("remove the symlink");
+    resume_plays_the_same_games(&config, &out, &[], &expected);
+}
+
+#[test]
+fn a_summary_on_a_full_disk_stops_in_one_line_with_every_game_kept_and_resume_writes_it() {
+    let (dir, config) = scratch("summary");
+    let expected = reference(&dir, &config);
+    let out = dir.join("full");
+    std::fs::create_dir_all(&out).expect("out");
+    let summary = out.join("summary.json");
+    std::os::unix::fs::symlink("/dev/full", &summary).expect("symlink to /dev/full");
+    let run = run_match(&config, &out, &[]);
+    assert_stopped_naming(&run, "summary.json", "No space left on device");
+    assert_eq!(moves_by_id(&out), expected, "every game kept");
+    std::fs::remove_file(&summary).expect("remove the symlink");
+    resume_plays_the_same_games(&config, &out, &[], &expected);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary.json"))
+            .expect("summary.json is JSON");
+    assert_eq!(written["games"], GAMES, "{written}");
+}
+
 /// A tune's folder for one test, with its config: the built-in `a` tuned against `x`, 4
 /// iterations of 2 colour-swapped pairs.
 fn tune_scratch(name: &str) -> (PathBuf, PathBuf) {

@@ -84,8 +84,8 @@ pub enum CsaError {
     /// The player's engines failed their first start (`preflight`).
     #[error("{0}")]
     Player(String),
-    /// A record, `results.jsonl` or the protocol log could not be written (a full disk, a
-    /// read-only folder): the game in play was finished, and `kept` says where it is.
+    /// A record, `results.jsonl`, the protocol log or the engine log could not be written (a
+    /// full disk, a read-only folder): the game in play was finished, and `kept` says where it is.
     #[error("cannot write {}: {source}; {kept}", .path.display())]
     Write {
         path: PathBuf,
