@@ -16,8 +16,8 @@
 //! another game writes to that process (what `docs/guide/matches.md` says). A write that fails
 //! (a full disk, EIO) is kept as the log's [`EngineLog::failure`] and no later line is tried: the
 //! program that owns the log decides what a broken log means and says it in one line of its own
-//! (council-match, council-tune and council-csa stop, naming the file); the log itself says
-//! nothing more, so that the user reads one line, not two. An owner that plays on without its
+//! (council-match and council-csa stop, naming the file); the log itself says nothing more,
+//! so that the user reads one line, not two. An owner that plays on without its
 //! log (council-usi: the GUI's game goes on) asks for [`EngineLog::warn_on_failure`]: one
 //! warning naming the file, once.
 
