@@ -283,6 +283,38 @@ fn a_tune_whose_games_file_is_on_a_full_disk_stops_in_one_line_and_the_rerun_fin
     rerun_finishes_the_tune(&config, &out, &reference);
 }
 
+/// A disk that fills up mid-run, without a mount: the tune runs under a file size limit
+/// (`ulimit -f`, SIGXFSZ ignored, so a write past it fails with EFBIG) of half the reference's
+/// `games.jsonl`, which its games outgrow mid-tune, leaving a torn last line.
+#[test]
+fn a_tune_whose_games_file_fills_up_mid_run_stops_in_one_line_and_the_rerun_finishes_it() {
+    let (dir, config) = tune_scratch("mid-run");
+    let reference = tune_reference(&dir, &config);
+    let whole = std::fs::metadata(dir.join("reference").join("games.jsonl"))
+        .expect("the reference's games")
+        .len();
+    // sh's `ulimit -f` counts blocks of 512 bytes.
+    let blocks = (whole / 2 / 512).to_string();
+    let out = dir.join("limited");
+    let run = Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f \"$0\" && exec \"$@\""])
+        .arg(&blocks)
+        .arg(workspace_bin("council-tune"))
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--concurrency", "2"])
+        .output()
+        .expect("run council-tune under a file size limit");
+    assert_stopped_naming(&run, "games.jsonl", "File too large");
+    let kept = tune_iterations(&out).len();
+    assert!(
+        (1..4).contains(&kept),
+        "stopped mid-tune, after {kept} iterations"
+    );
+    rerun_finishes_the_tune(&config, &out, &reference);
+}
+
 #[test]
 fn a_tune_log_on_a_full_disk_stops_the_tune_before_its_first_game() {
     let (dir, config) = tune_scratch("log");
