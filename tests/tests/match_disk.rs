@@ -3,7 +3,8 @@
 //! why (one line, not a warning and then the error), exits non-zero and loses no finished game;
 //! `--resume` (council-tune: the same command again) once the file can be written finishes the
 //! run with the same games as a run that never stopped. Linux's `/dev/full` stands in for a full
-//! disk (every write fails with ENOSPC), so no mount is needed.
+//! disk (every write fails with ENOSPC), and a file size limit (`ulimit -f`) for one that fills
+//! up mid-run, so no mount is needed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
