@@ -365,7 +365,9 @@ fn open_engine_log(
 /// lines end (a line cut off by a crash is dropped).
 fn games_so_far(path: &Path) -> Result<(u64, Option<u64>), CsaError> {
     use council_schema::results::read::{Malformed, Policy, Repeats, TornTail, read};
-    if !path.exists() {
+    // A missing or empty file holds no game; so does a special file in its place (`/dev/full`,
+    // whose length is 0 and which reads as endless zeros).
+    if !std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
         return Ok((0, None));
     }
     let policy = Policy {
