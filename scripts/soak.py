@@ -278,10 +278,32 @@ def reap_orphans():
     return running
 
 
+class LineCounter:
+    """The complete lines of a growing file, counted from where the last look stopped."""
+
+    def __init__(self, path):
+        self.path, self.offset, self.lines = path, 0, 0
+
+    def count(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return self.lines
+        end = data.rfind(b"\n") + 1
+        self.lines += data.count(b"\n", 0, end)
+        self.offset += end
+        return self.lines
+
+
 def play(a, config, run_dir, scheduled, quiet_log=False):
     """One council-match run serving its page (so that it stays up once its games are over):
-    samples every `--every` seconds until summary.json appears, then, `--settle` seconds later,
-    the end sample; then SIGTERM. Returns (end sample, samples, exit status, seconds played)."""
+    samples every `--every` seconds, every `--tail-every` seconds once fewer games are left than
+    run at once (the last wave, then the players' stop), until summary.json appears; then,
+    `--settle` seconds later, the end sample; then SIGTERM. Each sample holds the games
+    recorded so far and whether summary.json was there. Returns (end sample, samples, exit
+    status, seconds played, progress)."""
     if run_dir.exists():
         shutil.rmtree(run_dir)
     cmd = [
@@ -296,9 +318,12 @@ def play(a, config, run_dir, scheduled, quiet_log=False):
     samples = []
     progress = []  # (t, games recorded, CPU s) each minute
     summary = run_dir / "summary.json"
+    recorded = LineCounter(run_dir / "results.jsonl")
     next_log = 0
     while proc.poll() is None and not summary.exists():
         s = sample(proc.pid, t0)
+        s["games"] = recorded.count()
+        s["summary"] = summary.exists()
         samples.append(s)
         # Orphans killed by the runner are this script's zombies: reaped as they come.
         for p, state in processes_by_parent().get(os.getpid(), []):
@@ -310,12 +335,15 @@ def play(a, config, run_dir, scheduled, quiet_log=False):
             rss = (s["rss_kb"] or 0) / 1024
             print(f"soak: {s['t'] / 60:6.1f} min  games {done}/{scheduled}  rss {rss:.1f} MB  fds {s['fds']}  threads {s['threads']}  children {s['children']}", flush=True)
             next_log = s["t"] + 60
-        time.sleep(a.every)
+        tail = scheduled is not None and s["games"] > scheduled - a.concurrency
+        time.sleep(a.tail_every if tail else a.every)
     played_s = time.monotonic() - t0
     end = None
     if proc.poll() is None:
         time.sleep(a.settle)
         end = sample(proc.pid, t0)
+        end["games"] = recorded.count()
+        end["summary"] = summary.exists()
         samples.append(end)
         proc.send_signal(signal.SIGTERM)
     try:
@@ -464,10 +492,14 @@ def mb(x):
     return "n/a" if x is None else f"{x:.1f}"
 
 
+def mb2(x):
+    return "n/a" if x is None else f"{x:+.2f}"
+
+
 def report(a, figures, samples, checks, head, warm_t):
     """Writes soak.json, samples.csv, soak.svg and table.md; exits 1 when a check failed."""
     (a.out / "soak.json").write_text(json.dumps(figures, indent=1))
-    keys = [k for k in ["cycle", "t", "cpu_s", "rss_kb", "hwm_kb", "fds", "threads", "children", "zombies", "orphans"] if samples and k in samples[0]]
+    keys = [k for k in ["cycle", "t", "cpu_s", "rss_kb", "hwm_kb", "fds", "threads", "children", "zombies", "orphans", "games", "summary"] if samples and k in samples[0]]
     (a.out / "samples.csv").write_text(
         ",".join(keys) + "\n" + "".join(",".join(str(s.get(k)) for k in keys) + "\n" for s in samples)
     )
@@ -497,8 +529,10 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fault-scale", type=float, default=1.0, help="multiplies every fault probability")
     ap.add_argument("--every", type=float, default=2.0, help="seconds between samples")
+    ap.add_argument("--tail-every", type=float, default=0.2, help="seconds between samples in the last wave")
     ap.add_argument("--settle", type=float, default=15.0, help="seconds idle before the end sample")
-    ap.add_argument("--rss-growth-mb", type=float, default=2.0)
+    ap.add_argument("--rss-growth-mb", type=float, default=2.0, help="bound on the peak RSS growth from the warm-up to the last wave")
+    ap.add_argument("--end-bump-mb", type=float, default=2.0, help="bound on the peak RSS rise in the last wave and the stop")
     ap.add_argument("--gui", action="store_true", help="soak council-usi under a scripted GUI instead")
     ap.add_argument("--council-usi", default=str(ROOT / "target/release/council-usi"))
     ap.add_argument("--cycles", type=int, default=10000, help="--gui: go/stop and go ponder/ponderhit cycles")
@@ -544,10 +578,25 @@ def main():
     warm_t = min(warm_t, max((s["t"] for s in samples), default=0))
     after = [s for s in samples if s["t"] >= warm_t and s["hwm_kb"]]
     growth_mb = (after[-1]["hwm_kb"] - after[0]["hwm_kb"]) / 1024 if len(after) >= 2 else None
+    # The steady part: from the warm-up to the last wave (fewer games left than run at once);
+    # what a leak adds shows there, growing with the games played. The end: the last wave, the
+    # players' stop, summary.json and the settle, a one-off whose size must not depend on the
+    # run's length (docs/studies/soak.md measures it after 3 and 10 minutes).
+    steady = [s for s in after if s.get("games", 0) <= scheduled - a.concurrency]
+    tail_t = steady[-1]["t"] if steady else None
+    steady_mb = (steady[-1]["hwm_kb"] - steady[0]["hwm_kb"]) / 1024 if len(steady) >= 2 else None
+    end_bump_mb = (after[-1]["hwm_kb"] - steady[-1]["hwm_kb"]) / 1024 if steady and after else None
+    # Where in the end the peak rose: by the last game recorded, by summary.json, by the end.
+    last_game = next((s for s in samples if s.get("games", 0) >= scheduled), None)
+    at_summary = next((s for s in samples if s.get("summary")), None)
+
+    def rise(s):
+        return None if s is None or not steady else round((s["hwm_kb"] - steady[-1]["hwm_kb"]) / 1024, 2)
 
     checks = {
         "every scheduled game recorded once": len(games) == scheduled and len(set(ids)) == scheduled,
-        f"peak RSS growth after warm-up <= {a.rss_growth_mb:g} MB": growth_mb is not None and growth_mb <= a.rss_growth_mb,
+        f"peak RSS growth from the warm-up to the last wave <= {a.rss_growth_mb:g} MB": steady_mb is not None and steady_mb <= a.rss_growth_mb,
+        f"peak RSS rise in the last wave and the stop <= {a.end_bump_mb:g} MB": end_bump_mb is not None and end_bump_mb <= a.end_bump_mb,
         "fds at the end == at the start": bool(start and end and end["fds"] == start["fds"]),
         "threads at the end == at the start": bool(start and end and end["threads"] == start["threads"]),
         "children at the end == at the start": bool(start and end and end["children"] == start["children"]),
@@ -576,6 +625,11 @@ def main():
         "hwm_mb_at_warmup": after[0]["hwm_kb"] / 1024 if after else None,
         "hwm_mb_end": after[-1]["hwm_kb"] / 1024 if after else None,
         "hwm_growth_mb": growth_mb,
+        "last_wave_s": tail_t,
+        "hwm_mb_at_last_wave": steady[-1]["hwm_kb"] / 1024 if steady else None,
+        "hwm_steady_growth_mb": steady_mb,
+        "hwm_end_bump_mb": end_bump_mb,
+        "hwm_end_bump_by": {"last_game_recorded": rise(last_game), "summary_written": rise(at_summary), "end_sample": rise(end)},
         # council-match's own CPU per game recorded, minute by minute: a cost that grows with
         # the games already played shows as a rising column.
         "cpu_ms_per_game_by_minute": [
@@ -599,6 +653,10 @@ def main():
         f"| threads | {st.get('threads')} | {en.get('threads')} |",
         f"| child processes | {st.get('children')} | {en.get('children')} |",
         f"| peak RSS (VmHWM) MB, after warm-up → end | {mb(figures['hwm_mb_at_warmup'])} | {mb(figures['hwm_mb_end'])} |",
+        "",
+        f"Peak RSS (VmHWM): {mb(figures['hwm_mb_at_warmup'])} MB after the warm-up, {mb(figures['hwm_mb_at_last_wave'])} MB at the last wave "
+        f"({mb2(steady_mb)} MB over the steady part), {mb(figures['hwm_mb_end'])} MB at the end ({mb2(end_bump_mb)} MB in the last wave and the stop: "
+        f"{figures['hwm_end_bump_by']['last_game_recorded']} by the last game recorded, {figures['hwm_end_bump_by']['summary_written']} by summary.json).",
         "",
         f"Games: {len(games)} recorded of {scheduled} scheduled in {played_s / 60:.1f} min, {figures['engine_moves']} moves; "
         f"reasons: {', '.join(f'{k} {v}' for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))}. "

@@ -1751,6 +1751,73 @@ fn a_protocol_log_that_fills_the_disk_mid_game_keeps_the_game_and_stops_in_one_l
     assert!(stdout.contains(": 1 games:"), "no second game: {stdout}");
 }
 
+/// `results.jsonl` on a full disk (`/dev/full`: every write fails with ENOSPC): the game is
+/// played out and kept in its records and the protocol log, and the client stops in one line
+/// naming the file and where the game is.
+#[test]
+fn a_results_file_on_a_full_disk_keeps_the_game_in_its_records_and_stops_in_one_line() {
+    let dir = scratch("results-full");
+    let faulty = dir.join("faulty");
+    std::fs::create_dir_all(&faulty).expect("out");
+    let results = faulty.join("results.jsonl");
+    std::os::unix::fs::symlink("/dev/full", &results).expect("symlink to /dev/full");
+    let ((status, stdout, stderr), outs) = faulty_disk_pair(&dir, true, |mut inner| {
+        inner.spawn().expect("start council-csa")
+    });
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    let naming: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("results.jsonl"))
+        .collect();
+    assert!(
+        naming.len() == 1
+            && naming[0].contains(&format!(
+                "cannot write {}: No space left on device",
+                results.display()
+            ))
+            && naming[0].contains(&format!(
+                "is kept in {} and {}; stopping",
+                outs[0].join("records").display(),
+                outs[0].join("protocol.log").display()
+            )),
+        "{stderr}"
+    );
+    assert_eq!(record_files(&outs[0]).len(), 2, "its CSA and KIF records");
+    assert!(stdout.contains(": 1 games:"), "no second game: {stdout}");
+}
+
+/// The engine log on a full disk (`/dev/full`: every write fails with ENOSPC): its first line,
+/// the session's note, cannot be written, and the client stops before its first game in one
+/// line naming the file (the log's own warning is not a second one).
+#[test]
+fn an_engine_log_on_a_full_disk_stops_the_client_before_its_first_game_in_one_line() {
+    let dir = scratch("engine-log-full");
+    let config = config(&dir);
+    let server = Server::start(&["--games", "1"]);
+    let out = dir.join("faulty");
+    let child = client(
+        &config,
+        "engine",
+        &server,
+        "faulty",
+        &out,
+        &["--log", "/dev/full"],
+    );
+    let (status, stdout, stderr) = finish(child, "council-csa (engine log on a full disk)");
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    let naming: Vec<&str> = stderr.lines().filter(|l| l.contains("/dev/full")).collect();
+    assert!(
+        naming.len() == 1
+            && naming[0].contains("No space left on device")
+            && naming[0].contains("stopping before the next game"),
+        "{stderr}"
+    );
+    assert!(
+        !out.join("results.jsonl").exists(),
+        "no game played: {stdout}"
+    );
+}
+
 #[test]
 fn a_read_only_records_folder_keeps_the_game_in_results_and_the_log_and_stops_in_one_line() {
     let dir = scratch("read-only");

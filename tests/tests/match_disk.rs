@@ -1,14 +1,16 @@
-//! `council-match` when a file it writes cannot be written (a full disk, a record's path taken by a
-//! folder): the run stops starting games, says in one line which file failed and why, exits
-//! non-zero and loses no finished game; `--resume` once the file can be written finishes the run
-//! with the same games as a run that never stopped. Linux's `/dev/full` stands in for a full disk
-//! (every write fails with ENOSPC), so no mount is needed.
+//! `council-match` and `council-tune` when a file they write cannot be written (a full disk, a
+//! path taken by a folder): the run stops starting games, says in one line which file failed and
+//! why (one line, not a warning and then the error), exits non-zero and loses no finished game;
+//! `--resume` (council-tune: the same command again) once the file can be written finishes the
+//! run with the same games as a run that never stopped. Linux's `/dev/full` stands in for a full
+//! disk (every write fails with ENOSPC), and a file size limit (`ulimit -f`) for one that fills
+//! up mid-run, so no mount is needed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use council_tests::workspace_bin;
+use council_tests::{run_tune, succeeded, tune_iterations, tune_trajectory, workspace_bin};
 use serde_json::Value;
 
 const GAMES: usize = 8;
@@ -46,7 +48,12 @@ fn run_match(config: &Path, out: &Path, extra: &[&str]) -> std::process::Output 
 
 /// Each game's moves by id, from `results.jsonl` (every line must be whole JSON).
 fn moves_by_id(out: &Path) -> BTreeMap<u64, Value> {
-    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap_or_default();
+    moves_in(&out.join("results.jsonl"))
+}
+
+/// Each game's moves by id, from a results file (every line must be whole JSON).
+fn moves_in(file: &Path) -> BTreeMap<u64, Value> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("each results line is whole JSON"))
         .map(|g| (g["id"].as_u64().expect("id"), g["moves"].clone()))
@@ -67,14 +74,15 @@ fn reference(dir: &Path, config: &Path) -> BTreeMap<u64, Value> {
     games
 }
 
-/// The stopped run's one line, its exit, and that it kept what it finished.
+/// The stopped run's one line (the only one naming the file), its exit, and that it kept what
+/// it finished.
 fn assert_stopped_naming(run: &std::process::Output, file: &str, cause: &str) {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success(), "the run exits non-zero: {stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(file)).collect();
     assert!(
-        errors.iter().any(|l| l.contains(cause)),
-        "a line names {file} and {cause}: {stderr}"
+        errors.len() == 1 && errors[0].contains(cause),
+        "one line names {file}, with {cause}: {stderr}"
     );
     assert!(
         stderr.lines().last().is_some_and(|l| l.contains(file)),
@@ -177,4 +185,173 @@ fn a_record_that_cannot_be_written_stops_the_run_before_its_game_is_committed() 
         })
         .count();
     assert_eq!(csa, GAMES, "every game has its CSA record");
+}
+
+#[test]
+fn a_results_file_on_a_full_disk_stops_the_run_before_any_game_is_committed() {
+    let (dir, config) = scratch("results");
+    let expected = reference(&dir, &config);
+    let out = dir.join("full");
+    std::fs::create_dir_all(&out).expect("out");
+    let results = out.join("results.jsonl");
+    std::os::unix::fs::symlink("/dev/full", &results).expect("symlink to /dev/full");
+    let run = run_match(&config, &out, &[]);
+    assert_stopped_naming(&run, "results.jsonl", "No space left on device");
+    // Room again: the first game's line never made it, so the resumed run plays every game.
+    std::fs::remove_file(&results).expect("remove the symlink");
+    resume_plays_the_same_games(&config, &out, &[], &expected);
+}
+
+#[test]
+fn a_summary_on_a_full_disk_stops_in_one_line_with_every_game_kept_and_resume_writes_it() {
+    let (dir, config) = scratch("summary");
+    let expected = reference(&dir, &config);
+    let out = dir.join("full");
+    std::fs::create_dir_all(&out).expect("out");
+    let summary = out.join("summary.json");
+    std::os::unix::fs::symlink("/dev/full", &summary).expect("symlink to /dev/full");
+    let run = run_match(&config, &out, &[]);
+    assert_stopped_naming(&run, "summary.json", "No space left on device");
+    assert_eq!(moves_by_id(&out), expected, "every game kept");
+    std::fs::remove_file(&summary).expect("remove the symlink");
+    resume_plays_the_same_games(&config, &out, &[], &expected);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary.json"))
+            .expect("summary.json is JSON");
+    assert_eq!(written["games"], GAMES, "{written}");
+}
+
+/// A tune's folder for one test, with its config: the built-in `a` tuned against `x`, 4
+/// iterations of 2 colour-swapped pairs.
+fn tune_scratch(name: &str) -> (PathBuf, PathBuf) {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-disk-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch folder");
+    let config = "[match]\nplayers = [\"a\", \"x\"]\nmax_plies = 60\n\
+        [[player]]\nname = \"a\"\nkind = \"internal\"\nnodes = 60\nnoise_cp = 250\n\
+        [[player]]\nname = \"x\"\nkind = \"internal\"\nnodes = 60\n\
+        [tune]\nplayer = \"a\"\niterations = 4\npairs = 2\nseed = 11\n\
+        [[tune.param]]\npath = \"noise_cp\"\nstart = 280\nmin = 0\nmax = 300\nc_end = 40\nr_end = 0.05\n";
+    let path = dir.join("tune.toml");
+    std::fs::write(&path, config).expect("write config");
+    (dir, path)
+}
+
+fn tune(config: &Path, out: &Path) -> std::process::Output {
+    run_tune(config, out, &["--concurrency", "2"])
+}
+
+/// The same tune in a folder with room: its trajectory and its games.
+fn tune_reference(dir: &Path, config: &Path) -> (Vec<String>, BTreeMap<u64, Value>) {
+    let out = dir.join("reference");
+    succeeded(&tune(config, &out));
+    let games = moves_in(&out.join("games.jsonl"));
+    assert_eq!(games.len(), 16, "4 iterations of 2 pairs");
+    (tune_trajectory(&out), games)
+}
+
+/// Running the tune again in `out` (room again) finishes it onto the reference's trajectory with
+/// the reference's games.
+fn rerun_finishes_the_tune(
+    config: &Path,
+    out: &Path,
+    reference: &(Vec<String>, BTreeMap<u64, Value>),
+) {
+    succeeded(&tune(config, out));
+    assert_eq!(tune_trajectory(out), reference.0, "the same trajectory");
+    assert_eq!(
+        moves_in(&out.join("games.jsonl")),
+        reference.1,
+        "the same games, each once"
+    );
+}
+
+#[test]
+fn a_tune_whose_games_file_is_on_a_full_disk_stops_in_one_line_and_the_rerun_finishes_it() {
+    let (dir, config) = tune_scratch("games");
+    let reference = tune_reference(&dir, &config);
+    let out = dir.join("full");
+    std::fs::create_dir_all(&out).expect("out");
+    let games = out.join("games.jsonl");
+    std::os::unix::fs::symlink("/dev/full", &games).expect("symlink to /dev/full");
+    let run = tune(&config, &out);
+    assert_stopped_naming(&run, "games.jsonl", "No space left on device");
+    assert!(
+        tune_iterations(&out).is_empty(),
+        "no iteration is written without its games"
+    );
+    std::fs::remove_file(&games).expect("remove the symlink");
+    rerun_finishes_the_tune(&config, &out, &reference);
+}
+
+/// A disk that fills up mid-run, without a mount: the tune runs under a file size limit
+/// (`ulimit -f`, SIGXFSZ ignored, so a write past it fails with EFBIG) of half the reference's
+/// `games.jsonl`, which its games outgrow mid-tune, leaving a torn last line.
+#[test]
+fn a_tune_whose_games_file_fills_up_mid_run_stops_in_one_line_and_the_rerun_finishes_it() {
+    let (dir, config) = tune_scratch("mid-run");
+    let reference = tune_reference(&dir, &config);
+    let whole = std::fs::metadata(dir.join("reference").join("games.jsonl"))
+        .expect("the reference's games")
+        .len();
+    // sh's `ulimit -f` counts blocks of 512 bytes.
+    let blocks = (whole / 2 / 512).to_string();
+    let out = dir.join("limited");
+    let run = Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f \"$0\" && exec \"$@\""])
+        .arg(&blocks)
+        .arg(workspace_bin("council-tune"))
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--concurrency", "2"])
+        .output()
+        .expect("run council-tune under a file size limit");
+    assert_stopped_naming(&run, "games.jsonl", "File too large");
+    let kept = tune_iterations(&out).len();
+    assert!(
+        (1..4).contains(&kept),
+        "stopped mid-tune, after {kept} iterations"
+    );
+    rerun_finishes_the_tune(&config, &out, &reference);
+}
+
+#[test]
+fn a_tune_log_on_a_full_disk_stops_the_tune_before_its_first_game() {
+    let (dir, config) = tune_scratch("log");
+    let reference = tune_reference(&dir, &config);
+    let out = dir.join("full");
+    std::fs::create_dir_all(&out).expect("out");
+    let log = out.join("tune.jsonl");
+    std::os::unix::fs::symlink("/dev/full", &log).expect("symlink to /dev/full");
+    let run = tune(&config, &out);
+    assert_stopped_naming(&run, "tune.jsonl", "No space left on device");
+    assert!(
+        moves_in(&out.join("games.jsonl")).is_empty(),
+        "no game is played without the tune's log"
+    );
+    std::fs::remove_file(&log).expect("remove the symlink");
+    rerun_finishes_the_tune(&config, &out, &reference);
+}
+
+#[test]
+fn a_parameter_chart_that_cannot_be_written_stops_the_tune_in_one_line_with_every_iteration_kept() {
+    let (dir, config) = tune_scratch("svg");
+    let reference = tune_reference(&dir, &config);
+    let out = dir.join("blocked");
+    std::fs::create_dir_all(&out).expect("out");
+    let svg = out.join("theta-0-noise_cp.svg");
+    // A full disk, then a folder in the chart's place: each is one line, the iterations kept.
+    std::os::unix::fs::symlink("/dev/full", &svg).expect("symlink to /dev/full");
+    let run = tune(&config, &out);
+    assert_stopped_naming(&run, "theta-0-noise_cp.svg", "No space left on device");
+    assert_eq!(tune_trajectory(&out), reference.0, "every iteration kept");
+    std::fs::remove_file(&svg).expect("remove the symlink");
+    std::fs::create_dir(&svg).expect("a folder in the chart's place");
+    let run = tune(&config, &out);
+    assert_stopped_naming(&run, "theta-0-noise_cp.svg", "Is a directory");
+    std::fs::remove_dir(&svg).expect("remove the folder");
+    rerun_finishes_the_tune(&config, &out, &reference);
+    let text = std::fs::read_to_string(&svg).expect("the chart is drawn");
+    assert!(text.contains("<svg"), "{text}");
 }

@@ -10,8 +10,10 @@
 //!
 //! Peak memory flat: council-match keeps counts of its finished games, not the games, and its
 //! live page (served by the soak) the last hundred, so its peak RSS (VmHWM) may grow by at most
-//! 2 MB from the end of the first minute to the end of the run, measured over the test's own
-//! run (docs/studies/soak.md).
+//! 2 MB from the end of the first minute to the last wave (fewer games left than run at once),
+//! measured over the test's own run; the last wave and the players' stop may raise it by at
+//! most 2 MB more, a one-off whose size does not grow with the run's length
+//! (docs/studies/soak.md, "The end of a run").
 
 use council_tests::{python, workspace_bin, workspace_root};
 use serde_json::Value;
@@ -79,10 +81,15 @@ fn five_minutes_of_faults_lose_no_game_and_leak_no_process_fd_thread_or_memory()
         figures["exit_status"], 0,
         "council-match's exit after SIGTERM:\n{shown}\n{stderr}"
     );
-    let growth = figures["hwm_growth_mb"].as_f64();
+    let growth = figures["hwm_steady_growth_mb"].as_f64();
     assert!(
         growth.is_some_and(|g| g <= 2.0),
-        "peak RSS grew by {growth:?} MB after the warm-up:\n{shown}"
+        "peak RSS grew by {growth:?} MB from the warm-up to the last wave:\n{shown}"
+    );
+    let end = figures["hwm_end_bump_mb"].as_f64();
+    assert!(
+        end.is_some_and(|g| g <= 2.0),
+        "peak RSS rose by {end:?} MB in the last wave and the stop:\n{shown}"
     );
     // Every check of the script's own (the same, and the rest of its list).
     assert!(passed, "scripts/soak.py failed:\n{stderr}");

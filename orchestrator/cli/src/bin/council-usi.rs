@@ -135,6 +135,8 @@ fn engine_logs(cli: &Cli, config: &Config) -> anyhow::Result<Option<EngineLogs>>
         None => return Ok(None),
     };
     let log = EngineLog::open(&path, engine_log::DEFAULT_CAP_BYTES)?;
+    // The GUI's game goes on without the log: a write that fails is one warning.
+    log.warn_on_failure();
     log.note(&format!(
         "council-usi as {}: session started",
         cli.player.as_deref().unwrap_or("its council")

@@ -84,8 +84,8 @@ pub enum CsaError {
     /// The player's engines failed their first start (`preflight`).
     #[error("{0}")]
     Player(String),
-    /// A record, `results.jsonl` or the protocol log could not be written (a full disk, a
-    /// read-only folder): the game in play was finished, and `kept` says where it is.
+    /// A record, `results.jsonl`, the protocol log or the engine log could not be written (a
+    /// full disk, a read-only folder): the game in play was finished, and `kept` says where it is.
     #[error("cannot write {}: {source}; {kept}", .path.display())]
     Write {
         path: PathBuf,
@@ -189,10 +189,15 @@ pub async fn run(
     let mut played = Vec::new();
     let mut retries = 0;
     let mut outcome = Ok(());
+    let engine_log_file = engine_log.as_ref().map(|l| &l.log);
     while played.len() < opts.games as usize && !stop.is_requested() {
-        if let Some(source) = log.failure() {
+        // A log that could not be written (the protocol log, or the engine log, the last
+        // game's verdict included) stops the session before the next game.
+        let failed = (log.failure().map(|e| (log.path(), e)))
+            .or_else(|| engine_log_file.and_then(|l| Some((l.path(), l.failure()?))));
+        if let Some((path, source)) = failed {
             outcome = Err(CsaError::Write {
-                path: log.path().to_path_buf(),
+                path: path.to_path_buf(),
                 source,
                 kept: "stopping before the next game".to_string(),
             });
@@ -212,7 +217,7 @@ pub async fn run(
                     &game,
                     &records,
                     (&results_path, complete_len, &mut results),
-                    &log,
+                    (&log, engine_log_file),
                     &opts.written_by,
                 );
                 if let Some(logs) = &engine_log {
@@ -275,13 +280,16 @@ pub async fn run(
 }
 
 /// Write a finished game's records and results line; when a file cannot be written (or the
-/// protocol log could not be, during the game), the error names the first such file and says
-/// where the game is kept.
+/// protocol log or the engine log could not be, during the game), the error names the first
+/// such file and says where the game is kept.
 fn keep(
     game: &Finished,
     records: &Path,
     (results_path, complete_len, results): (&Path, Option<u64>, &mut Option<ResultsWriter>),
-    log: &ProtocolLog,
+    (log, engine_log): (
+        &ProtocolLog,
+        Option<&council_players::player::engine_log::EngineLog>,
+    ),
     by: &WrittenBy,
 ) -> Result<(), CsaError> {
     let result = &game.played.result;
@@ -307,7 +315,12 @@ fn keep(
         ),
         (appended, results_path.to_path_buf(), results_path),
         (logged, log.path().to_path_buf(), log.path()),
-    ] {
+    ]
+    .into_iter()
+    .chain(engine_log.map(|l| {
+        let logged = l.failure().map_or(Ok(()), Err);
+        (logged, l.path().to_path_buf(), l.path())
+    })) {
         match written {
             Ok(()) => kept.push(place.display().to_string()),
             Err(source) if failed.is_none() => failed = Some((path, source)),
@@ -352,7 +365,9 @@ fn open_engine_log(
 /// lines end (a line cut off by a crash is dropped).
 fn games_so_far(path: &Path) -> Result<(u64, Option<u64>), CsaError> {
     use council_schema::results::read::{Malformed, Policy, Repeats, TornTail, read};
-    if !path.exists() {
+    // A missing or empty file holds no game; so does a special file in its place (`/dev/full`,
+    // whose length is 0 and which reads as endless zeros).
+    if !std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
         return Ok((0, None));
     }
     let policy = Policy {

@@ -84,6 +84,13 @@ pub enum RunError {
     Summary(#[from] summary::SummaryWriteError),
     #[error(transparent)]
     EngineLog(#[from] EngineLogError),
+    /// A line of the engine log could not be written (a full disk): the run stops, and a resumed
+    /// run plays what is left.
+    #[error("cannot write the engine log {}: {cause}", path.display())]
+    EngineLogWrite {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
     #[error(
         "{}: [match.sprt] and --shard cannot go together: a sequential test decides on all games in order, a shard sees only some; run the SPRT on one machine",
         config.display()
@@ -513,9 +520,6 @@ impl Book {
         })
     }
 
-    /// Write a played game (records first, then its results line: the line is the commit point
-    /// of a game), tell the feed and the console. True when the SPRT has just decided (start no
-    /// more games).
     /// An error naming the engine log if one of its writes has failed (a full disk).
     fn engine_log_whole(&self) -> Result<(), RunError> {
         match self
@@ -523,7 +527,7 @@ impl Book {
             .as_ref()
             .and_then(|log| Some((log, log.failure()?)))
         {
-            Some((log, cause)) => Err(RunError::Io {
+            Some((log, cause)) => Err(RunError::EngineLogWrite {
                 path: log.path().to_path_buf(),
                 cause,
             }),
@@ -531,6 +535,9 @@ impl Book {
         }
     }
 
+    /// Write a played game (records first, then its results line: the line is the commit point
+    /// of a game), tell the feed and the console. True when the SPRT has just decided (start no
+    /// more games).
     async fn add(&mut self, p: PlayedGame, config: &Arc<Config>) -> Result<bool, RunError> {
         // Both (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
         // holds up the thread that reads results.

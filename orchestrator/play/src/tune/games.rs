@@ -140,9 +140,10 @@ fn subtree(config: &Config, name: &str, out: &mut BTreeSet<String>) {
 }
 
 /// The games already in `games.jsonl` (an interrupted tune's), by id, and where its complete
-/// lines end.
+/// lines end. A missing or empty file holds none; so does a special file in its place
+/// (`/dev/full`, whose length is 0 and which reads as endless zeros).
 pub fn finished_games(path: &Path) -> Result<(BTreeMap<u64, GameResult>, Option<u64>), TuneError> {
-    if !path.exists() {
+    if !std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
         return Ok((BTreeMap::new(), None));
     }
     let read = read::read(

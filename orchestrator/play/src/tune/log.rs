@@ -3,9 +3,11 @@
 //! games per iteration: what a reader needs without validating the config again); each further
 //! line is one finished
 //! iteration, written whole, flushed and synced before the next iteration starts. A cut-off last
-//! line (a crash mid-write) is dropped on resume and that iteration runs again.
+//! line (a crash mid-write) is dropped on resume and that iteration runs again. A line that
+//! cannot be written (a full disk) stops the tune with the file's error; the lines before it
+//! stand, and the rerun resumes from them.
 
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -73,13 +75,19 @@ pub struct Read {
     pub complete_len: u64,
 }
 
-/// Read `path`; `None` when it does not exist or is empty.
+/// Read `path`; `None` when it does not exist or is empty. It is read up to its length when
+/// opened, so a special file in its place (`/dev/full`, which reads as endless zeros) reads as
+/// empty rather than filling the memory.
 pub fn read(path: &Path) -> Result<Option<Read>, TuneError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(cause) => return Err(TuneError::io(path, cause)),
     };
+    let mut text = String::new();
+    file.metadata()
+        .and_then(|m| file.take(m.len()).read_to_string(&mut text))
+        .map_err(|cause| TuneError::io(path, cause))?;
     if text.is_empty() {
         return Ok(None);
     }
@@ -132,7 +140,8 @@ pub struct Writer {
 
 impl Writer {
     /// Open `path`, keeping its first `complete_len` bytes; with a `header`, the file starts
-    /// anew with it.
+    /// anew with it. A file no longer than that is left as it is (not truncated: a special file
+    /// in its place, as `/dev/full`, cannot be).
     pub fn open(
         path: &Path,
         complete_len: u64,
@@ -144,7 +153,9 @@ impl Writer {
             .open(path)
             .map_err(|e| TuneError::io(path, e))?;
         let len = if header.is_some() { 0 } else { complete_len };
-        file.set_len(len).map_err(|e| TuneError::io(path, e))?;
+        if file.metadata().map_err(|e| TuneError::io(path, e))?.len() > len {
+            file.set_len(len).map_err(|e| TuneError::io(path, e))?;
+        }
         let mut w = Writer {
             file,
             path: path.to_path_buf(),

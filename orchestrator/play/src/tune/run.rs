@@ -103,62 +103,64 @@ pub async fn tune(
     bar.set_position(resumed_at);
     let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
     let start_played = spsa::played(&tune.params, &start);
-    let mut interrupted = false;
-    for k in resumed_at..tune.iterations {
-        if cancel.is_cancelled() {
-            interrupted = true;
-            break;
-        }
-        let t0 = Instant::now();
-        let probe = spsa::probe(&tune.params, &theta, k, tune.iterations, tune.seed);
-        let plus = spsa::played(&tune.params, &probe.plus);
-        let minus = spsa::played(&tune.params, &probe.minus);
-        let specs = plan::iteration_games(&config, &tune, k);
-        let outcomes = match real.as_mut() {
-            None => simulated(&tune, specs, [&plus, &minus, &start_played]),
-            Some(real) => {
-                let iteration = games::iteration_config(&config, &tune, &plus, &minus);
-                let played = real.iteration(iteration, k, specs, opts, &cancel, &bar);
-                match played.await? {
-                    Some(outcomes) => outcomes,
-                    None => {
-                        interrupted = true;
-                        break;
+    // The iterations, until the last, a stop, or an error (a file that cannot be written): the
+    // engines are stopped after each of the three.
+    let iterated = async {
+        for k in resumed_at..tune.iterations {
+            if cancel.is_cancelled() {
+                return Ok(true);
+            }
+            let t0 = Instant::now();
+            let probe = spsa::probe(&tune.params, &theta, k, tune.iterations, tune.seed);
+            let plus = spsa::played(&tune.params, &probe.plus);
+            let minus = spsa::played(&tune.params, &probe.minus);
+            let specs = plan::iteration_games(&config, &tune, k);
+            let outcomes = match real.as_mut() {
+                None => simulated(&tune, specs, [&plus, &minus, &start_played]),
+                Some(real) => {
+                    let iteration = games::iteration_config(&config, &tune, &plus, &minus);
+                    let played = real.iteration(iteration, k, specs, opts, &cancel, &bar);
+                    match played.await? {
+                        Some(outcomes) => outcomes,
+                        None => return Ok(true),
                     }
                 }
+            };
+            let result: IterationResult = plan::tally(&tune, &outcomes);
+            let r = result.r();
+            let theta_next = spsa::update(&tune.params, &theta, &probe, r);
+            let line = IterationLine {
+                k,
+                theta: theta.clone(),
+                plus,
+                minus,
+                c_k: probe.c_k,
+                a_k: probe.a_k,
+                delta: probe.delta,
+                result,
+                r,
+                theta_next: theta_next.clone(),
+                wall_ms: t0.elapsed().as_millis() as u64,
+            };
+            if let Some(w) = writer.as_mut() {
+                w.append(&line)?;
             }
-        };
-        let result: IterationResult = plan::tally(&tune, &outcomes);
-        let r = result.r();
-        let theta_next = spsa::update(&tune.params, &theta, &probe, r);
-        let line = IterationLine {
-            k,
-            theta: theta.clone(),
-            plus,
-            minus,
-            c_k: probe.c_k,
-            a_k: probe.a_k,
-            delta: probe.delta,
-            result,
-            r,
-            theta_next: theta_next.clone(),
-            wall_ms: t0.elapsed().as_millis() as u64,
-        };
-        if let Some(w) = writer.as_mut() {
-            w.append(&line)?;
+            lines.push(line);
+            theta = theta_next;
+            bar.inc(1);
+            let values: Vec<String> = (tune.params.iter().zip(&theta))
+                .map(|(p, v)| format!("{} {v:.2}", p.path))
+                .collect();
+            bar.set_message(values.join("  "));
         }
-        lines.push(line);
-        theta = theta_next;
-        bar.inc(1);
-        let values: Vec<String> = (tune.params.iter().zip(&theta))
-            .map(|(p, v)| format!("{} {v:.2}", p.path))
-            .collect();
-        bar.set_message(values.join("  "));
+        Ok::<bool, TuneError>(false)
     }
+    .await;
     bar.finish_and_clear();
     if let Some(real) = real {
         real.scheduler.shutdown().await;
     }
+    let interrupted = iterated?;
     let summary = summarize(&tune, &lines, opts.simulate);
     Ok(TuneOutcome {
         tune,

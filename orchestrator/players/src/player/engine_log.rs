@@ -15,7 +15,11 @@
 //! the replies an engine sends after its game's last command are still that game's until
 //! another game writes to that process (what `docs/guide/matches.md` says). A write that fails
 //! (a full disk, EIO) is kept as the log's [`EngineLog::failure`] and no later line is tried: the
-//! program that owns the log decides what a broken log means (council-match stops the run).
+//! program that owns the log decides what a broken log means and says it in one line of its own
+//! (council-match and council-csa stop, naming the file); the log itself says nothing more,
+//! so that the user reads one line, not two. An owner that plays on without its
+//! log (council-usi: the GUI's game goes on) asks for [`EngineLog::warn_on_failure`]: one
+//! warning naming the file, once.
 
 use std::fs::File;
 use std::future::Future;
@@ -95,6 +99,8 @@ struct SinkState {
     full: bool,
     /// The first write that failed (its kind and message); nothing is written after it.
     failed: Option<(std::io::ErrorKind, String)>,
+    /// Say the failed write in a warning ([`EngineLog::warn_on_failure`]).
+    warn_on_failure: bool,
 }
 
 impl std::fmt::Debug for EngineLog {
@@ -126,6 +132,7 @@ impl EngineLog {
                     written: 0,
                     full: false,
                     failed: None,
+                    warn_on_failure: false,
                 }),
             }),
         })
@@ -140,6 +147,14 @@ impl EngineLog {
         let state = self.inner.state.lock().ok()?;
         let (kind, text) = state.failed.clone()?;
         Some(std::io::Error::new(kind, text))
+    }
+
+    /// For an owner that plays on without its log: a write that fails is also one warning on
+    /// stderr naming the file (an owner that stops says it in its own line instead).
+    pub fn warn_on_failure(&self) {
+        if let Ok(mut state) = self.inner.state.lock() {
+            state.warn_on_failure = true;
+        }
     }
 
     /// A note outside any game and player (e.g. the session's start, with its command line).
@@ -204,10 +219,12 @@ impl EngineLog {
         match state.file.write_all(line.as_bytes()) {
             Ok(()) => state.written += line.len() as u64,
             Err(e) => {
-                tracing::warn!(
-                    "{}: cannot write the engine log: {e}; no more lines are written",
-                    self.inner.path.display()
-                );
+                if state.warn_on_failure {
+                    tracing::warn!(
+                        "cannot write the engine log {}: {e}; no more lines are written",
+                        self.inner.path.display()
+                    );
+                }
                 state.failed = Some((e.kind(), e.to_string()));
             }
         }
