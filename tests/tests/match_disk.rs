@@ -203,6 +203,31 @@ fn a_results_file_on_a_full_disk_stops_the_run_before_any_game_is_committed() {
 }
 
 #[test]
+fn a_pgn_file_on_a_full_disk_stops_the_run_before_its_game_is_committed() {
+    let (dir, config) = scratch("pgnout");
+    let expected = reference(&dir, &config);
+    let out = dir.join("full");
+    let run = run_match(&config, &out, &["-pgnout", "file=/dev/full"]);
+    assert_stopped_naming(&run, "/dev/full", "No space left on device");
+    // The pseudo-PGN is written with the records, before the game's results line: none is
+    // committed whose PGN failed.
+    assert!(
+        moves_by_id(&out).is_empty(),
+        "no game committed: {:?}",
+        moves_by_id(&out).keys()
+    );
+    let pgn = dir.join("games.pgn");
+    let pgn_flag = format!("file={}", pgn.display());
+    resume_plays_the_same_games(&config, &out, &["-pgnout", &pgn_flag], &expected);
+    let text = std::fs::read_to_string(&pgn).expect("the pgn file");
+    assert_eq!(
+        text.matches("[PlyCount ").count(),
+        GAMES,
+        "a PGN game per game: {text}"
+    );
+}
+
+#[test]
 fn a_summary_on_a_full_disk_stops_in_one_line_with_every_game_kept_and_resume_writes_it() {
     let (dir, config) = scratch("summary");
     let expected = reference(&dir, &config);
