@@ -204,21 +204,62 @@ fn a_results_file_on_a_full_disk_stops_the_run_before_any_game_is_committed() {
 
 #[test]
 fn a_pgn_file_on_a_full_disk_stops_the_run_before_its_game_is_committed() {
-    let (dir, config) = scratch("pgnout");
-    let expected = reference(&dir, &config);
+    // -pgnout is a fastchess / Shogitest flag: the run is given as flags.
+    let (dir, _) = scratch("pgnout");
+    let engines = ["a", "b"].map(|name| {
+        let path = dir.join(name);
+        std::os::unix::fs::symlink(workspace_bin("council-engine"), &path).expect("link");
+        path.display().to_string()
+    });
+    let flags = |out: &Path, pgn: &str| {
+        let mut args: Vec<String> = Vec::new();
+        for engine in &engines {
+            args.extend(["-engine".into(), format!("cmd={engine}"), "nodes=50".into()]);
+        }
+        args.extend(
+            [
+                "-rounds",
+                "4",
+                "-maxmoves",
+                "24",
+                "-srand",
+                "5",
+                "-concurrency",
+                "2",
+            ]
+            .map(String::from),
+        );
+        args.extend(["-pgnout".into(), format!("file={pgn}")]);
+        args.extend(["--out".into(), out.display().to_string(), "--quiet".into()]);
+        args
+    };
+    let play = |args: Vec<String>| {
+        Command::new(workspace_bin("council-match"))
+            .args(args)
+            .output()
+            .expect("run council-match")
+    };
+    let reference = dir.join("reference");
+    let pgn = dir.join("games.pgn").display().to_string();
+    succeeded(&play(flags(&reference, &pgn)));
+    let expected = moves_by_id(&reference);
+    assert_eq!(expected.len(), GAMES);
+    std::fs::remove_file(&pgn).expect("remove the reference's pgn");
+
     let out = dir.join("full");
-    let run = run_match(&config, &out, &["-pgnout", "file=/dev/full"]);
+    let run = play(flags(&out, "/dev/full"));
     assert_stopped_naming(&run, "/dev/full", "No space left on device");
-    // The pseudo-PGN is written with the records, before the game's results line: none is
-    // committed whose PGN failed.
-    assert!(
-        moves_by_id(&out).is_empty(),
-        "no game committed: {:?}",
-        moves_by_id(&out).keys()
+    // The pseudo-PGN is written with the records, before the game's results line: no game
+    // whose PGN failed is committed.
+    assert!(moves_by_id(&out).is_empty(), "no game committed");
+    let mut resume = flags(&out, &pgn);
+    resume.push("--resume".into());
+    succeeded(&play(resume));
+    assert_eq!(
+        moves_by_id(&out),
+        expected,
+        "the resumed run played the same games"
     );
-    let pgn = dir.join("games.pgn");
-    let pgn_flag = format!("file={}", pgn.display());
-    resume_plays_the_same_games(&config, &out, &["-pgnout", &pgn_flag], &expected);
     let text = std::fs::read_to_string(&pgn).expect("the pgn file");
     assert_eq!(
         text.matches("[PlyCount ").count(),

@@ -806,6 +806,14 @@ pub fn to_toml(args: &[String]) -> Result<(String, RunFlags), FlagError> {
                 };
                 run.serve = Some(addr);
             }
+            _ if !flag.starts_with('-') => {
+                return Err(bad(
+                    flag,
+                    "not a flag: a config file and fastchess / Shogitest flags do not mix \
+                     (give the config its --options, or the flags alone; \
+                     --print-config turns flags into a config)",
+                ));
+            }
             _ => {
                 let mut known: Vec<&str> = FLAGS.to_vec();
                 known.extend_from_slice(RUN_OPTIONS);
@@ -1073,6 +1081,16 @@ mod tests {
         assert!(!p[0].as_table().expect("a").contains_key("nodes"));
         assert_eq!(p[3]["nodes"].as_integer(), Some(100));
         assert_eq!(p[3]["method"].as_str(), Some("optimistic"));
+    }
+
+    #[test]
+    fn a_config_file_among_flags_is_named_not_taken_for_a_flag() {
+        let e = to_toml(&words("configs/3vs1.toml -pgnout file=x.pgn")).expect_err("mixed");
+        assert!(
+            e.to_string()
+                .starts_with("configs/3vs1.toml: not a flag: a config file and fastchess"),
+            "{e}"
+        );
     }
 
     #[test]
