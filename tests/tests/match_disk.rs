@@ -247,13 +247,16 @@ fn a_pgn_file_on_a_full_disk_stops_the_run_before_its_game_is_committed() {
     std::fs::remove_file(&pgn).expect("remove the reference's pgn");
 
     let out = dir.join("full");
-    let run = play(flags(&out, "/dev/full"));
-    assert_stopped_naming(&run, "/dev/full", "No space left on device");
+    std::os::unix::fs::symlink("/dev/full", &pgn).expect("symlink to /dev/full");
+    let run = play(flags(&out, &pgn));
+    assert_stopped_naming(&run, "games.pgn", "No space left on device");
     // The pseudo-PGN is written with the records, before the game's results line: no game
     // whose PGN failed is committed.
     assert!(moves_by_id(&out).is_empty(), "no game committed");
+    std::fs::remove_file(&pgn).expect("remove the symlink");
+    // Room again: the same command line with --resume, at another concurrency.
     let mut resume = flags(&out, &pgn);
-    resume.push("--resume".into());
+    resume.extend(["--resume", "-concurrency", "1"].map(String::from));
     succeeded(&play(resume));
     assert_eq!(
         moves_by_id(&out),

@@ -166,7 +166,7 @@ fn read_folders(dirs: &[PathBuf]) -> Result<Vec<ShardFolder>, MergeError> {
                 first: first.dir.clone(),
                 what,
             };
-            if info.config_text != first.info.config_text {
+            if !council_schema::config::same_config(&info.config_text, &first.info.config_text) {
                 return Err(other_run(format!(
                     "the configs differ ({} and {})",
                     info.config_file, first.info.config_file

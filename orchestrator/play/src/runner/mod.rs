@@ -167,7 +167,7 @@ fn prepare_out(config: &mut Config, opts: &RunOptions) -> Result<Prepared, RunEr
     let results_path = out.join("results.jsonl");
     if opts.resume {
         let info = RunInfo::read(out).map_err(RunError::NothingToResume)?;
-        if info.config_text != config.text {
+        if !council_schema::config::same_config(&info.config_text, &config.text) {
             return Err(RunError::OtherConfig {
                 out: out.clone(),
                 config_file: info.config_file,

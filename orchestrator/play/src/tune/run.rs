@@ -340,7 +340,7 @@ fn check_same(path: &std::path::Path, was: &Header, now: &Header) -> Result<(), 
         was: a,
         now: b,
     };
-    if was.config_text != now.config_text {
+    if !council_schema::config::same_config(&was.config_text, &now.config_text) {
         return Err(differs(
             "the config",
             format!("text of {}", was.config_file),

@@ -338,6 +338,18 @@ impl Config {
     }
 }
 
+/// Whether two config texts say the same: the same TOML values, comments and layout aside
+/// (a resume may fix a comment; a run from fastchess flags records its command line, run
+/// options such as `-concurrency` included, as a comment). Text that is not TOML is compared as
+/// text.
+pub fn same_config(a: &str, b: &str) -> bool {
+    a == b
+        || matches!(
+            (a.parse::<toml::Table>(), b.parse::<toml::Table>()),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
 /// An internal player's options as `run.json` records them: those that differ from the
 /// engine's defaults, by name, read back over the defaults.
 mod tuning_changes {
@@ -364,5 +376,20 @@ mod tuning_changes {
             tuning.set(&name, value).map_err(D::Error::custom)?;
         }
         Ok(tuning)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_config;
+
+    #[test]
+    fn same_config_ignores_comments_and_layout_not_values() {
+        let a = "# -engine cmd=x -concurrency 2\n[match]\ngames = 2\n";
+        assert!(same_config(
+            a,
+            "# -engine cmd=x -concurrency 4\n[match]\ngames  =  2 # two\n"
+        ));
+        assert!(!same_config(a, "[match]\ngames = 3\n"));
     }
 }
