@@ -93,6 +93,37 @@ impl<'a> LineMap<'a> {
 /// Builds the rsshogi record to export in `format`.
 pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordError> {
     let unwritable = |problem: String| RecordError::Unwritable { format, problem };
+    let (mut out, end) = head(rec, format)?;
+    let mut pos = rec.start().clone();
+    let mut parent = out.root_id();
+    for m in rec.moves() {
+        let mover = pos.side_to_move();
+        pos.play(m.mv);
+        let mut note = RecordAnnotation::new()
+            .with_elapsed_ms(elapsed_ms(m))
+            .with_comment(kif_comment(m, &pos, format));
+        if let Some(engine) = &m.engine {
+            note = note.with_engine_info(Some(engine_info(engine, mover, &pos, format)));
+        }
+        parent = out
+            .append_move_with_annotation(parent, MoveEntry::new(m.mv.to_rs()), note)
+            .map_err(|e| unwritable(e.to_string()))?;
+    }
+    if let Some((entry, note)) = end {
+        out.append_special_with_annotation(parent, entry, note)
+            .map_err(|e| unwritable(e.to_string()))?;
+    }
+    Ok(out)
+}
+
+/// The rsshogi record of `rec` without its moves: the start and the header (names, event, date,
+/// clocks, and in KIF the end reason its end marker cannot tell); and the end, as the terminal
+/// entry and its annotation to append after the moves.
+pub(super) fn head(
+    rec: &GameRecord,
+    format: Format,
+) -> Result<(Record, Option<(SpecialMoveEntry, RecordAnnotation)>), RecordError> {
+    let unwritable = |problem: String| RecordError::Unwritable { format, problem };
     let mut out = Record::new(rec.start().to_sfen()).map_err(|e| unwritable(e.to_string()))?;
     let mut meta = RecordMetadata::builder();
     meta.black_player(rec.sente.clone())
@@ -110,27 +141,9 @@ pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordEr
             meta.black_time_control(sente).white_time_control(gote);
         }
     }
-
-    let mut pos = rec.start().clone();
-    let mut parent = out.root_id();
-    for m in rec.moves() {
-        let mover = pos.side_to_move();
-        pos.play(m.mv);
-        let mut note = RecordAnnotation::new()
-            .with_elapsed_ms(
-                m.time
-                    .map(|t| u32::try_from(t.as_millis()).unwrap_or(u32::MAX)),
-            )
-            .with_comment(kif_comment(m, &pos, format));
-        if let Some(engine) = &m.engine {
-            note = note.with_engine_info(Some(engine_info(engine, mover, &pos, format)));
-        }
-        parent = out
-            .append_move_with_annotation(parent, MoveEntry::new(m.mv.to_rs()), note)
-            .map_err(|e| unwritable(e.to_string()))?;
-    }
-    if let Some(end) = rec.end {
-        let (entry, tag) = terminal(end, pos.side_to_move()).map_err(unwritable)?;
+    let mut end = None;
+    if let Some(game_end) = rec.end {
+        let (entry, tag) = terminal(game_end, rec.position().side_to_move()).map_err(unwritable)?;
         let mut note = RecordAnnotation::new();
         if let Some(reason) = tag {
             match format {
@@ -140,11 +153,16 @@ pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordEr
                 }
             }
         }
-        out.append_special_with_annotation(parent, entry, note)
-            .map_err(|e| unwritable(e.to_string()))?;
+        end = Some((entry, note));
     }
     out.set_metadata(meta.build());
-    Ok(out)
+    Ok((out, end))
+}
+
+/// A move's thinking time as the formats' milliseconds.
+pub(super) fn elapsed_ms(m: &RecordedMove) -> Option<u32> {
+    m.time
+        .map(|t| u32::try_from(t.as_millis()).unwrap_or(u32::MAX))
 }
 
 /// The record's writer as one comment line's text (a line break in it made a space).
@@ -179,7 +197,7 @@ fn clock_of(tc: &TimeControl) -> crate::clock::TimeControl {
 
 /// The move's comment; in KIF with the engine's pv as a first `*読み筋=` line (KIF's score line
 /// has no room for it).
-fn kif_comment(m: &RecordedMove, after: &Position, format: Format) -> Option<String> {
+pub(super) fn kif_comment(m: &RecordedMove, after: &Position, format: Format) -> Option<String> {
     let pv = m
         .engine
         .as_ref()

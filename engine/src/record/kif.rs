@@ -49,11 +49,7 @@ const END_WORDS: [&str; 15] = [
 ];
 
 pub(super) fn write(rec: &GameRecord) -> Result<String, RecordError> {
-    let out = convert::to_rs(rec, Format::Kif)?;
-    let text = rs_kif::export_kif(&out).map_err(|e| RecordError::Unwritable {
-        format: Format::Kif,
-        problem: e.to_string(),
-    })?;
+    let text = super::kif_write::write(rec)?;
     let text = match rec.handicap() {
         Some(h) if h != Handicap::Even => handicap_labels(&text),
         _ => text,

@@ -1,7 +1,7 @@
 //! KIF's move notation (`７六歩(77)`, `同　銀(31)`, `４五角打`) and the `**読み筋=` pv line our
-//! KIF records carry: shared by the KIF reader ([`super::kif`]), the writer
-//! ([`super::convert`]) and [`super::kif_move`] (the live page's move list), so none imports
-//! another.
+//! KIF records carry: shared by the KIF reader ([`super::kif`]), the writers
+//! ([`super::convert`], [`super::kif_write`]) and [`super::kif_move`] (the live page's move
+//! list), so none imports another.
 
 use crate::position::Position;
 use crate::types::{Move, PieceKind};
@@ -36,8 +36,20 @@ pub(super) fn pv_comment(after: &Position, pv: &[Move]) -> Option<String> {
 /// A legal move in KIF notation: `７六歩(77)`, `同　銀(31)`, `２二角成(88)`, `２三銀不成(34)`,
 /// `４五角打`.
 pub(super) fn move_text(pos: &Position, mv: Move) -> Option<String> {
+    let same = pos.last_move().is_some_and(|last| last.to() == mv.to());
+    notation(pos, mv, same, true)
+}
+
+/// A legal move as the KIF writer's numbered lines write it (rsshogi's `export_kif`, which GUIs
+/// and cshogi read): `同　` when `same_square` (the previous move's destination), and a declined
+/// promotion bare (`２三銀(34)`).
+pub(super) fn record_move_text(pos: &Position, mv: Move, same_square: bool) -> Option<String> {
+    notation(pos, mv, same_square, false)
+}
+
+fn notation(pos: &Position, mv: Move, same_square: bool, declined: bool) -> Option<String> {
     let to = mv.to();
-    let square = if pos.last_move().is_some_and(|last| last.to() == to) {
+    let square = if same_square {
         "同　".to_string()
     } else {
         format!(
@@ -53,7 +65,7 @@ pub(super) fn move_text(pos: &Position, mv: Move) -> Option<String> {
     let kind = pos.piece_at(from)?.kind;
     let suffix = if mv.is_promotion() {
         "成"
-    } else if pos.parse_usi_move(&format!("{}+", mv.to_usi())).is_ok() {
+    } else if declined && pos.parse_usi_move(&format!("{}+", mv.to_usi())).is_ok() {
         "不成"
     } else {
         ""

@@ -3,9 +3,11 @@
 //!
 //! Invariants: the start position is a valid position and every move is legal in turn (a
 //! `GameRecord` can only be built by playing legal moves on a `Position`, or by reading a file
-//! whose moves we replayed). Text work (CSA V2.2, KIF) is rsshogi's `records` feature; this
-//! module adds what the council needs on top: checked legality with our rules, errors that name
-//! the line, and one end-of-game vocabulary (`EndReason`) shared with `results.jsonl`.
+//! whose moves we replayed). Text work (CSA V2.2, KIF) is rsshogi's `records` feature, but for
+//! the KIF writer's move lines (`kif_write`: rsshogi's bytes from one position walked move by
+//! move, where its `export_kif` keeps a position per ply); this module adds what the council
+//! needs on top: checked legality with our rules, errors that name the line, and one
+//! end-of-game vocabulary (`EndReason`) shared with `results.jsonl`.
 //!
 //! Engine scores are kept from the mover's point of view; both file formats write them from
 //! sente's point of view (floodgate's `'** <score> <pv>` and KIF's `**評価値=`), with a mate
@@ -16,6 +18,7 @@ mod convert;
 mod csa;
 mod kif;
 mod kif_moves;
+mod kif_write;
 mod model;
 
 pub use model::{

@@ -1077,3 +1077,77 @@ fn kif_move_text_is_the_kif_records_own() {
     let ours: Vec<String> = texts.iter().map(|t| t.replace("不成", "")).collect();
     assert_eq!(ours, written, "{kif}");
 }
+
+/// rsshogi's `export_kif` of the whole record: what the KIF writer must write, byte for byte.
+fn rsshogi_kif(rec: &GameRecord) -> Result<String, RecordError> {
+    let out = super::convert::to_rs(rec, Format::Kif)?;
+    Ok(rsshogi::records::formats::kif::export_kif(&out).expect("rsshogi writes it"))
+}
+
+#[test]
+fn the_kif_writer_writes_what_rsshogis_export_kif_writes() {
+    let files = [
+        GameRecord::read_csa(FLOODGATE_CSA).expect("floodgate"),
+        GameRecord::read_csa(HANDICAP_CSA).expect("handicap board"),
+        GameRecord::read_kif(EVEN_KIF).expect("even"),
+        GameRecord::read_kif(NON_PROMOTION_KIF).expect("non-promotion"),
+        GameRecord::from_kif_bytes(KFW_SJIS).expect("kifu for windows"),
+        GameRecord::from_kif_bytes(SHOGIGUI_KIFU).expect("shogigui"),
+        GameRecord::from_kif_bytes(BOARD_SJIS).expect("handicap board kif"),
+        GameRecord::from_kif_bytes(CLUB24_SJIS).expect("shogi club 24"),
+    ];
+    let gote_board =
+        Position::from_sfen("lnsgk2nl/6g2/ppppppbpp/9/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL w Rb 1")
+            .expect("sfen");
+    let mut rest = vec![GameRecord::new(&gote_board)];
+    let mut annotated = files[0].clone();
+    annotated.sente = Some("先手の人".into());
+    annotated.written_by = Some("council-match test".into());
+    annotated.start_time = Some("2026/11/29 04:05:06".into());
+    let tc = |main, byoyomi| crate::clock::TimeControl {
+        main: Duration::from_secs(main),
+        byoyomi: Duration::from_secs(byoyomi),
+        increment: Duration::ZERO,
+    };
+    annotated.clocks = [Some(tc(600, 10)), Some(tc(300, 0))];
+    for i in 0..annotated.moves().len() {
+        let after: Vec<Move> = annotated.moves()[i + 1..].iter().map(|m| m.mv).collect();
+        let a = annotated.annotate(i).expect("move");
+        // Times past a minute and an hour in total, a move without one, and every score.
+        *a.time = (i != 2).then(|| Duration::from_millis(1999 + 2_400_000 * i as u64));
+        *a.comment = Some(format!("  line one of {i}\n\n line two  "));
+        *a.engine = Some(EngineComment {
+            score: [
+                Score::Cp(-120),
+                Score::Mate(3),
+                Score::Mate(-4),
+                Score::Cp(0),
+            ][i % 4],
+            pv: after,
+        });
+    }
+    rest.push(annotated);
+    let mut compared = 0;
+    for base in files.iter().chain(&rest) {
+        for reason in EndReason::ALL {
+            for winner in [None, Some(Color::Sente), Some(Color::Gote)] {
+                let mut rec = base.clone();
+                rec.end = Some(GameEnd { reason, winner });
+                let Ok(expected) = rsshogi_kif(&rec) else {
+                    assert!(
+                        super::kif_write::write(&rec).is_err(),
+                        "{reason} {winner:?}"
+                    );
+                    continue;
+                };
+                let written = super::kif_write::write(&rec).expect("write");
+                assert_eq!(written, expected, "{reason} {winner:?}");
+                compared += 1;
+            }
+        }
+        let mut open = base.clone();
+        open.end = None;
+        assert_eq!(super::kif_write::write(&open), rsshogi_kif(&open));
+    }
+    assert!(compared > 100, "{compared} records compared");
+}

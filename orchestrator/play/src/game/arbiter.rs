@@ -123,8 +123,8 @@ pub(crate) struct Arbiter<'a> {
     max_plies: usize,
     /// Grace past a clock or deadline before a move is a timeout.
     margin: Duration,
-    start: StartPosition,
-    /// Shared with the requests (no copy per move); played on in place once they are gone.
+    /// The one position of the game (the start's SFEN and opening are on the sheet): shared
+    /// with the requests (no copy per move), played on in place once they are gone.
     position: Arc<Position>,
     /// Each side's clock, `None` for a side without one.
     clocks: ByColor<Option<SideClock>>,
@@ -146,11 +146,16 @@ impl<'a> Arbiter<'a> {
             sente: config.player(&spec.sente),
             gote: config.player(&spec.gote),
         };
-        let start = start_position(&spec.start)?;
+        let StartPosition {
+            sfen,
+            opening,
+            position,
+            handicap,
+        } = start_position(&spec.start)?;
         let sheet = Sheet::new(
-            start.sfen.clone(),
-            start.handicap.clone(),
-            start.opening.clone(),
+            sfen,
+            handicap,
+            opening,
             players.map(|p| Some(p.name.as_str())),
         );
         Ok(Arbiter {
@@ -158,9 +163,8 @@ impl<'a> Arbiter<'a> {
             players,
             max_plies: config.max_plies as usize,
             margin: Duration::from_millis(config.timeout_margin_ms),
-            position: Arc::new(start.position.clone()),
+            position: Arc::new(position),
             sheet,
-            start,
             clocks: players.map(|p| p.limits.time_control().map(SideClock::new)),
             resign: ResignTracker::new(config.resign),
             draw: DrawTracker::new(config.draw),
@@ -211,7 +215,7 @@ impl<'a> Arbiter<'a> {
                 id: self.spec.id,
                 sente: self.spec.sente.clone(),
                 gote: self.spec.gote.clone(),
-                start: self.start.sfen.clone(),
+                start: self.sheet.start().to_string(),
                 moves: self.sheet.moves().to_vec(),
                 sfen: self.position.to_sfen(),
                 clocks: self.clock_views(),

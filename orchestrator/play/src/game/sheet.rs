@@ -83,6 +83,11 @@ impl Sheet {
         }
     }
 
+    /// SFEN of the base position.
+    pub(crate) fn start(&self) -> &str {
+        &self.start
+    }
+
     /// Every move of the game so far, the opening's included, USI.
     pub(crate) fn moves(&self) -> &[String] {
         &self.moves
