@@ -61,15 +61,30 @@ struct PerftArgs {
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
+    init_logging();
     if let Err(e) = run(Cli::parse()) {
         // One line: what was being done and why it failed.
         eprintln!("council-engine: {e:#}");
         std::process::exit(1);
     }
+}
+
+/// Diagnostics to stderr, `error` only unless `RUST_LOG` (`level` and `target=level`
+/// directives, tracing-subscriber's `Targets`) says otherwise.
+fn init_logging() {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|directives| directives.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::ERROR));
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(filter),
+        )
+        .init();
 }
 
 fn run(cli: Cli) -> Result<()> {

@@ -6,15 +6,23 @@
 use std::process::ExitCode;
 
 /// Diagnostics to stderr, `warn` and up unless `RUST_LOG` says otherwise (stdout is the table,
-/// the JSON or the USI channel).
+/// the JSON or the USI channel). `RUST_LOG` takes `level` and `target=level` directives, comma
+/// separated (tracing-subscriber's `Targets`, without env-filter's span and regex matching,
+/// whose regex engine was a quarter of a megabyte of every program's code).
 pub fn init_logging(ansi: bool) {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|directives| directives.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::WARN));
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(ansi)
+                .with_filter(filter),
         )
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
         .init();
 }
 
