@@ -492,7 +492,7 @@ pub fn parse_engine_message(line: &str) -> Result<EngineMessage, ProtocolError> 
             }
         }
         "option" => EngineMessage::Option(parse_option(args).map_err(err)?),
-        "info" => EngineMessage::Info(parse_info(trimmed, args).map_err(err)?),
+        "info" => EngineMessage::Info(parse_info(trimmed).map_err(err)?.to_info()),
         "bestmove" => EngineMessage::BestMove(match args {
             [] => return Err(err(missing("bestmove"))),
             ["resign", ..] => UsiBestMove::Resign,
@@ -600,45 +600,115 @@ const INFO_KEYWORDS: [&str; 12] = [
     "string", "cpuload",
 ];
 
-fn parse_info(line: &str, args: &[&str]) -> Result<Info, ProtocolErrorKind> {
-    let mut info = Info::default();
-    let mut i = 0;
-    while i < args.len() {
-        let key = args[i];
-        let value = args.get(i + 1).copied();
-        // How many tokens this key used, itself included.
-        let used = match key {
-            "depth" => set(&mut info.depth, number(key, value)?),
-            "seldepth" => set(&mut info.seldepth, number(key, value)?),
-            "time" => set(&mut info.time, number(key, value)?),
-            "nodes" => set(&mut info.nodes, number(key, value)?),
-            "nps" => set(&mut info.nps, number(key, value)?),
-            "hashfull" => set(&mut info.hashfull, number(key, value)?),
-            "multipv" => set(&mut info.multipv, number(key, value)?),
-            "currmove" => set(
-                &mut info.currmove,
-                value.ok_or_else(|| missing(key))?.to_string(),
-            ),
-            "score" => {
-                let (score, used) = parse_score(&args[i + 1..])?;
-                info.score = Some(score);
-                1 + used
-            }
+/// One `info` line as [`Info`] holds it, borrowed from the line's text: what a reader that
+/// keeps few of many lines parses each with, allocating nothing ([`InfoRef::to_info`] makes the
+/// owned one). The one grammar of `info`: [`parse_engine_message`] reads `info` through it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InfoRef<'a> {
+    pub depth: Option<u32>,
+    pub seldepth: Option<u32>,
+    pub time: Option<u64>,
+    pub nodes: Option<u64>,
+    pub nps: Option<u64>,
+    pub hashfull: Option<u32>,
+    pub multipv: Option<u32>,
+    pub score: Option<InfoScore>,
+    pub currmove: Option<&'a str>,
+    /// The text of the `pv` moves (whitespace between them as written); empty without a pv.
+    pv: &'a str,
+    pub string: Option<&'a str>,
+}
+
+impl<'a> InfoRef<'a> {
+    /// The `pv` moves, in order.
+    pub fn pv(&self) -> std::str::SplitWhitespace<'a> {
+        self.pv.split_whitespace()
+    }
+
+    /// The owned [`Info`].
+    #[must_use]
+    pub fn to_info(&self) -> Info {
+        Info {
+            depth: self.depth,
+            seldepth: self.seldepth,
+            time: self.time,
+            nodes: self.nodes,
+            nps: self.nps,
+            hashfull: self.hashfull,
+            multipv: self.multipv,
+            score: self.score,
+            currmove: self.currmove.map(str::to_string),
+            pv: self.pv().map(str::to_string).collect(),
+            string: self.string.map(str::to_string),
+        }
+    }
+}
+
+/// Parses an `info` line (its first word `info`) without copying any of it.
+///
+/// # Errors
+/// As [`parse_engine_message`] for the same line: another first word, or a known key with a
+/// missing or malformed value.
+pub fn parse_info_line(line: &str) -> Result<InfoRef<'_>, ProtocolError> {
+    let trimmed = line.trim();
+    let err = |kind| ProtocolError {
+        line: trimmed.to_string(),
+        kind,
+    };
+    match trimmed.split_whitespace().next() {
+        Some("info") => parse_info(trimmed).map_err(err),
+        Some(other) => Err(err(ProtocolErrorKind::UnknownCommand(other.to_string()))),
+        None => Err(err(ProtocolErrorKind::Empty)),
+    }
+}
+
+/// `line`: trimmed, its first word `info`.
+fn parse_info(line: &str) -> Result<InfoRef<'_>, ProtocolErrorKind> {
+    let mut info = InfoRef::default();
+    let mut words = line.split_whitespace().peekable();
+    words.next();
+    while let Some(key) = words.next() {
+        match key {
+            "depth" => info.depth = Some(number(key, words.next())?),
+            "seldepth" => info.seldepth = Some(number(key, words.next())?),
+            "time" => info.time = Some(number(key, words.next())?),
+            "nodes" => info.nodes = Some(number(key, words.next())?),
+            "nps" => info.nps = Some(number(key, words.next())?),
+            "hashfull" => info.hashfull = Some(number(key, words.next())?),
+            "multipv" => info.multipv = Some(number(key, words.next())?),
+            "currmove" => info.currmove = Some(words.next().ok_or_else(|| missing(key))?),
+            "score" => info.score = Some(parse_score(&mut words)?),
             "pv" => {
-                info.pv = words_until(&args[i + 1..], &INFO_KEYWORDS);
-                1 + info.pv.len()
+                // The words up to the next keyword, as one span of the line.
+                let mut span: Option<(&str, &str)> = None;
+                while let Some(&w) = words.peek() {
+                    if INFO_KEYWORDS.contains(&w) {
+                        break;
+                    }
+                    words.next();
+                    span = Some((span.map_or(w, |(first, _)| first), w));
+                }
+                info.pv = span.map_or("", |(first, last)| {
+                    let from = offset_in(line, first);
+                    &line[from..offset_in(line, last) + last.len()]
+                });
             }
             "string" => {
-                // `string` takes the rest of the line, spacing kept ("info" is token 0).
-                info.string = Some(rest_after(line, i + 2));
+                // `string` takes the rest of the line, spacing kept.
+                let from = offset_in(line, key) + key.len();
+                info.string = Some(line[from..].trim());
                 break;
             }
             // Unknown keys are skipped one token at a time.
-            _ => 1,
-        };
-        i += used;
+            _ => {}
+        }
     }
     Ok(info)
+}
+
+/// Where `word`, a slice of `line`, begins in it.
+fn offset_in(line: &str, word: &str) -> usize {
+    word.as_ptr() as usize - line.as_ptr() as usize
 }
 
 /// Stores a key's value; the key and its value used two tokens.
@@ -656,30 +726,35 @@ fn words_until(tokens: &[&str], keywords: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// Reads `cp N` / `mate N|+|-` and an optional bound; returns the score and tokens used.
-fn parse_score(args: &[&str]) -> Result<(InfoScore, usize), ProtocolErrorKind> {
-    let value = match args {
-        ["cp", v, ..] => Score::Cp(
+/// Reads `cp N` / `mate N|+|-` and an optional bound after `score`.
+fn parse_score<'a>(
+    words: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>,
+) -> Result<InfoScore, ProtocolErrorKind> {
+    let value = match (words.next(), words.next()) {
+        (Some("cp"), Some(v)) => Score::Cp(
             v.parse()
                 .map_err(|_| bad_value("score cp", v, "an integer"))?,
         ),
-        ["mate", "+", ..] => Score::Mate(Score::MATE_UNKNOWN),
-        ["mate", "-", ..] => Score::Mate(-Score::MATE_UNKNOWN),
-        ["mate", v, ..] => Score::Mate(
+        (Some("mate"), Some("+")) => Score::Mate(Score::MATE_UNKNOWN),
+        (Some("mate"), Some("-")) => Score::Mate(-Score::MATE_UNKNOWN),
+        (Some("mate"), Some(v)) => Score::Mate(
             v.trim_start_matches('+')
                 .parse()
                 .map_err(|_| bad_value("score mate", v, "an integer, `+` or `-`"))?,
         ),
-        ["cp" | "mate"] => return Err(missing(&format!("score {}", args[0]))),
-        [other, ..] => return Err(bad_value("score", other, "`cp` or `mate`")),
-        [] => return Err(missing("score")),
+        (Some(kind @ ("cp" | "mate")), None) => return Err(missing(&format!("score {kind}"))),
+        (Some(other), _) => return Err(bad_value("score", other, "`cp` or `mate`")),
+        (None, _) => return Err(missing("score")),
     };
-    let (bound, used) = match args.get(2) {
-        Some(&"lowerbound") => (ScoreBound::Lower, 3),
-        Some(&"upperbound") => (ScoreBound::Upper, 3),
-        _ => (ScoreBound::Exact, 2),
+    let bound = match words.peek() {
+        Some(&"lowerbound") => ScoreBound::Lower,
+        Some(&"upperbound") => ScoreBound::Upper,
+        _ => ScoreBound::Exact,
     };
-    Ok((InfoScore { value, bound }, used))
+    if bound != ScoreBound::Exact {
+        words.next();
+    }
+    Ok(InfoScore { value, bound })
 }
 
 impl fmt::Display for EngineMessage {

@@ -179,6 +179,52 @@ fn canonical_engine_lines_round_trip() {
 }
 
 #[test]
+fn an_info_line_read_in_place_is_the_info_parse_engine_message_reads() {
+    let info = parse_info_line("  info depth 4 multipv 2 score cp 12 pv  7g7f   3c3d nodes 9 ")
+        .expect("valid");
+    // The pv is read off the line as written, its words in order.
+    assert_eq!(info.pv().collect::<Vec<_>>(), ["7g7f", "3c3d"]);
+    assert_eq!(
+        (info.depth, info.multipv, info.nodes),
+        (Some(4), Some(2), Some(9))
+    );
+    let string = parse_info_line("info nodes 3 string  two   words ").expect("valid");
+    assert_eq!(string.string, Some("two   words"));
+    assert_eq!(string.pv().next(), None);
+    for line in [
+        "info depth 12 seldepth 20 time 1234 nodes 567890 nps 460000 hashfull 12 multipv 1 score cp 35 pv 7g7f 3c3d 2g2f",
+        "info depth 9 score cp -120 lowerbound pv 2g2f",
+        "info score mate + pv 8h2b+ currmove 8h2b+",
+        "info pv 7g7f pv",
+        "info depth 1 pv 7g7f string after pv",
+        "info score cp 5 upperbound string x",
+    ] {
+        assert_eq!(
+            EngineMessage::Info(parse_info_line(line).expect("valid").to_info()),
+            engine(line),
+            "{line}"
+        );
+    }
+    // The same refusals, quoting the line; a line that is not `info` is refused too.
+    for line in [
+        "info depth",
+        "info score cp",
+        "info score pawns 3",
+        "info currmove",
+    ] {
+        assert_eq!(
+            parse_info_line(line).map(|i| i.to_info()),
+            parse_engine_message(line).map(|_| Info::default()),
+            "{line}"
+        );
+    }
+    assert!(matches!(
+        parse_info_line("bestmove 7g7f").map_err(|e| e.kind),
+        Err(ProtocolErrorKind::UnknownCommand(_))
+    ));
+}
+
+#[test]
 fn engine_lines_carry_their_values() {
     let EngineMessage::Info(info) =
         engine("info depth 3 seldepth 5 multipv 2 score mate -3 upperbound nodes 99 pv 5a4b 5i4h")

@@ -7,6 +7,7 @@
 //! by `Position::parse_usi_move`, declarations by the 27-point rule, and time by the arbiter's
 //! own measurement of each move.
 
+use engine::notation::UsiMove;
 use engine::position::{MoveError, Position, Repetition};
 use engine::types::Move;
 use engine::types::{ByColor, Color};
@@ -65,7 +66,8 @@ pub(crate) fn position_verdict(pos: &Position) -> Option<Verdict> {
         }
         _ => {}
     }
-    if pos.legal_moves().is_empty() {
+    // No legal move: the generation stops at the first legal move it finds.
+    if pos.is_checkmate() {
         return Some(Verdict::loss(
             pos.side_to_move(),
             Reason::Checkmate,
@@ -80,17 +82,42 @@ pub(crate) fn position_verdict(pos: &Position) -> Option<Verdict> {
 /// `illegal_move` for a well-formed move that breaks a rule (the detail names the rule: nifu,
 /// pawn-drop mate, ...) and by `malformed_move` for text that is not a USI move at all.
 pub fn judge_move(pos: &Position, player: &str, text: &str) -> Result<Move, Verdict> {
-    pos.parse_usi_move(text).map_err(|e| {
-        let reason = match e {
-            MoveError::Malformed(_) => Reason::MalformedMove,
-            _ => Reason::IllegalMove,
+    pos.parse_usi_move(text)
+        .map_err(|e| move_verdict(pos.side_to_move(), player, text, e))
+}
+
+/// [`judge_move`] and the move played on `pos` at once, when it is legal (the position is left
+/// as it was when it is not): the check and the play are one look-up in the legal-move list, as
+/// the arbiter judges every move of a game.
+pub(crate) fn play_move(pos: &mut Position, player: &str, text: &str) -> Result<Move, Verdict> {
+    let mover = pos.side_to_move();
+    let played = text
+        .parse::<UsiMove>()
+        .map_err(MoveError::from)
+        .and_then(|m| {
+            let mv = m.to_move();
+            pos.try_play(mv).map(|()| mv)
+        });
+    played.map_err(|e| {
+        // Named by the text it answered, as `judge_move` names it.
+        let e = match e {
+            MoveError::Illegal { reason, .. } => MoveError::Illegal {
+                text: text.to_string(),
+                reason,
+            },
+            e => e,
         };
-        Verdict::loss(
-            pos.side_to_move(),
-            reason,
-            format!("{player} played `{text}`: {e}"),
-        )
+        move_verdict(mover, player, text, e)
     })
+}
+
+/// The mover's loss for move text that cannot be played.
+fn move_verdict(mover: Color, player: &str, text: &str, e: MoveError) -> Verdict {
+    let reason = match e {
+        MoveError::Malformed(_) => Reason::MalformedMove,
+        _ => Reason::IllegalMove,
+    };
+    Verdict::loss(mover, reason, format!("{player} played `{text}`: {e}"))
 }
 
 /// The verdict on an impasse declaration (`bestmove win`) by the side to move.
@@ -338,6 +365,24 @@ mod tests {
         assert_eq!((v.result, v.reason), (Winner::Gote, Reason::MalformedMove));
         let v = judge_move(&Position::startpos(), "x", "7g7e").expect_err("no such move");
         assert_eq!((v.result, v.reason), (Winner::Gote, Reason::IllegalMove));
+    }
+
+    #[test]
+    fn a_move_played_as_judged_has_the_judged_verdict_and_leaves_a_refused_move_unplayed() {
+        let p = Position::from_sfen("7lk/7p1/9/7N1/9/9/9/9/4K4 b P 1").expect("sfen");
+        for text in ["P*1b", "P@1c", "7g7e", "5i5j", "", "P*1c", "5i4h"] {
+            let mut played = p.clone();
+            let got = play_move(&mut played, "x", text);
+            assert_eq!(got, judge_move(&p, "x", text), "{text}");
+            match got {
+                Ok(mv) => {
+                    let mut expected = p.clone();
+                    expected.play(mv);
+                    assert_eq!(played.to_sfen(), expected.to_sfen(), "{text}");
+                }
+                Err(_) => assert_eq!(played.to_sfen(), p.to_sfen(), "{text}"),
+            }
+        }
     }
 
     #[test]

@@ -18,8 +18,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::adjudicate::{
-    DrawTracker, ResignTracker, Verdict, failure_verdict, impasse_verdict, judge_move,
-    max_plies_verdict, position_verdict,
+    DrawTracker, ResignTracker, Verdict, failure_verdict, impasse_verdict, max_plies_verdict,
+    play_move, position_verdict,
 };
 use super::feed::{ClockView, GameStart, MoveEvent, RunFeed};
 use super::sheet::{Heading, PlayedGame, Sheet};
@@ -330,9 +330,9 @@ impl<'a> Arbiter<'a> {
                 format!("{name} resigned"),
             )),
             Decision::Win => Some(impasse_verdict(&self.position)),
-            Decision::Move(text) => match judge_move(&self.position, name, &text) {
+            Decision::Move(text) => match play_move(Arc::make_mut(&mut self.position), name, &text)
+            {
                 Ok(mv) => {
-                    Arc::make_mut(&mut self.position).play(mv);
                     self.sheet
                         .record_move(mv.to_usi(), answer.spent, eval, pv.clone());
                     self.used_ms[mover] += answer.spent.as_millis() as u64;

@@ -399,10 +399,13 @@ impl EngineProcess {
         out.start += len;
         if from >= out.logged {
             out.logged = out.start;
-            let line = as_line(&out.buf[from..from + len]);
-            tracing::trace!(player = %self.label, "< {line}");
-            if let Some(log) = &self.log {
-                log.line(Direction::Received, &line);
+            // Cut out again only for someone who looks (the log, a trace).
+            if self.log.is_some() || tracing::enabled!(tracing::Level::TRACE) {
+                let line = as_line(&out.buf[from..from + len]);
+                tracing::trace!(player = %self.label, "< {line}");
+                if let Some(log) = &self.log {
+                    log.line(Direction::Received, &line);
+                }
             }
         }
         Ok(as_line(&self.output.buf[from..from + len]))

@@ -44,7 +44,7 @@ use engine::position::Position;
 use engine::types::Score;
 use engine::usi::protocol::{
     EngineMessage, Go, GuiCommand, Info, OptionSpec, PositionStart, UsiBestMove,
-    parse_engine_message,
+    parse_engine_message, parse_info_line,
 };
 use tokio::time::Instant;
 
@@ -419,7 +419,7 @@ impl UsiPlayer {
         deadline: Deadline,
         keep: usize,
         stop_at_deadline: bool,
-    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+    ) -> Result<(Scored, UsiBestMove, Duration), PlayerError> {
         self.send_commands(&[position.to_string(), GuiCommand::Go(go).to_string()])
             .await?;
         self.read_answer(Instant::now(), deadline, keep, stop_at_deadline)
@@ -454,7 +454,7 @@ impl UsiPlayer {
         deadline: Deadline,
         keep: usize,
         stop_at_deadline: bool,
-    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+    ) -> Result<(Scored, UsiBestMove, Duration), PlayerError> {
         let mut owed = None;
         let r = self
             .read_bestmove(began, deadline, keep, stop_at_deadline, &mut owed)
@@ -470,7 +470,7 @@ impl UsiPlayer {
         keep: usize,
         stop_at_deadline: bool,
         owed: &mut Option<Instant>,
-    ) -> Result<(Vec<Info>, UsiBestMove, Duration), PlayerError> {
+    ) -> Result<(Scored, UsiBestMove, Duration), PlayerError> {
         let name = self.name.clone();
         let drop_notation = self.settings.drop_notation;
         let from_engine = |mv: &str| from_engine(drop_notation, mv);
@@ -487,7 +487,7 @@ impl UsiPlayer {
                 detail: "not running".into(),
             });
         };
-        let mut infos: std::collections::VecDeque<Info> = std::collections::VecDeque::new();
+        let mut infos = Scored::new(keep, drop_notation);
         let mut wait = deadline;
         loop {
             let gui_stopping = gui_stop.as_ref().filter(|_| owed.is_none());
@@ -541,16 +541,17 @@ impl UsiPlayer {
             if line.trim().is_empty() {
                 continue;
             }
-            // Only a scored `info` is kept: one without a `score` word is not even parsed.
-            if is_info(&line) && !line.split_whitespace().any(|w| w == "score") {
-                continue;
-            }
-            match parse_engine_message(&line) {
-                Ok(EngineMessage::Info(mut info)) => {
-                    if let Some(score) = info.score {
-                        if drop_notation != DropNotation::Star {
-                            info.pv = info.pv.iter().map(|m| from_engine(m)).collect();
-                        }
+            // Only a scored `info` is kept: one without a `score` word is not even parsed, one
+            // with it is parsed in place and kept as its text (see [`Scored`]).
+            if is_info(&line) {
+                if !line.split_whitespace().any(|w| w == "score") {
+                    continue;
+                }
+                match parse_info_line(&line) {
+                    Ok(info) => {
+                        let Some(score) = info.score else {
+                            continue;
+                        };
                         if let Some(progress) = &progress {
                             progress.publish(
                                 &name,
@@ -562,16 +563,17 @@ impl UsiPlayer {
                                         .time
                                         .map_or_else(|| began.elapsed(), Duration::from_millis),
                                     score: Some(normalize_score(score.value, mate_cp)),
-                                    pv: info.pv.clone(),
+                                    pv: info.pv().map(from_engine).collect(),
                                 },
                             );
                         }
-                        infos.push_back(info);
-                        if infos.len() > keep {
-                            infos.pop_front();
-                        }
+                        infos.push(&line);
                     }
+                    Err(e) => tracing::debug!(player = %name, "ignoring non-USI line: {e}"),
                 }
+                continue;
+            }
+            match parse_engine_message(&line) {
                 Ok(EngineMessage::BestMove(best)) => {
                     *owed = None;
                     let best = match best {
@@ -581,7 +583,7 @@ impl UsiPlayer {
                         },
                         other => other,
                     };
-                    return Ok((infos.into(), best, began.elapsed()));
+                    return Ok((infos, best, began.elapsed()));
                 }
                 Ok(_) => {}
                 Err(e) if line.trim_start().starts_with("bestmove") => {
@@ -663,14 +665,14 @@ impl UsiPlayer {
     /// The answer of a search as a [`Thought`].
     fn thought(
         &self,
-        (infos, best, engine_time): (Vec<Info>, UsiBestMove, Duration),
+        (scored, best, engine_time): (Scored, UsiBestMove, Duration),
         multipv: usize,
     ) -> Thought {
         let mate_cp = self.settings.mate_cp;
         let lines = if multipv == 1 {
             Vec::new()
         } else {
-            multipv_lines(&infos, mate_cp)
+            multipv_lines(&scored.infos(), mate_cp)
                 .into_iter()
                 .map(|l| (l.mv, Some(l.score)))
                 .collect()
@@ -681,13 +683,10 @@ impl UsiPlayer {
             UsiBestMove::Win => Decision::Win,
         };
         let info = match &decision {
-            Decision::Move(m) => infos
-                .iter()
-                .rev()
-                .find(|i| i.pv.first() == Some(m))
-                .or(infos.last()),
-            _ => infos.last(),
+            Decision::Move(m) => scored.for_move(m),
+            _ => scored.last(),
         };
+        let info = info.as_ref();
         Thought {
             eval: info
                 .and_then(|i| i.score)
@@ -770,10 +769,10 @@ impl UsiPlayer {
         };
         let position = self.position_command(position);
         let keep = 4 * multipv + 64;
-        let (infos, best, _) = self
+        let (scored, best, _) = self
             .search(position, go, Deadline::after(timeout), keep, false)
             .await?;
-        let lines = multipv_lines(&infos, self.settings.mate_cp);
+        let lines = multipv_lines(&scored.infos(), self.settings.mate_cp);
         if lines.is_empty()
             && let UsiBestMove::Move { mv, .. } = best
         {
@@ -807,6 +806,82 @@ impl UsiPlayer {
             .map_err(|e| process_error(&name, e, "setoption MultiPV"))?;
         self.multipv = Some(multipv);
         Ok(())
+    }
+}
+
+/// The scored `info` lines of one search, the last `keep` of them (oldest first), kept as the
+/// engine wrote them: each was parsed when it came (one that does not parse, or has no score,
+/// is not kept) without copying its words, and only the lines an answer uses are parsed into an
+/// [`Info`] (its pv in our notation). So a line costs one copy of its text, not an allocation
+/// per word, and a kept line's text is reused for a later one once `keep` are held.
+struct Scored {
+    lines: std::collections::VecDeque<String>,
+    keep: usize,
+    notation: DropNotation,
+}
+
+impl Scored {
+    fn new(keep: usize, notation: DropNotation) -> Self {
+        Self {
+            lines: std::collections::VecDeque::new(),
+            keep,
+            notation,
+        }
+    }
+
+    /// Keep `line` (a scored `info` that parsed), dropping the oldest beyond `keep`.
+    fn push(&mut self, line: &str) {
+        let mut text = if self.lines.len() >= self.keep {
+            self.lines.pop_front().unwrap_or_default()
+        } else {
+            String::new()
+        };
+        if self.keep == 0 {
+            return;
+        }
+        text.clear();
+        text.push_str(line);
+        self.lines.push_back(text);
+    }
+
+    /// A kept line as an [`Info`], its pv in our notation.
+    fn info(&self, line: &str) -> Option<Info> {
+        let mut info = parse_info_line(line).ok()?.to_info();
+        if self.notation != DropNotation::Star {
+            info.pv = info
+                .pv
+                .iter()
+                .map(|m| from_engine(self.notation, m))
+                .collect();
+        }
+        Some(info)
+    }
+
+    /// Every kept line, oldest first.
+    fn infos(&self) -> Vec<Info> {
+        self.lines.iter().filter_map(|l| self.info(l)).collect()
+    }
+
+    /// The last line.
+    fn last(&self) -> Option<Info> {
+        self.lines.back().and_then(|l| self.info(l))
+    }
+
+    /// The last line whose pv starts with `mv` (our notation), else the last line.
+    fn for_move(&self, mv: &str) -> Option<Info> {
+        let starts_with_mv = |line: &&String| {
+            parse_info_line(line)
+                .ok()
+                .and_then(|i| i.pv().next())
+                .is_some_and(|first| match self.notation {
+                    DropNotation::Star => first == mv,
+                    at => from_engine(at, first) == mv,
+                })
+        };
+        match self.lines.iter().rev().find(starts_with_mv) {
+            Some(line) => self.info(line),
+            None => self.last(),
+        }
     }
 }
 
