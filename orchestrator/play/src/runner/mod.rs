@@ -433,6 +433,10 @@ pub async fn run(
     if let Some(e) = write_error {
         return Err(e);
     }
+    // The last games to the disk before the summary counts them (the writer syncs once a second).
+    if let Some(writer) = book.writer.as_mut() {
+        writer.sync().map_err(io(&book.results_path))?;
+    }
 
     let Book {
         tally,
@@ -539,7 +543,7 @@ impl Book {
     /// of a game), tell the feed and the console. True when the SPRT has just decided (start no
     /// more games).
     async fn add(&mut self, p: PlayedGame, config: &Arc<Config>) -> Result<bool, RunError> {
-        // Both (and the line's fsync) on a blocking thread, one game at a time: a slow disk never
+        // Both (and the line's write) on a blocking thread, one game at a time: a slow disk never
         // holds up the thread that reads results.
         let (dir, cfg, pgn) = (self.records_dir.clone(), config.clone(), self.pgn.clone());
         let by = self.written_by.clone();
