@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use engine::position::{IllegalReason, Position};
 use engine::record::{EndReason, GameRecord};
-use engine::types::Score;
+use engine::types::{ByColor, Score};
 use orchestrator::config::{Config, PlayerKind};
 use orchestrator::factory::build_player;
 use orchestrator::game::adjudicate::judge_move;
@@ -127,7 +127,10 @@ async fn fairy_stockfish_made_to_answer_a_pawn_drop_mate_loses_by_illegal_move()
     let played = play_game(
         &config,
         &spec,
-        [&mut fairy, internal.as_mut()],
+        ByColor {
+            sente: &mut fairy,
+            gote: internal.as_mut(),
+        },
         &CancellationToken::new(),
         None,
     )

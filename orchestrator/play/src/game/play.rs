@@ -21,7 +21,7 @@ use engine::types::ByColor;
 pub async fn play_game(
     config: &Config,
     spec: &GameSpec,
-    players: [&mut dyn Player; 2],
+    mut players: ByColor<&mut dyn Player>,
     cancel: &CancellationToken,
     feed: Option<Arc<dyn RunFeed>>,
 ) -> Option<PlayedGame> {
@@ -33,8 +33,6 @@ pub async fn play_game(
             return None;
         }
     };
-    let [sente, gote] = players;
-    let mut players = ByColor { sente, gote };
     let mut judgement = arbiter.seat(&mut players, cancel).await.ok()?;
     let verdict = loop {
         match judgement {

@@ -33,6 +33,7 @@ use super::sheet::PlayedGame;
 use council_players::player::engine_log;
 use council_schema::config::Config;
 use council_schema::run::schedule::GameSpec;
+use engine::types::ByColor;
 
 /// How a scheduler plays.
 #[derive(Clone)]
@@ -260,7 +261,10 @@ async fn play_job(job: Job, pool: Arc<Pool>, in_flight: Arc<AtomicUsize>) {
     let game = play_game(
         &config,
         &spec,
-        [sente.player.as_mut(), gote.player.as_mut()],
+        ByColor {
+            sente: sente.player.as_mut(),
+            gote: gote.player.as_mut(),
+        },
         &cancel,
         feed,
     );
