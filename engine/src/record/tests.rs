@@ -1109,7 +1109,10 @@ fn the_kif_writer_writes_what_rsshogis_export_kif_writes() {
         byoyomi: Duration::from_secs(byoyomi),
         increment: Duration::ZERO,
     };
-    annotated.clocks = [Some(tc(600, 10)), Some(tc(300, 0))];
+    annotated.clocks = ByColor {
+        sente: Some(tc(600, 10)),
+        gote: Some(tc(300, 0)),
+    };
     for i in 0..annotated.moves().len() {
         let after: Vec<Move> = annotated.moves()[i + 1..].iter().map(|m| m.mv).collect();
         let a = annotated.annotate(i).expect("move");
