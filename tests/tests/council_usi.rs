@@ -964,18 +964,16 @@ fn pondering_games_against_fairy_stockfish_end_in_time() {
     );
 }
 
-#[test]
-fn stop_votes_with_the_members_that_answer_it_and_leaves_out_one_that_ignores_it() {
-    let _serial = one_at_a_time();
-    let dir = scratch("stop-deaf");
+/// The council `trio` of the internal player `inside`, `staller` (`mock-usi stall`: searches
+/// until `stop` and answers it) and a third mock member `name` run as `mock-usi MODE`.
+fn trio_with(dir: &Path, name: &str, mode: &str) -> PathBuf {
     let mock = workspace_bin("mock-usi");
-    // `stall` searches until `stop` and answers it; `hang` ignores it.
     let text = format!(
         r#"
 [[player]]
 name = "trio"
 kind = "council"
-members = ["inside", "staller", "deaf"]
+members = ["inside", "staller", "{name}"]
 
 [[player]]
 name = "inside"
@@ -990,29 +988,29 @@ args = ["stall"]
 sigma = 150.0
 
 [[player]]
-name = "deaf"
+name = "{name}"
 kind = "usi"
 command = "{mock}"
-args = ["hang"]
+args = ["{mode}"]
 sigma = 200.0
 "#,
         mock = mock.display()
     );
-    let config = write(&dir, "trio.toml", &text);
-    let mut gui = Gui::start(&[config.as_os_str()]);
-    gui.handshake();
-    gui.send("usinewgame");
-    gui.send("position startpos");
-    gui.send("go infinite");
-    // The council's line shows before `stop` (not a timing assertion: the test waits for it).
-    gui.until(is_pv_row);
+    write(dir, "trio.toml", &text)
+}
+
+/// `stop` after `go infinite` from the start: the `bestmove` is legal, `inside` and `staller`
+/// vote, and the vote answers within the grace (no quick search, nothing abandoned). Returns
+/// the lines read and the move.
+fn stop_and_check_the_vote(gui: &mut Gui) -> (Vec<String>, String) {
     gui.send("stop");
     let lines = gui.until(|l| l.starts_with("bestmove"));
     let best = lines
         .last()
         .and_then(|l| l.split_whitespace().nth(1))
-        .expect("bestmove");
-    assert_legal("startpos", best);
+        .expect("bestmove")
+        .to_string();
+    assert_legal("startpos", &best);
     let votes = vote_lines(&lines);
     for member in ["inside", "staller"] {
         assert!(
@@ -1023,17 +1021,35 @@ sigma = 200.0
         );
     }
     assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("quick search") || l.contains("abandoned")),
+        "the remaining members' vote answers, within the grace: {lines:#?}"
+    );
+    (lines, best)
+}
+
+#[test]
+fn stop_votes_with_the_members_that_answer_it_and_leaves_out_one_that_ignores_it() {
+    let _serial = one_at_a_time();
+    let dir = scratch("stop-deaf");
+    // `hang` ignores `stop`.
+    let config = trio_with(&dir, "deaf", "hang");
+    let mut gui = Gui::start(&[config.as_os_str()]);
+    gui.handshake();
+    gui.send("usinewgame");
+    gui.send("position startpos");
+    gui.send("go infinite");
+    // The council's line shows before `stop` (not a timing assertion: the test waits for it).
+    gui.until(is_pv_row);
+    let (lines, best) = stop_and_check_the_vote(&mut gui);
+    let votes = vote_lines(&lines);
+    assert!(
         votes.iter().any(|l| l.contains("member deaf has no vote")),
         "{lines:#?}"
     );
     assert!(
         votes.iter().any(|l| l.contains(&format!(" votes {best} "))),
-        "{lines:#?}"
-    );
-    assert!(
-        !lines
-            .iter()
-            .any(|l| l.contains("quick search") || l.contains("abandoned")),
         "{lines:#?}"
     );
     assert!(gui.quit().success());
@@ -1043,37 +1059,8 @@ sigma = 200.0
 fn a_member_that_crashes_in_go_infinite_leaves_the_others_streaming_and_voting() {
     let _serial = one_at_a_time();
     let dir = scratch("infinite-crash");
-    let mock = workspace_bin("mock-usi");
-    // `crash-on-go` exits at its first `go`; `stall` searches until `stop` and answers it.
-    let text = format!(
-        r#"
-[[player]]
-name = "trio"
-kind = "council"
-members = ["inside", "staller", "crasher"]
-
-[[player]]
-name = "inside"
-kind = "internal"
-sigma = 100.0
-
-[[player]]
-name = "staller"
-kind = "usi"
-command = "{mock}"
-args = ["stall"]
-sigma = 150.0
-
-[[player]]
-name = "crasher"
-kind = "usi"
-command = "{mock}"
-args = ["crash-on-go"]
-sigma = 200.0
-"#,
-        mock = mock.display()
-    );
-    let config = write(&dir, "trio.toml", &text);
+    // `crash-on-go` exits at its first `go`.
+    let config = trio_with(&dir, "crasher", "crash-on-go");
     let mut gui = Gui::start(&[config.as_os_str()]);
     gui.handshake();
     gui.send("usinewgame");
@@ -1086,33 +1073,12 @@ sigma = 200.0
     assert_ne!(first.last(), second.last());
     gui.send("isready");
     gui.until(|l| l == "readyok");
-    gui.send("stop");
-    let lines = gui.until(|l| l.starts_with("bestmove"));
-    let best = lines
-        .last()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .expect("bestmove");
-    assert_legal("startpos", best);
-    let votes = vote_lines(&lines);
-    for member in ["inside", "staller"] {
-        assert!(
-            votes
-                .iter()
-                .any(|l| l.contains(&format!("member {member} votes "))),
-            "{member} votes: {lines:#?}"
-        );
-    }
+    let (lines, _) = stop_and_check_the_vote(&mut gui);
     assert!(
-        votes
+        vote_lines(&lines)
             .iter()
             .any(|l| l.contains("member crasher has no vote") && l.contains("exited with status 3")),
         "{lines:#?}"
-    );
-    assert!(
-        !lines
-            .iter()
-            .any(|l| l.contains("quick search") || l.contains("abandoned")),
-        "the remaining members' vote answers, within the grace: {lines:#?}"
     );
     assert!(gui.quit().success());
 }
