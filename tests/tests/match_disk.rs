@@ -35,15 +35,9 @@ fn scratch(name: &str) -> (PathBuf, PathBuf) {
     (dir, path)
 }
 
+/// `council-match CONFIG --out OUT --quiet --concurrency 2 EXTRA...`.
 fn run_match(config: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    Command::new(workspace_bin("council-match"))
-        .arg(config)
-        .arg("--out")
-        .arg(out)
-        .args(["--quiet", "--concurrency", "2"])
-        .args(extra)
-        .output()
-        .expect("run council-match")
+    council_tests::council_match(config, out, &[&["--concurrency", "2"], extra].concat())
 }
 
 /// Each game's moves by id, from `results.jsonl` (every line must be whole JSON).

@@ -28,15 +28,9 @@ fn config(dir: &Path, players: &str, sprt: &str) -> PathBuf {
     path
 }
 
+/// `council-match CONFIG --out OUT --quiet --concurrency 2 EXTRA...`.
 fn run(config: &Path, out: &Path, extra: &[&str]) -> Output {
-    Command::new(workspace_bin("council-match"))
-        .arg(config)
-        .arg("--out")
-        .arg(out)
-        .args(["--quiet", "--concurrency", "2"])
-        .args(extra)
-        .output()
-        .expect("run council-match")
+    council_tests::council_match(config, out, &[&["--concurrency", "2"], extra].concat())
 }
 
 fn lines(out: &Path) -> usize {
