@@ -2,7 +2,7 @@
 //! in summary.json and the closing table, and a `--resume` of a decided run plays nothing more.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use council_tests::workspace_bin;
 use serde_json::Value;
