@@ -38,7 +38,7 @@ pub enum UsiMoveSyntaxError {
 }
 
 impl UsiMove {
-    pub fn to_move(self) -> Move {
+    pub(crate) fn to_move(self) -> Move {
         match self {
             Self::Normal { from, to, promote } => Move::normal(from, to, promote),
             Self::Drop { kind, to } => Move::drop(kind, to),

@@ -192,6 +192,24 @@ impl Position {
         }
     }
 
+    /// Plays the USI move `text` if it is legal here, with one look-up in the legal moves
+    /// (what [`Self::parse_usi_move`] and then [`Self::play`] do in two); the position is left
+    /// as it was when it is not.
+    ///
+    /// # Errors
+    /// As [`Self::parse_usi_move`]: malformed text, or the rule the move breaks, named by `text`.
+    pub fn play_usi_move(&mut self, text: &str) -> Result<Move, MoveError> {
+        let mv = text.parse::<UsiMove>()?.to_move();
+        match self.try_play(mv) {
+            Ok(()) => Ok(mv),
+            Err(MoveError::Illegal { reason, .. }) => Err(MoveError::Illegal {
+                text: text.to_string(),
+                reason,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Plays a legal move.
     ///
     /// # Panics

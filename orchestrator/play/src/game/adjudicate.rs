@@ -7,7 +7,6 @@
 //! by `Position::parse_usi_move`, declarations by the 27-point rule, and time by the arbiter's
 //! own measurement of each move.
 
-use engine::notation::UsiMove;
 use engine::position::{MoveError, Position, Repetition};
 use engine::types::Move;
 use engine::types::{ByColor, Color};
@@ -87,28 +86,12 @@ pub fn judge_move(pos: &Position, player: &str, text: &str) -> Result<Move, Verd
 }
 
 /// [`judge_move`] and the move played on `pos` at once, when it is legal (the position is left
-/// as it was when it is not): the check and the play are one look-up in the legal-move list, as
-/// the arbiter judges every move of a game.
+/// as it was when it is not): one look-up in the legal-move list, as the arbiter judges every
+/// move of a game.
 pub(crate) fn play_move(pos: &mut Position, player: &str, text: &str) -> Result<Move, Verdict> {
     let mover = pos.side_to_move();
-    let played = text
-        .parse::<UsiMove>()
-        .map_err(MoveError::from)
-        .and_then(|m| {
-            let mv = m.to_move();
-            pos.try_play(mv).map(|()| mv)
-        });
-    played.map_err(|e| {
-        // Named by the text it answered, as `judge_move` names it.
-        let e = match e {
-            MoveError::Illegal { reason, .. } => MoveError::Illegal {
-                text: text.to_string(),
-                reason,
-            },
-            e => e,
-        };
-        move_verdict(mover, player, text, e)
-    })
+    pos.play_usi_move(text)
+        .map_err(|e| move_verdict(mover, player, text, e))
 }
 
 /// The mover's loss for move text that cannot be played.
