@@ -14,12 +14,15 @@
 //!
 //! Invariants: line numbers count every line from 1 (blank lines included, and ignored);
 //! nothing is dropped without being counted in the [`FileRead`] of its file; a [`Follower`]
-//! yields only complete lines, each once, however often a growing file is looked at.
+//! yields only complete lines, each once, however often a growing file is looked at; what is
+//! read is bounded: a regular file up to its length when opened, and no line past [`MAX_LINE`]
+//! (a special file in a results file's place, such as `/dev/zero`, is refused, not read into
+//! memory).
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Take};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -204,7 +207,7 @@ pub struct ResultsReader<'a> {
 
 struct OpenFile {
     index: usize,
-    reader: BufReader<File>,
+    reader: BufReader<Take<File>>,
     line: u64,
     /// Bytes read and not yet told to `progress`.
     unreported: u64,
@@ -213,6 +216,31 @@ struct OpenFile {
 
 /// Bytes between two calls of a reader's progress function.
 const PROGRESS_STEP: u64 = 1 << 22;
+
+/// The longest line read: far beyond any game's line (a 1000-ply game with every move's score
+/// and PV is a few hundred kB), short enough that a file that is no results file cannot fill
+/// the memory.
+pub const MAX_LINE: u64 = 64 << 20;
+
+/// `file` as far as it is read: a regular file up to its length now (lines a writer adds later
+/// are for a later read), anything else (a pipe) as it comes.
+fn bounded(file: File) -> std::io::Result<Take<File>> {
+    let meta = file.metadata()?;
+    let len = if meta.is_file() { meta.len() } else { u64::MAX };
+    Ok(file.take(len))
+}
+
+/// The error for a line that reached [`MAX_LINE`] without its end.
+fn too_long(file: &Path, line: u64) -> ReadError {
+    ReadError::Malformed {
+        file: file.to_path_buf(),
+        line,
+        problem: format!(
+            "no end of line within {} MiB: this is not a results file",
+            MAX_LINE >> 20
+        ),
+    }
+}
 
 impl<'a> ResultsReader<'a> {
     pub fn new(paths: &'a [PathBuf], policy: Policy) -> Self {
@@ -258,13 +286,16 @@ impl<'a> ResultsReader<'a> {
             let path = &paths[open.index];
             let file = &mut self.files[open.index];
             open.buffer.clear();
-            let bytes = open
-                .reader
+            let bytes = (&mut open.reader)
+                .take(MAX_LINE)
                 .read_until(b'\n', &mut open.buffer)
                 .map_err(|cause| ReadError::Io {
                     file: path.clone(),
                     cause,
                 })? as u64;
+            if bytes == MAX_LINE && !open.buffer.ends_with(b"\n") {
+                return Err(too_long(path, open.line + 1));
+            }
             if bytes == 0 {
                 let unreported = open.unreported;
                 self.open = None;
@@ -325,7 +356,7 @@ impl Iterator for ResultsReader<'_> {
                 let index = self.next;
                 let path = self.paths.get(index)?;
                 self.next += 1;
-                let file = match File::open(path) {
+                let file = match File::open(path).and_then(bounded) {
                     Ok(f) => f,
                     Err(cause) => {
                         self.failed = true;
@@ -416,12 +447,21 @@ impl Follower {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(NewLines::default()),
             Err(e) => return Err(io(e)),
         };
-        file.seek(SeekFrom::Start(self.offset)).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io)?;
+        if meta.is_file() {
+            file.seek(SeekFrom::Start(self.offset)).map_err(io)?;
+            let len = meta.len().saturating_sub(self.offset);
+            file.take(len).read_to_end(&mut bytes).map_err(io)?;
+        } else {
+            file.take(MAX_LINE).read_to_end(&mut bytes).map_err(io)?;
+        }
         let mut new = NewLines::default();
         for chunk in bytes.split_inclusive(|&b| b == b'\n') {
             if !chunk.ends_with(b"\n") {
+                if chunk.len() as u64 >= MAX_LINE && new.games.is_empty() {
+                    return Err(too_long(&self.path, self.line + 1));
+                }
                 break;
             }
             let at = At {
@@ -870,6 +910,55 @@ mod tests {
                 other => panic!("line 3 repeats game 0: {other:?}"),
             }
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_that_never_ends_a_line_is_refused_not_read_into_memory() {
+        let zero = PathBuf::from("/dev/zero");
+        let any = policy(TornTail::Read, Malformed::Skip, Repeats::KeepAll);
+        match read(std::slice::from_ref(&zero), any) {
+            Err(e @ ReadError::Malformed { line: 1, .. }) => {
+                let text = e.to_string();
+                assert!(
+                    text.starts_with("/dev/zero:1: ") && text.contains("not a results file"),
+                    "{text}"
+                );
+            }
+            other => panic!("/dev/zero is no results file: {other:?}"),
+        }
+        let mut follower = Follower::new(zero, Malformed::Skip, Repeats::KeepAll);
+        assert!(matches!(
+            follower.poll(),
+            Err(ReadError::Malformed { line: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn a_regular_file_is_read_as_long_as_it_was_when_opened() {
+        let dir = scratch("grown");
+        let path = dir.join("results.jsonl");
+        // More than the reader's buffer, so that the lines after the first are read from the
+        // file after it has grown.
+        let lines: Vec<String> = (0..20_000).map(|i| line(i, "a", "draw")).collect();
+        assert!(lines.iter().map(String::len).sum::<usize>() > 2 << 20);
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+        let paths = [path.clone()];
+        let mut reader = ResultsReader::new(
+            &paths,
+            policy(TornTail::Skip, Malformed::Fail, Repeats::RefuseIds),
+        );
+        assert_eq!(reader.next().expect("a game").expect("read").game.id, 0);
+        let mut more = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open");
+        std::io::Write::write_all(&mut more, (line(20_000, "a", "draw") + "\n").as_bytes())
+            .expect("append");
+        let rest = reader.by_ref().count();
+        assert_eq!(rest, 19_999, "the games that were there when it opened");
+        let (files, _) = reader.finish();
+        assert_eq!(files[0].games, 20_000);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
