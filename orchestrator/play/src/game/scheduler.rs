@@ -3,7 +3,8 @@
 //! scheduled, where they run and how their players are kept is written once.
 //!
 //! Where games run: on game workers, each an OS thread driving its own `current_thread` tokio
-//! runtime (one per core by default, never more than games at once). All of a game's I/O, its
+//! runtime (by default one per core, and one per [`GAMES_PER_WORKER`] games at once beyond that;
+//! never more than games at once). All of a game's I/O, its
 //! players' pipes and timers included, stays on its worker, and a kept player stays in the
 //! [`Pool`] of the worker that built it (a tokio I/O object belongs to its runtime's driver):
 //! a line an engine writes wakes the worker that waits for it, with no hand-off between
@@ -35,12 +36,21 @@ use council_schema::config::Config;
 use council_schema::run::schedule::GameSpec;
 use engine::types::ByColor;
 
+/// Games at once per game worker, past one worker per core. A worker is one thread among the
+/// engines' processes, and the kernel shares the cores by thread: when a thousand engines answer
+/// in one burst, two workers get two engines' share and the answers queue behind them (a move's
+/// clock runs until its `bestmove` is read). Measured at 1024 mock games on 2 cores (the runner
+/// study, docs/studies/runner-cost.md): time losses fall from 2 workers to 32, and a worker costs
+/// about 0.1 MB.
+pub const GAMES_PER_WORKER: usize = 32;
+
 /// How a scheduler plays.
 #[derive(Clone)]
 pub struct SchedulerOptions {
     /// Games at once.
     pub concurrency: usize,
-    /// Game workers; `None`: one per core. Never more than `concurrency`.
+    /// Game workers; `None`: one per core, or one per [`GAMES_PER_WORKER`] games at once when
+    /// that is more. Never more than `concurrency`.
     pub workers: Option<usize>,
     /// What the workers' pools keep from game to game.
     pub keep: Keep,
@@ -115,7 +125,10 @@ impl Scheduler {
     pub fn start(opts: SchedulerOptions) -> std::io::Result<Self> {
         let concurrency = opts.concurrency.max(1);
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-        let count = opts.workers.unwrap_or(cores).clamp(1, concurrency);
+        let count = opts
+            .workers
+            .unwrap_or_else(|| default_workers(concurrency, cores))
+            .clamp(1, concurrency);
         let mut workers = Vec::with_capacity(count);
         for i in 0..count {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -232,6 +245,14 @@ impl Scheduler {
     }
 }
 
+/// Game workers for `concurrency` games at once on `cores` cores: one per core, or one per
+/// [`GAMES_PER_WORKER`] games when that is more; never more than the games.
+fn default_workers(concurrency: usize, cores: usize) -> usize {
+    cores
+        .max(concurrency.div_ceil(GAMES_PER_WORKER))
+        .clamp(1, concurrency.max(1))
+}
+
 /// A worker's loop: each game it is handed runs as a task of its runtime, with its players
 /// from its pool; when no more games can come, it waits for its games and stops its players.
 async fn work(mut jobs: mpsc::UnboundedReceiver<Job>, keep: Keep, in_flight: Arc<AtomicUsize>) {
@@ -307,6 +328,13 @@ mod tests {
             on_start: None,
         })
         .expect("game workers")
+    }
+
+    #[test]
+    fn workers_are_one_per_core_and_one_per_32_games_beyond() {
+        let workers = |concurrency| default_workers(concurrency, 2);
+        assert_eq!([1, 2, 64, 65, 256, 1024].map(workers), [1, 2, 2, 3, 8, 32]);
+        assert_eq!(default_workers(4, 8), 4, "never more workers than games");
     }
 
     async fn ids(games: &mut Games) -> Vec<u64> {
