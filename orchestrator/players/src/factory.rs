@@ -313,3 +313,60 @@ pub async fn preflight_logged(
         .collect::<Result<Vec<()>, PreflightError>>()
         .map(|_| ())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::engine_log::DEFAULT_CAP_BYTES;
+    use std::path::Path;
+
+    /// `c`, a council of `a` and `b`, with `log = true` on `log_on` (if any); `x` alone.
+    fn config(log_on: &str) -> Config {
+        let log = |n: &str| if n == log_on { "log = true\n" } else { "" };
+        let text = format!(
+            "[match]\nplayers = [\"c\", \"x\"]\n\
+            [[player]]\nname = \"a\"\nkind = \"usi\"\ncommand = \"sh\"\nnodes = 1\n{}\
+            [[player]]\nname = \"b\"\nkind = \"usi\"\ncommand = \"sh\"\nnodes = 1\n{}\
+            [[player]]\nname = \"c\"\nkind = \"council\"\nmembers = [\"a\", \"b\"]\nmethod = \"majority\"\nnodes = 1\n{}\
+            [[player]]\nname = \"x\"\nkind = \"usi\"\ncommand = \"sh\"\nnodes = 1\n{}",
+            log("a"),
+            log("b"),
+            log("c"),
+            log("x")
+        );
+        Config::parse(Path::new("t.toml"), &text).expect("valid")
+    }
+
+    /// The engines of `config` a kept-engine pool tags, with their tags.
+    fn tagged(logs: &EngineLogs, config: &Config) -> Vec<(String, String)> {
+        ["a", "b", "x"]
+            .into_iter()
+            .filter_map(|n| Some((n.to_string(), logs.kept_engine_tag(config, n)?.who().into())))
+            .collect()
+    }
+
+    #[test]
+    fn a_kept_engine_logs_under_its_name_when_it_or_a_council_above_it_asks() {
+        let path =
+            std::env::temp_dir().join(format!("council-kept-tag-{}.log", std::process::id()));
+        let log = EngineLog::open(&path, DEFAULT_CAP_BYTES).expect("open");
+        let asked = EngineLogs {
+            log: log.clone(),
+            every_engine: false,
+        };
+        let pair = |n: &str| (n.to_string(), n.to_string());
+        assert_eq!(tagged(&asked, &config("a")), [pair("a")]);
+        assert_eq!(tagged(&asked, &config("c")), [pair("a"), pair("b")]);
+        assert_eq!(tagged(&asked, &config("x")), [pair("x")]);
+        assert_eq!(tagged(&asked, &config("none")), []);
+        let every = EngineLogs {
+            log,
+            every_engine: true,
+        };
+        assert_eq!(
+            tagged(&every, &config("none")),
+            [pair("a"), pair("b"), pair("x")]
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+}
