@@ -1,13 +1,15 @@
 //! council-tune's engine log, end to end: `--log FILE` holds every engine's lines in both
 //! directions under the games they belong to and one `#` verdict per game played, and a rerun
 //! of the same command appends to it; `log = true` on one player writes the tune folder's
-//! `engines.log` with that player's lines only; a log that cannot be written stops the tune in
-//! one line naming it. The engines are mock-usi over USI, kept from game to game by the tune.
+//! `engines.log` with that player's lines only; a log that cannot be written (a full disk, one
+//! that fills up mid-tune) stops the tune in one line naming it, and the same command with room
+//! finishes it. The engines are mock-usi over USI, kept from game to game by the tune.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use council_tests::{run_tune, succeeded, tune_iterations, workspace_bin};
+use council_tests::{run_tune, succeeded, tune_iterations, tune_trajectory, workspace_bin};
 use serde_json::Value;
 
 /// A fresh folder for one test.
@@ -219,4 +221,50 @@ fn an_engine_log_on_a_full_disk_stops_the_tune_in_one_line_naming_it() {
         naming.len() == 1 && naming[0].contains("No space left on device"),
         "one line names engines.log: {stderr}"
     );
+}
+
+/// A disk that fills up mid-tune, without a mount: the tune runs under a file size limit
+/// (`ulimit -f`, SIGXFSZ ignored, so a write past it fails with EFBIG) of half the reference's
+/// engine log, which its games outgrow mid-tune; the same command with room finishes it onto
+/// the reference's trajectory, every game once.
+#[test]
+fn an_engine_log_that_fills_up_mid_tune_stops_it_in_one_line_and_the_rerun_finishes_it() {
+    let dir = scratch("mid-run");
+    let path = config(&dir, "", "");
+    let reference = dir.join("reference");
+    let reference_log = dir.join("reference.log");
+    let log_arg = reference_log.to_str().expect("a UTF-8 path");
+    succeeded(&run_tune(&path, &reference, &["--log", log_arg]));
+    let whole = std::fs::metadata(&reference_log).expect("the log").len();
+    // sh's `ulimit -f` counts blocks of 512 bytes.
+    let blocks = (whole / 2 / 512).to_string();
+    let out = dir.join("limited");
+    let log = dir.join("limited.log");
+    let run = Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f \"$0\" && exec \"$@\""])
+        .arg(&blocks)
+        .arg(workspace_bin("council-tune"))
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .arg("--log")
+        .arg(&log)
+        .arg("--quiet")
+        .output()
+        .expect("run council-tune under a file size limit");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let name = log.to_str().expect("a UTF-8 path");
+    assert!(!run.status.success(), "the tune exits non-zero: {stderr}");
+    let naming: Vec<&str> = stderr.lines().filter(|l| l.contains(name)).collect();
+    assert!(
+        naming.len() == 1 && naming[0].contains("File too large"),
+        "one line names the log: {stderr}"
+    );
+    assert!(
+        game_ids(&out).len() < 8,
+        "the tune stopped before its last game"
+    );
+    succeeded(&run_tune(&path, &out, &["--log", name]));
+    assert_eq!(tune_trajectory(&out), tune_trajectory(&reference));
+    assert_eq!(game_ids(&out), game_ids(&reference), "every game once");
 }
