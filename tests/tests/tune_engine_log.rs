@@ -179,6 +179,21 @@ fn log_true_on_one_player_writes_the_folders_engines_log_with_its_lines_only() {
     assert_eq!(verdicts(&parsed), (ids.clone(), ids.len()));
 }
 
+/// The stopped tune's one line naming `file` (with `cause`), its last, and its exit.
+fn assert_stopped_naming(run: &std::process::Output, file: &str, cause: &str) {
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "the tune exits non-zero: {stderr}");
+    let naming: Vec<&str> = stderr.lines().filter(|l| l.contains(file)).collect();
+    assert!(
+        naming.len() == 1 && naming[0].contains(cause),
+        "one line names {file}, with {cause}: {stderr}"
+    );
+    assert!(
+        stderr.lines().last().is_some_and(|l| l.contains(file)),
+        "the last line names {file}: {stderr}"
+    );
+}
+
 #[test]
 fn an_engine_log_on_a_full_disk_stops_the_tune_in_one_line_naming_it() {
     let dir = scratch("full");
@@ -186,20 +201,7 @@ fn an_engine_log_on_a_full_disk_stops_the_tune_in_one_line_naming_it() {
     let out = dir.join("out");
     // Linux's /dev/full fails every write with ENOSPC, as a full disk does.
     let run = run_tune(&path, &out, &["--log", "/dev/full"]);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(!run.status.success(), "the tune exits non-zero: {stderr}");
-    let naming: Vec<&str> = stderr.lines().filter(|l| l.contains("/dev/full")).collect();
-    assert!(
-        naming.len() == 1 && naming[0].contains("No space left on device"),
-        "one line names /dev/full: {stderr}"
-    );
-    assert!(
-        stderr
-            .lines()
-            .last()
-            .is_some_and(|l| l.contains("/dev/full")),
-        "the last line names it: {stderr}"
-    );
+    assert_stopped_naming(&run, "/dev/full", "No space left on device");
     assert!(
         tune_iterations(&out).is_empty(),
         "no iteration without its log"
@@ -211,16 +213,7 @@ fn an_engine_log_on_a_full_disk_stops_the_tune_in_one_line_naming_it() {
     std::fs::create_dir_all(&out).expect("out");
     std::os::unix::fs::symlink("/dev/full", out.join("engines.log")).expect("symlink");
     let run = run_tune(&path, &out, &[]);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(!run.status.success(), "the tune exits non-zero: {stderr}");
-    let naming: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains("engines.log"))
-        .collect();
-    assert!(
-        naming.len() == 1 && naming[0].contains("No space left on device"),
-        "one line names engines.log: {stderr}"
-    );
+    assert_stopped_naming(&run, "engines.log", "No space left on device");
 }
 
 /// A disk that fills up mid-tune, without a mount: the tune runs under a file size limit
@@ -252,14 +245,8 @@ fn an_engine_log_that_fills_up_mid_tune_stops_it_in_one_line_and_the_rerun_finis
         .arg("--quiet")
         .output()
         .expect("run council-tune under a file size limit");
-    let stderr = String::from_utf8_lossy(&run.stderr);
     let name = log.to_str().expect("a UTF-8 path");
-    assert!(!run.status.success(), "the tune exits non-zero: {stderr}");
-    let naming: Vec<&str> = stderr.lines().filter(|l| l.contains(name)).collect();
-    assert!(
-        naming.len() == 1 && naming[0].contains("File too large"),
-        "one line names the log: {stderr}"
-    );
+    assert_stopped_naming(&run, name, "File too large");
     assert!(
         game_ids(&out).len() < 8,
         "the tune stopped before its last game"
