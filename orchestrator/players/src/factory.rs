@@ -2,13 +2,14 @@
 //! the intuition player, a USI process, or a council built from its members, recursively), and
 //! the preflight that starts every USI engine once. `council-match` and `council-usi` both build their players here.
 //! With [`EngineLogs`], the USI engines that should log get their place in the tree
-//! (`council/gps`) as their engine log tag.
+//! (`council/gps`) as their engine log tag; an engine kept by name from game to game
+//! (council-tune) gets its name ([`EngineLogs::kept_engine_tag`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::council::vote::VoteSettings;
 use crate::council::{CouncilPlayer, Member};
-use crate::player::engine_log::{EngineLog, LogTag};
+use crate::player::engine_log::{EngineLog, EngineLogError, LogTag};
 use crate::player::internal::InternalPlayer;
 use crate::player::intuition::IntuitionPlayer;
 use crate::player::live::Live;
@@ -27,6 +28,30 @@ pub struct EngineLogs {
 }
 
 impl EngineLogs {
+    /// The engine log of a run into `dir`: every engine to `every` (`--log FILE`), else the
+    /// players with `log = true` to `dir/engines.log` (opened here, `cap` bytes a session),
+    /// else none.
+    pub fn for_run(
+        config: &Config,
+        every: Option<&EngineLog>,
+        dir: &Path,
+        cap: u64,
+    ) -> Result<Option<Self>, EngineLogError> {
+        if let Some(log) = every {
+            return Ok(Some(EngineLogs {
+                log: log.clone(),
+                every_engine: true,
+            }));
+        }
+        if !Self::asked_in(config) {
+            return Ok(None);
+        }
+        Ok(Some(EngineLogs {
+            log: EngineLog::open(&dir.join("engines.log"), cap)?,
+            every_engine: false,
+        }))
+    }
+
     /// Whether any player of `config` asks for its engine's lines (`log = true`).
     pub fn asked_in(config: &Config) -> bool {
         config.players.values().any(|p| p.log)
@@ -47,6 +72,18 @@ impl EngineLogs {
         }
     }
 
+    /// The tag of the engine `name` of `config` for a pool that keeps engines by name and seats
+    /// them under councils built per game (council-tune): its name, not a path, as the same
+    /// engine may sit under another council, or play alone, in the next game. It logs when
+    /// every engine does, or when it or a council anywhere above it has `log = true`.
+    pub fn kept_engine_tag(&self, config: &Config, name: &str) -> Option<LogTag> {
+        let logged = config
+            .players
+            .values()
+            .any(|p| p.log && in_tree(config, &p.name, name));
+        self.tag(name, logged)
+    }
+
     /// The tag of the engine at `path` whose own or a council's `log` is `logged`.
     fn tag(&self, path: &str, logged: bool) -> Option<LogTag> {
         (self.every_engine || logged).then(|| self.log.tag(path))
@@ -63,6 +100,15 @@ fn tree_logs(config: &Config, name: &str) -> bool {
             PlayerKind::Council(c) => c.members.iter().any(|m| tree_logs(config, m)),
             _ => false,
         }
+}
+
+/// Whether `name` is `root` or a member anywhere below it.
+fn in_tree(config: &Config, root: &str, name: &str) -> bool {
+    root == name
+        || config.players.get(root).is_some_and(|p| match &p.kind {
+            PlayerKind::Council(c) => c.members.iter().any(|m| in_tree(config, m, name)),
+            _ => false,
+        })
 }
 
 /// Where a player sits in the tree being built: its path (`council/gps`) and whether it or a
@@ -266,4 +312,61 @@ pub async fn preflight_logged(
         .into_iter()
         .collect::<Result<Vec<()>, PreflightError>>()
         .map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::engine_log::DEFAULT_CAP_BYTES;
+    use std::path::Path;
+
+    /// `c`, a council of `a` and `b`, with `log = true` on `log_on` (if any); `x` alone.
+    fn config(log_on: &str) -> Config {
+        let log = |n: &str| if n == log_on { "log = true\n" } else { "" };
+        let text = format!(
+            "[match]\nplayers = [\"c\", \"x\"]\n\
+            [[player]]\nname = \"a\"\nkind = \"usi\"\ncommand = \"sh\"\nnodes = 1\n{}\
+            [[player]]\nname = \"b\"\nkind = \"usi\"\ncommand = \"sh\"\nnodes = 1\n{}\
+            [[player]]\nname = \"c\"\nkind = \"council\"\nmembers = [\"a\", \"b\"]\nmethod = \"majority\"\nnodes = 1\n{}\
+            [[player]]\nname = \"x\"\nkind = \"usi\"\ncommand = \"sh\"\nnodes = 1\n{}",
+            log("a"),
+            log("b"),
+            log("c"),
+            log("x")
+        );
+        Config::parse(Path::new("t.toml"), &text).expect("valid")
+    }
+
+    /// The engines of `config` a kept-engine pool tags, with their tags.
+    fn tagged(logs: &EngineLogs, config: &Config) -> Vec<(String, String)> {
+        ["a", "b", "x"]
+            .into_iter()
+            .filter_map(|n| Some((n.to_string(), logs.kept_engine_tag(config, n)?.who().into())))
+            .collect()
+    }
+
+    #[test]
+    fn a_kept_engine_logs_under_its_name_when_it_or_a_council_above_it_asks() {
+        let path =
+            std::env::temp_dir().join(format!("council-kept-tag-{}.log", std::process::id()));
+        let log = EngineLog::open(&path, DEFAULT_CAP_BYTES).expect("open");
+        let asked = EngineLogs {
+            log: log.clone(),
+            every_engine: false,
+        };
+        let pair = |n: &str| (n.to_string(), n.to_string());
+        assert_eq!(tagged(&asked, &config("a")), [pair("a")]);
+        assert_eq!(tagged(&asked, &config("c")), [pair("a"), pair("b")]);
+        assert_eq!(tagged(&asked, &config("x")), [pair("x")]);
+        assert_eq!(tagged(&asked, &config("none")), []);
+        let every = EngineLogs {
+            log,
+            every_engine: true,
+        };
+        assert_eq!(
+            tagged(&every, &config("none")),
+            [pair("a"), pair("b"), pair("x")]
+        );
+        let _ = std::fs::remove_file(&path);
+    }
 }

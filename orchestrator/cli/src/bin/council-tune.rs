@@ -1,5 +1,5 @@
 //! `council-tune CONFIG --out DIR [--iterations N] [--seed S] [--concurrency N] [--simulate]
-//! [--serve [ADDR]] [--shard I/N|auto]`:
+//! [--serve [ADDR]] [--shard I/N|auto] [--log FILE] [--log-max-mb MB]`:
 //! SPSA over the `[tune]` section's parameters (docs/guide/tune.md). Rerunning the same command
 //! on the same DIR continues the tune where it stopped. The work is in `council_play::tune`, the
 //! tune with its page and signals in `council_live::session`.
@@ -12,8 +12,10 @@ use anyhow::Context;
 use clap::Parser;
 use council_live::session::play_tune;
 use council_live::tune_svg::write_svgs;
+use council_play::runner::command::command_line;
 use council_play::tune::report;
 use council_play::tune::run::{TuneOptions, TuneOutcome};
+use council_players::player::engine_log::{self, EngineLog};
 use council_schema::config::Config;
 use council_schema::run::shard::Shard;
 
@@ -60,6 +62,14 @@ struct Cli {
     /// `council-match serve DIR` serves a tune's folder from another process.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8700")]
     serve: Option<String>,
+    /// Append every line to and from every engine to FILE (timestamp, game, player,
+    /// direction; a `#` verdict line per game). Without it, players with `log = true` write to
+    /// the tune folder's engines.log.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// The most an engine log grows in one session, MB; then a note says so and it stops.
+    #[arg(long, value_name = "MB", default_value_t = engine_log::DEFAULT_CAP_BYTES / 1_000_000)]
+    log_max_mb: u64,
 }
 
 fn main() -> ExitCode {
@@ -82,6 +92,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let concurrency = cli.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    let log_cap = cli.log_max_mb.saturating_mul(1_000_000);
+    let engine_log = match &cli.log {
+        Some(path) => {
+            let log = EngineLog::open(path, log_cap)?;
+            let typed: Vec<String> = std::env::args().collect();
+            log.note(&command_line(&typed));
+            Some(log)
+        }
+        None => None,
+    };
     let opts = TuneOptions {
         out: cli.out.clone(),
         iterations: cli.iterations,
@@ -92,6 +112,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         feed: None,
         shard: shard(cli.shard.as_deref())?,
         shard_wait: std::time::Duration::from_secs(cli.shard_wait.max(1)),
+        engine_log,
+        engine_log_cap: log_cap,
     };
     // Games run on the scheduler's own workers; this runtime keeps the signals, the live page
     // and the writer.

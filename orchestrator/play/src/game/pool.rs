@@ -18,7 +18,11 @@
 //!   `hash_mb` reallocates); a USI player takes new option values (sent with `setoption` before
 //!   the next `usinewgame`) and its orchestrator-side keys. Rebuilt: a USI player whose
 //!   `command`, `args` or `dir` changes or which would lose an option, an intuition player whose
-//!   config changes at all (it is in-process and cheap), a leaf whose kind changes.
+//!   config changes at all (it is in-process and cheap), a leaf whose kind changes. A USI engine
+//!   that should log (`--log`, `log = true` on it or a council above it) is tagged with its
+//!   name when it is built ([`EngineLogs::kept_engine_tag`]): it is kept by name and may sit
+//!   under another council, or play alone, in the next game, so a path in one game's tree would
+//!   mislabel its later lines.
 //!
 //! Every game still starts with `new_game` and its seed, so a game plays as it did with fresh
 //! players (for engines that forget their past at `usinewgame`; `restart = true` is for those
@@ -31,6 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::Mutex;
 
 use council_players::factory::{EngineLogs, build_player_logged, build_tree_over};
+use council_players::player::engine_log::LogTag;
 use council_players::player::internal::InternalPlayer;
 use council_players::player::intuition::IntuitionPlayer;
 use council_players::player::usi::UsiPlayer;
@@ -44,7 +49,7 @@ pub enum Keep {
     Whole { logs: Option<EngineLogs> },
     /// Engines by name, re-parameterised in place or rebuilt; councils built per game
     /// (council-tune: every iteration plays another config).
-    Leaves,
+    Leaves { logs: Option<EngineLogs> },
 }
 
 /// The kept players of one game worker.
@@ -86,11 +91,10 @@ impl Pool {
         idle.entry(name).or_default().push(kept);
     }
 
-    /// The engine log its players write to, when there is one (council-match's `--log`).
+    /// The engine log its players write to, when there is one (`--log`, `log = true`).
     pub fn engine_logs(&self) -> Option<&EngineLogs> {
         match &self.keep {
-            Keep::Whole { logs } => logs.as_ref(),
-            Keep::Leaves => None,
+            Keep::Whole { logs } | Keep::Leaves { logs } => logs.as_ref(),
         }
     }
 
@@ -98,7 +102,7 @@ impl Pool {
     pub async fn take(&self, config: &Config, name: &str) -> Seated {
         let logs = match &self.keep {
             Keep::Whole { logs } => logs,
-            Keep::Leaves => return self.take_over_engines(config, name).await,
+            Keep::Leaves { .. } => return self.take_over_engines(config, name).await,
         };
         let player = match self.pop(name) {
             Some(Kept::Whole(p)) => p,
@@ -121,7 +125,7 @@ impl Pool {
         collect_leaves(config, name, &mut leaves);
         let mut lent = Vec::with_capacity(leaves.len());
         for (pc, leaf) in leaves {
-            lent.push(self.engine_for(pc, leaf, &config.models).await);
+            lent.push(self.engine_for(config, pc, leaf).await);
         }
         let mut next = lent.iter().cloned();
         let player = build_tree_over(config, name, &mut |pc, _| {
@@ -137,22 +141,27 @@ impl Pool {
         Seated { player, lent }
     }
 
+    /// The kept engine `pc` of `config`, re-parameterised, or one built (logging as the
+    /// pool's engine log says).
     async fn engine_for(
         &self,
+        config: &Config,
         pc: &PlayerConfig,
         leaf: Leaf<'_>,
-        models: &Models,
     ) -> Arc<Mutex<Engine>> {
         if let Some(Kept::Engine(handle)) = self.pop(&pc.name) {
             let mut kept = handle.lock().await;
-            if kept.reconfigure(pc, leaf, models) {
+            if kept.reconfigure(pc, leaf, &config.models) {
                 drop(kept);
                 return handle;
             }
             kept.player().shutdown().await;
         }
         self.built.fetch_add(1, Ordering::Relaxed);
-        Arc::new(Mutex::new(Engine::build(pc, leaf, models)))
+        let tag = self
+            .engine_logs()
+            .and_then(|logs| logs.kept_engine_tag(config, &pc.name));
+        Arc::new(Mutex::new(Engine::build(pc, leaf, &config.models, tag)))
     }
 
     /// Return a finished game's player (whole, or its engines) to the pool.
@@ -207,10 +216,13 @@ enum LeafPlayer {
 }
 
 impl Engine {
-    fn build(pc: &PlayerConfig, leaf: Leaf<'_>, models: &Models) -> Self {
+    /// Engine `pc`; a USI one writes its lines under `tag` when given.
+    fn build(pc: &PlayerConfig, leaf: Leaf<'_>, models: &Models, tag: Option<LogTag>) -> Self {
         let player = match leaf {
             Leaf::Internal(s) => LeafPlayer::Internal(InternalPlayer::new(&pc.name, s, models)),
-            Leaf::Usi(s) => LeafPlayer::Usi(Box::new(UsiPlayer::new(&pc.name, s, pc.ponder))),
+            Leaf::Usi(s) => {
+                LeafPlayer::Usi(Box::new(UsiPlayer::new(&pc.name, s, pc.ponder).logged(tag)))
+            }
             Leaf::Intuition(s) => LeafPlayer::Intuition(IntuitionPlayer::new(&pc.name, s, models)),
         };
         Engine {
@@ -339,7 +351,7 @@ mod tests {
 
     #[tokio::test]
     async fn engines_are_kept_across_games_and_new_values_taken_in_place() {
-        let pool = Pool::new(Keep::Leaves);
+        let pool = Pool::new(Keep::Leaves { logs: None });
         let first = config("a = 1.0, b = 2.0", 0);
         let c = pool.take(&first, "c").await;
         assert_eq!(c.player.name(), "c");

@@ -309,25 +309,6 @@ fn warn_if_players_differ(out: &Path, was: &RunPlan, now: &RunPlan) {
     }
 }
 
-/// Which engines log and where: every one to `--log FILE`, else those with `log = true` to the
-/// run folder's `engines.log`, else none.
-fn engine_logs(config: &Config, opts: &RunOptions) -> Result<Option<EngineLogs>, RunError> {
-    if let Some(log) = &opts.engine_log {
-        return Ok(Some(EngineLogs {
-            log: log.clone(),
-            every_engine: true,
-        }));
-    }
-    if !EngineLogs::asked_in(config) {
-        return Ok(None);
-    }
-    let log = EngineLog::open(&opts.out.join("engines.log"), opts.engine_log_cap)?;
-    Ok(Some(EngineLogs {
-        log,
-        every_engine: false,
-    }))
-}
-
 /// Play the run `config` describes into `opts.out`.
 pub async fn run(
     mut config: Config,
@@ -376,7 +357,12 @@ pub async fn run(
             finished: &finished,
         });
     }
-    let logs = engine_logs(&config, opts)?;
+    let logs = EngineLogs::for_run(
+        &config,
+        opts.engine_log.as_ref(),
+        &opts.out,
+        opts.engine_log_cap,
+    )?;
     if let Some(logs) = &logs {
         logs.log.note(&format!(
             "council-match: {} of {total} games to play into {}, seed {seed}",

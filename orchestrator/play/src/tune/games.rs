@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::TuneError;
 use super::plan::{minus_name, plus_name};
 use crate::game::scheduler::Scheduler;
+use council_players::player::engine_log::EngineLog;
 use council_schema::config::{
     Config, OptionValue, ParamKey, ParamTarget, PlayerConfig, PlayerKind, TuneConfig,
 };
@@ -160,22 +161,28 @@ pub fn finished_games(path: &Path) -> Result<(BTreeMap<u64, GameResult>, Option<
 
 /// Play `specs` under `config` (an [`iteration_config`]) on `scheduler` (its pool re-parameterises
 /// the kept engines), appending each finished game to `writer`. Returns the winners by id; a
-/// game cancelled before its end is missing.
+/// game cancelled before its end is missing. The engine log (`engine_log`, when the tune keeps
+/// one) failing a write stops the games as `writer` failing does, the game that found it kept.
 pub async fn play(
     config: Config,
     specs: Vec<GameSpec>,
     scheduler: &Scheduler,
     writer: &mut ResultsWriter,
+    engine_log: Option<&EngineLog>,
     cancel: &CancellationToken,
     mut on_game: impl FnMut(),
 ) -> Result<BTreeMap<u64, Winner>, TuneError> {
     let mut games = scheduler.play(Arc::new(config), specs, cancel);
     let mut winners = BTreeMap::new();
     while let Some(g) = games.next().await {
-        if let Err(e) = writer.append(&g.result) {
+        let kept = writer
+            .append(&g.result)
+            .map_err(|e| TuneError::io(writer.path(), e))
+            .and_then(|()| TuneError::engine_log_whole(engine_log));
+        if let Err(e) = kept {
             cancel.cancel();
             games.close().await;
-            return Err(TuneError::io(writer.path(), e));
+            return Err(e);
         }
         winners.insert(g.result.id, g.result.result);
         on_game();

@@ -67,11 +67,34 @@ pub enum TuneError {
         games: usize,
         waited_s: u64,
     },
+    /// The engine log (`--log FILE`, `DIR/engines.log`) cannot be opened.
+    #[error(transparent)]
+    EngineLog(#[from] council_players::player::engine_log::EngineLogError),
+    /// A line of the engine log could not be written (a full disk): the tune stops; the same
+    /// command again resumes it.
+    #[error("cannot write the engine log {}: {cause}", path.display())]
+    EngineLogWrite {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
     #[error("cannot draw {}: {message}", path.display())]
     Svg { path: PathBuf, message: String },
 }
 
 impl TuneError {
+    /// An error naming `log` if one of its writes has failed (a full disk).
+    fn engine_log_whole(
+        log: Option<&council_players::player::engine_log::EngineLog>,
+    ) -> Result<(), Self> {
+        match log.and_then(|log| Some((log, log.failure()?))) {
+            Some((log, cause)) => Err(TuneError::EngineLogWrite {
+                path: log.path().to_path_buf(),
+                cause,
+            }),
+            None => Ok(()),
+        }
+    }
+
     fn io(path: &Path, cause: std::io::Error) -> Self {
         TuneError::Io {
             path: path.to_path_buf(),

@@ -18,6 +18,8 @@ use super::{TuneError, games, log, plan, shards, simulate, spsa};
 use crate::game::feed::RunFeed;
 use crate::game::pool::Keep;
 use crate::game::scheduler::{Scheduler, SchedulerOptions};
+use council_players::factory::{EngineLogs, preflight_logged};
+use council_players::player::engine_log::EngineLog;
 use council_schema::config::{Config, TuneConfig};
 use council_schema::results::append::ResultsWriter;
 use council_schema::results::{GameResult, Winner};
@@ -41,6 +43,11 @@ pub struct TuneOptions {
     pub shard: Option<Shard>,
     /// `--shard-wait`: how long a shard waits for a game from the others before it gives up.
     pub shard_wait: Duration,
+    /// `--log FILE`: every engine's lines go there. Without it, players with `log = true`
+    /// write to `engines.log` in the tune's folder.
+    pub engine_log: Option<EngineLog>,
+    /// The cap of the tune folder's `engines.log`, bytes a session.
+    pub engine_log_cap: u64,
 }
 
 /// The end of a tune (or of this session of it).
@@ -97,7 +104,7 @@ pub async fn tune(
     let mut real = if opts.simulate {
         None
     } else {
-        Some(RealGames::open(&config, &tune, opts).await?)
+        Some(RealGames::open(&config, &tune, opts, resumed_at).await?)
     };
     let bar = progress_bar(tune.iterations, opts.progress);
     bar.set_position(resumed_at);
@@ -255,15 +262,18 @@ struct RealGames {
     played_before: BTreeMap<u64, GameResult>,
     others: Option<shards::Others>,
     games_per_iteration: u64,
+    /// The engine log, when the tune keeps one: a write that failed stops the tune.
+    engine_log: Option<EngineLog>,
 }
 
 impl RealGames {
-    /// Open `games.jsonl` (an interrupted tune's games kept), check every engine starts and
-    /// declares the tuned options, start the game workers.
+    /// Open `games.jsonl` (an interrupted tune's games kept) and the engine log, check every
+    /// engine starts and declares the tuned options, start the game workers.
     async fn open(
         config: &Config,
         tune: &TuneConfig,
         opts: &TuneOptions,
+        resumed_at: u64,
     ) -> Result<Self, TuneError> {
         let games_path = shards::games_file(&opts.out, opts.shard);
         let (played_before, complete_len) = games::finished_games(&games_path)?;
@@ -272,11 +282,29 @@ impl RealGames {
         let start: Vec<f64> = tune.params.iter().map(|p| p.start).collect();
         games::check_declared_spins(config, tune).await?;
         let probe_config = games::iteration_config(config, tune, &start, &start);
-        council_players::factory::preflight(&probe_config).await?;
+        let logs = EngineLogs::for_run(
+            config,
+            opts.engine_log.as_ref(),
+            &opts.out,
+            opts.engine_log_cap,
+        )?;
+        if let Some(logs) = &logs {
+            logs.log.note(&format!(
+                "council-tune: iterations {resumed_at} to {} into {}, seed {}; pre-flight of the USI engines",
+                tune.iterations,
+                opts.out.display(),
+                tune.seed
+            ));
+        }
+        preflight_logged(&probe_config, logs.as_ref()).await?;
+        let engine_log = logs.as_ref().map(|l| l.log.clone());
+        // A log that cannot be written from the start (a full disk) stops the tune before any
+        // game.
+        TuneError::engine_log_whole(engine_log.as_ref())?;
         let scheduler = Scheduler::start(SchedulerOptions {
             concurrency: opts.concurrency,
             workers: None,
-            keep: Keep::Leaves,
+            keep: Keep::Leaves { logs },
             feed: opts.feed.clone(),
             on_start: None,
         })
@@ -287,6 +315,7 @@ impl RealGames {
             played_before,
             others: opts.shard.map(|s| shards::Others::new(&opts.out, s)),
             games_per_iteration: plan::games_per_iteration(tune),
+            engine_log,
         })
     }
 
@@ -309,7 +338,9 @@ impl RealGames {
             .collect();
         let todo_count = todo.len();
         let (scheduler, writer) = (&self.scheduler, &mut self.writer);
-        let winners = games::play(config, todo, scheduler, writer, cancel, || bar.tick()).await?;
+        let log = self.engine_log.as_ref();
+        let winners = games::play(config, todo, scheduler, writer, log, cancel, || bar.tick());
+        let winners = winners.await?;
         let mine_done = todo_count == winners.len();
         if let Some(others) = self.others.as_mut()
             && !(mine_done && others.wait_for(k, &specs, opts.shard_wait, cancel).await?)
