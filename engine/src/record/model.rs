@@ -282,6 +282,19 @@ impl GameRecord {
         Ok(())
     }
 
+    /// Plays the USI move `text` in the current position and appends it bare (annotate it
+    /// with [`Self::annotate`]): one look-up in the legal moves, where reading it
+    /// ([`Position::parse_usi_move`]) and then [`Self::push`] take two.
+    ///
+    /// # Errors
+    /// As [`Position::play_usi_move`]: malformed text, or the rule the move breaks; the record
+    /// is unchanged.
+    pub fn push_usi(&mut self, text: &str) -> Result<Move, MoveError> {
+        let mv = self.current.play_usi_move(text)?;
+        self.moves.push(RecordedMove::new(mv));
+        Ok(mv)
+    }
+
     /// The start position.
     #[must_use]
     pub fn start(&self) -> &Position {

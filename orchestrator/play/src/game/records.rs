@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use engine::clock::TimeControl;
 use engine::position::{Replay, replay};
-use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError, RecordedMove};
+use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError};
 use engine::types::{ByColor, Color};
 
 use crate::game::sheet::PlayedGame;
@@ -102,49 +102,57 @@ fn start_time(g: &GameResult) -> Option<String> {
     )
 }
 
-/// Build the record of a played game, its `$EVENT` being `event`.
+/// Build the record of a played game, its `$EVENT` being `event`: each move read and judged
+/// once, as the record plays it.
 fn event_record(
     event: String,
     clocks: ByColor<Option<TimeControl>>,
     game: &PlayedGame,
 ) -> Result<GameRecord, GameRecordError> {
     let g = &game.result;
-    let mut replayed = replay(&g.start, &g.moves).map_err(|e| GameRecordError::Start {
-        problem: e.to_string(),
-    })?;
-    let mut record = GameRecord::new(replayed.position());
+    let start = replay::<&str>(&g.start, &[])
+        .map_err(|e| GameRecordError::Start {
+            problem: e.to_string(),
+        })?
+        .into_position();
+    let mut record = GameRecord::new(&start);
     record.sente = Some(g.sente.clone());
     record.gote = Some(g.gote.clone());
     record.event = Some(event);
     record.start_time = start_time(g);
     record.clocks = clocks;
-    while let Some(step) = replayed.step() {
-        let mv = step.map_err(|e| GameRecordError::Move {
-            number: e.number(),
-            problem: e.error.to_string(),
-        })?;
-        let i = replayed.played() - 1;
-        let text = &g.moves[i];
+    for (i, text) in g.moves.iter().enumerate() {
         let at_move = |problem: String| GameRecordError::Move {
             number: i + 1,
             problem,
         };
-        let mut recorded = RecordedMove::new(mv);
+        record.push_usi(text).map_err(|e| at_move(e.to_string()))?;
         // Moves after the opening were played by the players: they have times and scores.
-        if let Some(played) = i.checked_sub(game.opening_plies) {
-            recorded.time = g.times_ms.get(played).map(|&ms| Duration::from_millis(ms));
-            if let Some(Some(eval)) = g.scores.get(played) {
+        let Some(played) = i.checked_sub(game.opening_plies) else {
+            continue;
+        };
+        let time = g.times_ms.get(played).map(|&ms| Duration::from_millis(ms));
+        let engine = match g.scores.get(played) {
+            Some(Some(eval)) => {
                 let pv_text = game.pvs.get(played).map(Vec::as_slice).unwrap_or(&[]);
                 let pv_text = match pv_text.first() {
                     Some(first) if first == text => &pv_text[1..],
                     _ => pv_text,
                 };
                 // The pv as far as it is legal after the move.
-                let pv = Replay::new(replayed.position().clone(), pv_text).play_while_legal();
-                recorded.engine = Some(EngineComment { score: *eval, pv });
+                let pv = if pv_text.is_empty() {
+                    Vec::new()
+                } else {
+                    Replay::new(record.position().clone(), pv_text).play_while_legal()
+                };
+                Some(EngineComment { score: *eval, pv })
             }
+            _ => None,
+        };
+        if let Some(note) = record.annotate(i) {
+            *note.time = time;
+            *note.engine = engine;
         }
-        record.push(recorded).map_err(|e| at_move(e.to_string()))?;
     }
     record.end = Some(GameEnd {
         reason: end_reason(g.reason),
@@ -191,15 +199,18 @@ fn write_game_records(
     let mut record = event_record(event, clocks, game).map_err(std::io::Error::other)?;
     record.written_by = Some(by.to_string());
     let (csa, kif) = record_paths(dir, &game.result);
-    if record.to_csa().is_err() {
-        // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the
-        // results line keeps the verdict, the record says the game was stopped.
-        record.end = Some(GameEnd {
-            reason: EndReason::Abort,
-            winner: None,
-        });
-    }
-    let csa_text = record.to_csa().map_err(std::io::Error::other)?;
+    let csa_text = match record.to_csa() {
+        Ok(text) => text,
+        Err(_) => {
+            // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the
+            // results line keeps the verdict, the record says the game was stopped.
+            record.end = Some(GameEnd {
+                reason: EndReason::Abort,
+                winner: None,
+            });
+            record.to_csa().map_err(std::io::Error::other)?
+        }
+    };
     write_naming(&csa, csa_text)?;
     match record.to_kif_shift_jis() {
         Ok(bytes) => write_naming(&kif, bytes),
