@@ -12,10 +12,12 @@ use std::time::Duration;
 use engine::clock::TimeControl;
 use engine::position::{Replay, replay};
 use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError};
+use engine::strategy::{Family, OPENING_PLIES};
 use engine::types::{ByColor, Color};
 
 use crate::game::sheet::PlayedGame;
 use council_schema::config::Config;
+use council_schema::results::family::family_after_opening;
 use council_schema::results::{GameResult, Reason, Winner};
 use council_schema::written_by::WrittenBy;
 
@@ -103,12 +105,13 @@ fn start_time(g: &GameResult) -> Option<String> {
 }
 
 /// Build the record of a played game, its `$EVENT` being `event`: each move read and judged
-/// once, as the record plays it.
+/// once, as the record plays it; and the game's opening family, read on the way (the run's
+/// summary counts it without replaying the game).
 fn event_record(
     event: String,
     clocks: ByColor<Option<TimeControl>>,
     game: &PlayedGame,
-) -> Result<GameRecord, GameRecordError> {
+) -> Result<(GameRecord, Option<Family>), GameRecordError> {
     let g = &game.result;
     let start = replay::<&str>(&g.start, &[])
         .map_err(|e| GameRecordError::Start {
@@ -121,12 +124,20 @@ fn event_record(
     record.event = Some(event);
     record.start_time = start_time(g);
     record.clocks = clocks;
+    let opening = g.moves.len().min(OPENING_PLIES);
+    let mut family = None;
+    if opening == 0 {
+        family = family_after_opening(g, record.position());
+    }
     for (i, text) in g.moves.iter().enumerate() {
         let at_move = |problem: String| GameRecordError::Move {
             number: i + 1,
             problem,
         };
         record.push_usi(text).map_err(|e| at_move(e.to_string()))?;
+        if i + 1 == opening {
+            family = family_after_opening(g, record.position());
+        }
         // Moves after the opening were played by the players: they have times and scores.
         let Some(played) = i.checked_sub(game.opening_plies) else {
             continue;
@@ -162,19 +173,21 @@ fn event_record(
             Winner::Draw => None,
         },
     });
-    Ok(record)
+    Ok((record, family))
 }
 
 /// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif` (Shift_JIS), or, when a name or the
 /// event (the config's file name) has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in
 /// place of `.kif`. Their headers carry the start time, each side's clock and the program
-/// that wrote them (`by`: a CSA `'` comment line, a KIF `#` line).
+/// that wrote them (`by`: a CSA `'` comment line, a KIF `#` line). Returns the game's opening
+/// family (as `council_schema::results::family::family` finds it), read while the moves were
+/// judged for the records.
 pub fn write_records(
     dir: &Path,
     config: &Config,
     game: &PlayedGame,
     by: &WrittenBy,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<Family>> {
     let clocks = run_clocks(config, &game.result);
     write_game_records(dir, run_event(config, &game.result), clocks, game, by)
 }
@@ -186,7 +199,7 @@ pub fn write_event_records(
     game: &PlayedGame,
     by: &WrittenBy,
 ) -> std::io::Result<()> {
-    write_game_records(dir, event.to_string(), ByColor::default(), game, by)
+    write_game_records(dir, event.to_string(), ByColor::default(), game, by).map(|_| ())
 }
 
 fn write_game_records(
@@ -195,8 +208,8 @@ fn write_game_records(
     clocks: ByColor<Option<TimeControl>>,
     game: &PlayedGame,
     by: &WrittenBy,
-) -> std::io::Result<()> {
-    let mut record = event_record(event, clocks, game).map_err(std::io::Error::other)?;
+) -> std::io::Result<Option<Family>> {
+    let (mut record, family) = event_record(event, clocks, game).map_err(std::io::Error::other)?;
     record.written_by = Some(by.to_string());
     let (csa, kif) = record_paths(dir, &game.result);
     let csa_text = match record.to_csa() {
@@ -213,13 +226,14 @@ fn write_game_records(
     };
     write_naming(&csa, csa_text)?;
     match record.to_kif_shift_jis() {
-        Ok(bytes) => write_naming(&kif, bytes),
+        Ok(bytes) => write_naming(&kif, bytes)?,
         Err(RecordError::Unwritable { .. }) => {
             let text = record.to_kif().map_err(std::io::Error::other)?;
-            write_naming(&kif.with_extension("kifu"), text)
+            write_naming(&kif.with_extension("kifu"), text)?;
         }
-        Err(e) => Err(std::io::Error::other(e)),
+        Err(e) => return Err(std::io::Error::other(e)),
     }
+    Ok(family)
 }
 
 /// `std::fs::write`, its error naming the file (its kind kept).
