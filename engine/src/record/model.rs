@@ -245,6 +245,16 @@ impl GameRecord {
     pub fn new(start: &Position) -> Self {
         let start = Position::from_sfen(&start.to_sfen())
             .unwrap_or_else(|e| unreachable!("a position's own SFEN is valid: {e}"));
+        Self::from_start(start)
+    }
+
+    /// An empty record starting from `start`, as [`Self::new`], the position taken as it is
+    /// when no move has been played on it (no round trip through its SFEN).
+    #[must_use]
+    pub fn from_start(start: Position) -> Self {
+        if !start.moves().is_empty() {
+            return Self::new(&start);
+        }
         Self {
             current: start.clone(),
             start,

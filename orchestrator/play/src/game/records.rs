@@ -118,7 +118,7 @@ fn event_record(
             problem: e.to_string(),
         })?
         .into_position();
-    let mut record = GameRecord::new(&start);
+    let mut record = GameRecord::from_start(start);
     record.sente = Some(g.sente.clone());
     record.gote = Some(g.gote.clone());
     record.event = Some(event);
