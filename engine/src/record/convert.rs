@@ -94,16 +94,27 @@ impl<'a> LineMap<'a> {
 pub(super) fn to_rs(rec: &GameRecord, format: Format) -> Result<Record, RecordError> {
     let unwritable = |problem: String| RecordError::Unwritable { format, problem };
     let (mut out, end) = head(rec, format)?;
-    let mut pos = rec.start().clone();
+    // The record's moves are legal (its invariant): the walk plays them unchecked on rsshogi's
+    // position. Only a KIF comment (its pv in KIF notation) reads our `Position` after a move,
+    // so that one is walked for KIF alone (the tests' reference for `kif_write`).
+    let mut raw = rec.start().raw().clone();
+    let mut pos = (format == Format::Kif).then(|| rec.start().clone());
     let mut parent = out.root_id();
     for m in rec.moves() {
-        let mover = pos.side_to_move();
-        pos.play(m.mv);
+        let mover = Color::from_rs(raw.turn());
+        raw.apply_move32(raw.move32_from_move(m.mv.to_rs()));
+        let comment = match &mut pos {
+            Some(pos) => {
+                pos.play(m.mv);
+                kif_comment(m, pos, format)
+            }
+            None => m.comment.clone(),
+        };
         let mut note = RecordAnnotation::new()
             .with_elapsed_ms(elapsed_ms(m))
-            .with_comment(kif_comment(m, &pos, format));
+            .with_comment(comment);
         if let Some(engine) = &m.engine {
-            note = note.with_engine_info(Some(engine_info(engine, mover, &pos, format)));
+            note = note.with_engine_info(Some(engine_info(engine, mover, &raw, format)));
         }
         parent = out
             .append_move_with_annotation(parent, MoveEntry::new(m.mv.to_rs()), note)
@@ -215,7 +226,7 @@ pub(super) fn kif_comment(m: &RecordedMove, after: &Position, format: Format) ->
 fn engine_info(
     engine: &EngineComment,
     mover: Color,
-    after: &Position,
+    after: &rsshogi::board::Position,
     format: Format,
 ) -> EngineInfo {
     let value = score_value(engine.score);
@@ -227,7 +238,7 @@ fn engine_info(
     if format == Format::Csa && !engine.pv.is_empty() {
         info = info.with_extra(
             CSA_PV_KEY.to_string(),
-            EngineExtraValue::String(csa_moves(after, &engine.pv)),
+            EngineExtraValue::String(raw_csa_moves(after, &engine.pv)),
         );
     }
     info
@@ -235,7 +246,15 @@ fn engine_info(
 
 /// The pv in CSA move text (`-3334FU +2726FU`), as far as it is legal from `pos`.
 pub(super) fn csa_moves(pos: &Position, pv: &[Move]) -> String {
-    let mut raw = pos.raw().clone();
+    raw_csa_moves(pos.raw(), pv)
+}
+
+/// As [`csa_moves`], from rsshogi's position.
+fn raw_csa_moves(pos: &rsshogi::board::Position, pv: &[Move]) -> String {
+    if pv.is_empty() {
+        return String::new();
+    }
+    let mut raw = pos.clone();
     let mut words = Vec::new();
     for mv in pv {
         let m32 = raw.move32_from_move(mv.to_rs());

@@ -14,6 +14,9 @@ const RANK_KANJI: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', 
 /// The comment line for an engine's expected line `pv` after the move that led to `after`
 /// (without its leading `*`, which the writer adds), or `None` if it has no legal first move.
 pub(super) fn pv_comment(after: &Position, pv: &[Move]) -> Option<String> {
+    if pv.is_empty() {
+        return None;
+    }
     let mut pos = after.clone();
     let mut words = Vec::new();
     for &mv in pv {

@@ -20,6 +20,7 @@ mod kif;
 mod kif_moves;
 mod kif_write;
 mod model;
+mod shift_jis;
 
 pub use model::{
     Annotations, EndReason, EngineComment, Format, GameEnd, GameRecord, RecordError, RecordedMove,
@@ -114,19 +115,10 @@ impl GameRecord {
     /// As [`Self::to_kif`], and [`RecordError::Unwritable`] naming the first character (in a
     /// name or comment) that Shift_JIS cannot encode.
     pub fn to_kif_shift_jis(&self) -> Result<Vec<u8>, RecordError> {
-        let text = self.to_kif()?;
-        let (bytes, _, unmappable) = encoding_rs::SHIFT_JIS.encode(&text);
-        if unmappable {
-            let c = text
-                .chars()
-                .find(|c| encoding_rs::SHIFT_JIS.encode(c.encode_utf8(&mut [0; 4])).2)
-                .unwrap_or(char::REPLACEMENT_CHARACTER);
-            return Err(RecordError::Unwritable {
-                format: Format::Kif,
-                problem: format!("`{c}` (U+{:04X}) has no Shift_JIS code", u32::from(c)),
-            });
-        }
-        Ok(bytes.into_owned())
+        shift_jis::encode(&self.to_kif()?).map_err(|c| RecordError::Unwritable {
+            format: Format::Kif,
+            problem: format!("`{c}` (U+{:04X}) has no Shift_JIS code", u32::from(c)),
+        })
     }
 }
 

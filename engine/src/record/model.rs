@@ -245,6 +245,16 @@ impl GameRecord {
     pub fn new(start: &Position) -> Self {
         let start = Position::from_sfen(&start.to_sfen())
             .unwrap_or_else(|e| unreachable!("a position's own SFEN is valid: {e}"));
+        Self::from_start(start)
+    }
+
+    /// An empty record starting from `start`, as [`Self::new`], the position taken as it is
+    /// when no move has been played on it (no round trip through its SFEN).
+    #[must_use]
+    pub fn from_start(start: Position) -> Self {
+        if !start.moves().is_empty() {
+            return Self::new(&start);
+        }
         Self {
             current: start.clone(),
             start,
@@ -280,6 +290,19 @@ impl GameRecord {
         self.current.try_play(mv.mv)?;
         self.moves.push(mv);
         Ok(())
+    }
+
+    /// Plays the USI move `text` in the current position and appends it bare (annotate it
+    /// with [`Self::annotate`]): one look-up in the legal moves, where reading it
+    /// ([`Position::parse_usi_move`]) and then [`Self::push`] take two.
+    ///
+    /// # Errors
+    /// As [`Position::play_usi_move`]: malformed text, or the rule the move breaks; the record
+    /// is unchanged.
+    pub fn push_usi(&mut self, text: &str) -> Result<Move, MoveError> {
+        let mv = self.current.play_usi_move(text)?;
+        self.moves.push(RecordedMove::new(mv));
+        Ok(mv)
     }
 
     /// The start position.

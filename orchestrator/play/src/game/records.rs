@@ -11,11 +11,13 @@ use std::time::Duration;
 
 use engine::clock::TimeControl;
 use engine::position::{Replay, replay};
-use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError, RecordedMove};
+use engine::record::{EndReason, EngineComment, GameEnd, GameRecord, RecordError};
+use engine::strategy::{Family, OPENING_PLIES};
 use engine::types::{ByColor, Color};
 
 use crate::game::sheet::PlayedGame;
 use council_schema::config::Config;
+use council_schema::results::family::family_after_opening;
 use council_schema::results::{GameResult, Reason, Winner};
 use council_schema::written_by::WrittenBy;
 
@@ -102,49 +104,66 @@ fn start_time(g: &GameResult) -> Option<String> {
     )
 }
 
-/// Build the record of a played game, its `$EVENT` being `event`.
+/// Build the record of a played game, its `$EVENT` being `event`: each move read and judged
+/// once, as the record plays it; and the game's opening family, read on the way (the run's
+/// summary counts it without replaying the game).
 fn event_record(
     event: String,
     clocks: ByColor<Option<TimeControl>>,
     game: &PlayedGame,
-) -> Result<GameRecord, GameRecordError> {
+) -> Result<(GameRecord, Option<Family>), GameRecordError> {
     let g = &game.result;
-    let mut replayed = replay(&g.start, &g.moves).map_err(|e| GameRecordError::Start {
-        problem: e.to_string(),
-    })?;
-    let mut record = GameRecord::new(replayed.position());
+    let start = replay::<&str>(&g.start, &[])
+        .map_err(|e| GameRecordError::Start {
+            problem: e.to_string(),
+        })?
+        .into_position();
+    let mut record = GameRecord::from_start(start);
     record.sente = Some(g.sente.clone());
     record.gote = Some(g.gote.clone());
     record.event = Some(event);
     record.start_time = start_time(g);
     record.clocks = clocks;
-    while let Some(step) = replayed.step() {
-        let mv = step.map_err(|e| GameRecordError::Move {
-            number: e.number(),
-            problem: e.error.to_string(),
-        })?;
-        let i = replayed.played() - 1;
-        let text = &g.moves[i];
+    let opening = g.moves.len().min(OPENING_PLIES);
+    let mut family = None;
+    if opening == 0 {
+        family = family_after_opening(g, record.position());
+    }
+    for (i, text) in g.moves.iter().enumerate() {
         let at_move = |problem: String| GameRecordError::Move {
             number: i + 1,
             problem,
         };
-        let mut recorded = RecordedMove::new(mv);
+        record.push_usi(text).map_err(|e| at_move(e.to_string()))?;
+        if i + 1 == opening {
+            family = family_after_opening(g, record.position());
+        }
         // Moves after the opening were played by the players: they have times and scores.
-        if let Some(played) = i.checked_sub(game.opening_plies) {
-            recorded.time = g.times_ms.get(played).map(|&ms| Duration::from_millis(ms));
-            if let Some(Some(eval)) = g.scores.get(played) {
+        let Some(played) = i.checked_sub(game.opening_plies) else {
+            continue;
+        };
+        let time = g.times_ms.get(played).map(|&ms| Duration::from_millis(ms));
+        let engine = match g.scores.get(played) {
+            Some(Some(eval)) => {
                 let pv_text = game.pvs.get(played).map(Vec::as_slice).unwrap_or(&[]);
                 let pv_text = match pv_text.first() {
                     Some(first) if first == text => &pv_text[1..],
                     _ => pv_text,
                 };
                 // The pv as far as it is legal after the move.
-                let pv = Replay::new(replayed.position().clone(), pv_text).play_while_legal();
-                recorded.engine = Some(EngineComment { score: *eval, pv });
+                let pv = if pv_text.is_empty() {
+                    Vec::new()
+                } else {
+                    Replay::new(record.position().clone(), pv_text).play_while_legal()
+                };
+                Some(EngineComment { score: *eval, pv })
             }
+            _ => None,
+        };
+        if let Some(note) = record.annotate(i) {
+            *note.time = time;
+            *note.engine = engine;
         }
-        record.push(recorded).map_err(|e| at_move(e.to_string()))?;
     }
     record.end = Some(GameEnd {
         reason: end_reason(g.reason),
@@ -154,19 +173,21 @@ fn event_record(
             Winner::Draw => None,
         },
     });
-    Ok(record)
+    Ok((record, family))
 }
 
 /// Write `records/<id>-<sente>-vs-<gote>.csa` and `.kif` (Shift_JIS), or, when a name or the
 /// event (the config's file name) has a character Shift_JIS cannot encode, `.kifu` (UTF-8) in
 /// place of `.kif`. Their headers carry the start time, each side's clock and the program
-/// that wrote them (`by`: a CSA `'` comment line, a KIF `#` line).
+/// that wrote them (`by`: a CSA `'` comment line, a KIF `#` line). Returns the game's opening
+/// family (as `council_schema::results::family::family` finds it), read while the moves were
+/// judged for the records.
 pub fn write_records(
     dir: &Path,
     config: &Config,
     game: &PlayedGame,
     by: &WrittenBy,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<Family>> {
     let clocks = run_clocks(config, &game.result);
     write_game_records(dir, run_event(config, &game.result), clocks, game, by)
 }
@@ -178,7 +199,7 @@ pub fn write_event_records(
     game: &PlayedGame,
     by: &WrittenBy,
 ) -> std::io::Result<()> {
-    write_game_records(dir, event.to_string(), ByColor::default(), game, by)
+    write_game_records(dir, event.to_string(), ByColor::default(), game, by).map(|_| ())
 }
 
 fn write_game_records(
@@ -187,28 +208,32 @@ fn write_game_records(
     clocks: ByColor<Option<TimeControl>>,
     game: &PlayedGame,
     by: &WrittenBy,
-) -> std::io::Result<()> {
-    let mut record = event_record(event, clocks, game).map_err(std::io::Error::other)?;
+) -> std::io::Result<Option<Family>> {
+    let (mut record, family) = event_record(event, clocks, game).map_err(std::io::Error::other)?;
     record.written_by = Some(by.to_string());
     let (csa, kif) = record_paths(dir, &game.result);
-    if record.to_csa().is_err() {
-        // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the
-        // results line keeps the verdict, the record says the game was stopped.
-        record.end = Some(GameEnd {
-            reason: EndReason::Abort,
-            winner: None,
-        });
-    }
-    let csa_text = record.to_csa().map_err(std::io::Error::other)?;
+    let csa_text = match record.to_csa() {
+        Ok(text) => text,
+        Err(_) => {
+            // An adjudicated loss of the side not to move has no CSA/KIF ending of its own: the
+            // results line keeps the verdict, the record says the game was stopped.
+            record.end = Some(GameEnd {
+                reason: EndReason::Abort,
+                winner: None,
+            });
+            record.to_csa().map_err(std::io::Error::other)?
+        }
+    };
     write_naming(&csa, csa_text)?;
     match record.to_kif_shift_jis() {
-        Ok(bytes) => write_naming(&kif, bytes),
+        Ok(bytes) => write_naming(&kif, bytes)?,
         Err(RecordError::Unwritable { .. }) => {
             let text = record.to_kif().map_err(std::io::Error::other)?;
-            write_naming(&kif.with_extension("kifu"), text)
+            write_naming(&kif.with_extension("kifu"), text)?;
         }
-        Err(e) => Err(std::io::Error::other(e)),
+        Err(e) => return Err(std::io::Error::other(e)),
     }
+    Ok(family)
 }
 
 /// `std::fs::write`, its error naming the file (its kind kept).

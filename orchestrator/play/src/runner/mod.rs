@@ -545,13 +545,16 @@ impl Book {
             // A game is committed by its results line, written only once its records are: a
             // game whose records fail is not committed, and a resumed run plays it again.
             let id = p.result.id;
+            // The records' walk through the game also finds its opening family for the tally.
             let committed = records::write_records(&dir, &cfg, &p, &by)
                 .map_err(|cause| RunError::Records { id, cause })
-                .and_then(|()| match &pgn {
-                    Some(pgn) => records::append_pgn(&cfg, &p, pgn).map_err(io(&pgn.out.file)),
-                    None => Ok(()),
-                })
-                .and_then(|()| writer.append(&p.result).map_err(io(&results_path)));
+                .and_then(|family| {
+                    if let Some(pgn) = &pgn {
+                        records::append_pgn(&cfg, &p, pgn).map_err(io(&pgn.out.file))?;
+                    }
+                    writer.append(&p.result).map_err(io(&results_path))?;
+                    Ok(family)
+                });
             (writer, p, committed)
         })
         .await;
@@ -566,7 +569,7 @@ impl Book {
             }
         };
         self.writer = Some(writer);
-        committed?;
+        let family = committed?;
         // The training file is rewritten from results.jsonl when the run resumes, so a game
         // whose training records fail is kept; the run stops all the same.
         if let Some(t) = &mut self.training {
@@ -584,7 +587,7 @@ impl Book {
             .sprt
             .as_mut()
             .is_some_and(|stop| stop.add(&p.result).is_some());
-        self.tally.add(&p.result);
+        self.tally.add_in_family(&p.result, family);
         let llr = self.sprt.as_ref().map(|stop| {
             let t = stop.last();
             format!("LLR {:.2} ({:.2}, {:.2})", t.llr, t.lower, t.upper)

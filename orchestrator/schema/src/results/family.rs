@@ -35,16 +35,30 @@ pub fn family(game: &GameResult) -> Option<Family> {
     }
     let opening = &game.moves[..game.moves.len().min(OPENING_PLIES)];
     let position = replay(&game.start, opening).ok()?.finish().ok()?;
-    if pieces(&position) < FULL_SET {
+    family_after_opening(game, &position)
+}
+
+/// What [`family`] finds, given the position it replays: `after_opening` is `game`'s start
+/// with its first [`OPENING_PLIES`] moves played on it (all of them when fewer), e.g. by a walk
+/// through the game that has judged them anyway (the run's records).
+#[must_use]
+pub fn family_after_opening(game: &GameResult, after_opening: &Position) -> Option<Family> {
+    if game.handicap.is_some() || pieces(after_opening) < FULL_SET {
         return None;
     }
-    Some(label(&position).family())
+    Some(label(after_opening).family())
 }
 
 /// The key of `game`'s row: its family's key, or [`UNLABELLED`].
 #[must_use]
 pub fn family_key(game: &GameResult) -> String {
-    family(game).map_or_else(|| UNLABELLED.to_owned(), Family::key)
+    row_key(family(game))
+}
+
+/// The key of the row of a game of `family`: the family's key, or [`UNLABELLED`].
+#[must_use]
+pub fn row_key(family: Option<Family>) -> String {
+    family.map_or_else(|| UNLABELLED.to_owned(), Family::key)
 }
 
 /// The Japanese name of a row key (a family's, or 未分類 for [`UNLABELLED`]); the key itself when
@@ -103,6 +117,48 @@ mod tests {
     }
 
     const EVEN: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+
+    #[test]
+    fn the_family_after_a_walk_is_the_family_of_the_replay() {
+        let mut long = String::from("7g7f 3c3d");
+        for _ in 0..19 {
+            long.push_str(" 4i4h 6a6b 4h4i 6b6a");
+        }
+        long.push_str(" 2h5h");
+        let games = [
+            game(EVEN, ""),
+            game(EVEN, "7g7f 3c3d 6g6f 8c8d 2h6h 8d8e 8h7g 7a6b"),
+            game(
+                EVEN,
+                "2g2f 8c8d 2f2e 8d8e 7g7f 4a3b 8h7g 3c3d 7i8h 2b7g+ 8h7g",
+            ),
+            game(EVEN, &long),
+            game(Handicap::Lance.sfen(), "3c3d 7g7f"),
+        ];
+        let labelled = games.iter().filter(|g| family(g).is_some()).count();
+        assert!(labelled >= 3, "{labelled} of the games are labelled");
+        for g in &games {
+            // The walk: every move judged and played, the position taken after the opening's.
+            let mut position = replay(&g.start, &g.moves[..0])
+                .expect("a start")
+                .finish()
+                .expect("no moves");
+            let mut after_opening = (g.moves.is_empty()).then(|| position.clone());
+            for (i, text) in g.moves.iter().enumerate() {
+                position.play_usi_move(text).expect("a legal move");
+                if i + 1 == g.moves.len().min(OPENING_PLIES) {
+                    after_opening = Some(position.clone());
+                }
+            }
+            let after_opening = after_opening.expect("the opening was walked");
+            assert_eq!(
+                family_after_opening(g, &after_opening),
+                family(g),
+                "{:?}",
+                g.moves
+            );
+        }
+    }
 
     #[test]
     fn both_static_rooks_are_static_vs_static() {

@@ -56,7 +56,11 @@ pub struct FamilyTally(ByFamily);
 impl FamilyTally {
     /// Count one game for the players in `playing`.
     pub fn add(&mut self, playing: &[String], g: &GameResult) {
-        let key = family_key(g);
+        self.add_in_row(playing, g, family_key(g));
+    }
+
+    /// As [`Self::add`], the game's row key being `key` (its family's, found by the caller).
+    pub fn add_in_row(&mut self, playing: &[String], g: &GameResult, key: String) {
         let row = self.0.entry(key).or_insert_with_key(|key| FamilyRow {
             name_ja: row_name_ja(key),
             ..FamilyRow::default()

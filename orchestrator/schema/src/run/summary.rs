@@ -354,6 +354,13 @@ impl SummaryTally {
 
     /// Count one finished game.
     pub fn add(&mut self, g: &GameResult) {
+        self.add_in_family(g, crate::results::family::family(g));
+    }
+
+    /// As [`Self::add`], the game's opening family being `family`: what
+    /// [`family`](crate::results::family::family) finds, known to the caller without replaying
+    /// the game again (see [`family_after_opening`](crate::results::family::family_after_opening)).
+    pub fn add_in_family(&mut self, g: &GameResult, family: Option<engine::strategy::Family>) {
         self.games += 1;
         *self.reasons.entry(g.reason.name().to_string()).or_insert(0) += 1;
         if g.reason != crate::results::Reason::Aborted {
@@ -375,6 +382,8 @@ impl SummaryTally {
             _ => self.spans.untimed = true,
         }
         let opening = g.opening_len();
+        // The players of the scored moves, by the parity of the move (one look at the start).
+        let movers = [g.mover_at(opening), g.mover_at(opening + 1)];
         for name in &self.playing {
             let Some(y) = g.points_of(name) else { continue };
             let p = self.players.entry(name.clone()).or_default();
@@ -394,7 +403,7 @@ impl SummaryTally {
             }
             // `scores` covers the played moves, after any opening moves.
             for (k, score) in g.scores.iter().enumerate() {
-                if g.mover_at(opening + k) == name
+                if movers[k % 2] == name
                     && let Some(engine::types::Score::Cp(cp)) = score
                 {
                     p.samples.add(*cp, y);
@@ -415,7 +424,8 @@ impl SummaryTally {
             h2h.add(g);
         }
         self.councils.add(g);
-        self.families.add(&self.playing, g);
+        self.families
+            .add_in_row(&self.playing, g, crate::results::family::row_key(family));
     }
 
     /// `player`'s results against `opponent` so far, colour-swapped pairs counted as their
