@@ -39,10 +39,11 @@ use engine::types::ByColor;
 /// Games at once per game worker, past one worker per core. A worker is one thread among the
 /// engines' processes, and the kernel shares the cores by thread: when a thousand engines answer
 /// in one burst, two workers get two engines' share and the answers queue behind them (a move's
-/// clock runs until its `bestmove` is read). Measured at 1024 mock games on 2 cores (the runner
-/// study, docs/studies/runner-cost.md): time losses fall from 2 workers to 32, and a worker costs
-/// about 0.1 MB.
-pub const GAMES_PER_WORKER: usize = 32;
+/// clock runs until its `bestmove` is read). More workers cost CPU per move (a thread woken
+/// per answer instead of one turn taking many). Measured at 1024 mock games on 2 cores (the
+/// runner study, docs/studies/runner-cost.md): 2 workers lost hundreds of games on time, 8 about
+/// ten, 32 hundreds again at twice the CPU.
+pub const GAMES_PER_WORKER: usize = 128;
 
 /// How a scheduler plays.
 #[derive(Clone)]
@@ -331,7 +332,7 @@ mod tests {
     }
 
     #[test]
-    fn workers_are_one_per_core_and_one_per_32_games_beyond() {
+    fn workers_are_one_per_core_and_one_per_128_games_beyond() {
         let workers = |concurrency| default_workers(concurrency, 2);
         assert_eq!([1, 2, 64, 65, 256, 1024].map(workers), [1, 2, 2, 3, 8, 32]);
         assert_eq!(default_workers(4, 8), 4, "never more workers than games");
