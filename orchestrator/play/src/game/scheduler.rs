@@ -334,7 +334,7 @@ mod tests {
     #[test]
     fn workers_are_one_per_core_and_one_per_128_games_beyond() {
         let workers = |concurrency| default_workers(concurrency, 2);
-        assert_eq!([1, 2, 64, 65, 256, 1024].map(workers), [1, 2, 2, 3, 8, 32]);
+        assert_eq!([1, 2, 256, 257, 512, 1024].map(workers), [1, 2, 2, 3, 4, 8]);
         assert_eq!(default_workers(4, 8), 4, "never more workers than games");
     }
 
