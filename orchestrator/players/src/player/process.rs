@@ -23,6 +23,7 @@
 use std::borrow::Cow;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
+use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -30,7 +31,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 use super::engine_log::{Direction, LogTag, ProcessLog};
 
@@ -214,6 +215,10 @@ pub(crate) struct EngineProcess {
     exited: Option<(String, Instant)>,
     /// Where its lines are logged, when they are.
     log: Option<ProcessLog>,
+    /// The timer of [`EngineProcess::read_line`]'s deadline: one for all its reads, moved only
+    /// when the deadline changes (a move's many lines share one), so a line costs no timer
+    /// set and cleared.
+    timer: Option<Pin<Box<Sleep>>>,
 }
 
 impl EngineProcess {
@@ -297,6 +302,7 @@ impl EngineProcess {
             label: label.to_string(),
             exited: None,
             log,
+            timer: None,
         })
     }
 
@@ -382,13 +388,24 @@ impl EngineProcess {
             if self.output.ended {
                 return Err(self.exit_error().await);
             }
+            let timer = match &mut self.timer {
+                Some(timer) => {
+                    if timer.deadline() != deadline.at {
+                        timer.as_mut().reset(deadline.at);
+                    }
+                    timer
+                }
+                None => self
+                    .timer
+                    .insert(Box::pin(tokio::time::sleep_until(deadline.at))),
+            };
             tokio::select! {
                 biased;
                 () = self.output.fill() => {}
                 status = self.child.wait() => {
                     self.on_exit(status);
                 }
-                () = tokio::time::sleep_until(deadline.at) => {
+                () = timer.as_mut() => {
                     return Err(ProcessError::Timeout(deadline.budget));
                 }
             }
