@@ -198,6 +198,10 @@ impl Output {
 
 /// A piece of output as a line: lossy UTF-8, trailing whitespace trimmed (borrowed when valid).
 fn as_line(bytes: &[u8]) -> Cow<'_, str> {
+    // The valid case first: `from_utf8` checks ASCII a word at a time, the lossy walk a byte.
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(s.trim_end());
+    }
     match String::from_utf8_lossy(bytes) {
         Cow::Borrowed(s) => Cow::Borrowed(s.trim_end()),
         Cow::Owned(s) => Cow::Owned(s.trim_end().to_string()),
