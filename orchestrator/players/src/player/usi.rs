@@ -491,23 +491,19 @@ impl UsiPlayer {
         let mut wait = deadline;
         loop {
             let gui_stopping = gui_stop.as_ref().filter(|_| owed.is_none());
-            let stopped = async {
-                match gui_stopping {
-                    Some(flag) => {
+            // Looked at before each line too, so an engine that floods its output is stopped.
+            // Without a GUI's stop flag a read is only a read (no select to poll per line).
+            let read = match gui_stopping {
+                Some(flag) if flag.is_stopped() => None,
+                Some(flag) => tokio::select! {
+                    read = p.read_line(wait) => Some(read),
+                    () = async {
                         while !flag.is_stopped() {
                             tokio::time::sleep(GUI_STOP_POLL).await;
                         }
-                    }
-                    None => std::future::pending().await,
-                }
-            };
-            // Looked at before each line too, so an engine that floods its output is stopped.
-            let read = match gui_stopping {
-                Some(flag) if flag.is_stopped() => None,
-                _ => tokio::select! {
-                    read = p.read_line(wait) => Some(read),
-                    () = stopped => None,
+                    } => None,
                 },
+                None => Some(p.read_line(wait).await),
             };
             let Some(read) = read else {
                 // The GUI's stop: as at a deadline, but the answer it gives now is on time.
