@@ -43,7 +43,7 @@ use std::time::Duration;
 use engine::position::Position;
 use engine::types::Score;
 use engine::usi::protocol::{
-    EngineMessage, Go, GuiCommand, Info, OptionSpec, PositionStart, UsiBestMove,
+    EngineMessage, Go, GuiCommand, Info, InfoRef, OptionSpec, PositionStart, UsiBestMove,
     parse_engine_message, parse_info_line,
 };
 use tokio::time::Instant;
@@ -537,32 +537,34 @@ impl UsiPlayer {
             if line.trim().is_empty() {
                 continue;
             }
-            // Only a scored `info` is kept: one without a `score` word is not even parsed, one
-            // with it is parsed in place and kept as its text (see [`Scored`]).
+            // Only an `info` with a `score` word is kept, as its text, parsed only when an
+            // answer looks at it (see [`Scored`]); a GUI's progress board gets it parsed now.
             if is_info(&line) {
                 if !line.split_whitespace().any(|w| w == "score") {
                     continue;
                 }
+                let Some(progress) = &progress else {
+                    infos.push(&line);
+                    continue;
+                };
                 match parse_info_line(&line) {
                     Ok(info) => {
                         let Some(score) = info.score else {
                             continue;
                         };
-                        if let Some(progress) = &progress {
-                            progress.publish(
-                                &name,
-                                Line {
-                                    multipv: info.multipv.unwrap_or(1),
-                                    depth: info.depth,
-                                    nodes: info.nodes,
-                                    time: info
-                                        .time
-                                        .map_or_else(|| began.elapsed(), Duration::from_millis),
-                                    score: Some(normalize_score(score.value, mate_cp)),
-                                    pv: info.pv().map(from_engine).collect(),
-                                },
-                            );
-                        }
+                        progress.publish(
+                            &name,
+                            Line {
+                                multipv: info.multipv.unwrap_or(1),
+                                depth: info.depth,
+                                nodes: info.nodes,
+                                time: info
+                                    .time
+                                    .map_or_else(|| began.elapsed(), Duration::from_millis),
+                                score: Some(normalize_score(score.value, mate_cp)),
+                                pv: info.pv().map(from_engine).collect(),
+                            },
+                        );
                         infos.push(&line);
                     }
                     Err(e) => tracing::debug!(player = %name, "ignoring non-USI line: {e}"),
@@ -806,43 +808,75 @@ impl UsiPlayer {
 }
 
 /// The scored `info` lines of one search, the last `keep` of them (oldest first), kept as the
-/// engine wrote them: each was parsed when it came (one that does not parse, or has no score,
-/// is not kept) without copying its words, and only the lines an answer uses are parsed into an
-/// [`Info`] (its pv in our notation). So a line costs one copy of its text, not an allocation
-/// per word, and a kept line's text is reused for a later one once `keep` are held.
+/// engine wrote them. A line is kept when it has a `score` word, unparsed: it is parsed when an
+/// answer looks at it (one that does not parse, or has no score, counts as never kept), so a
+/// search's many lines cost one copy of their text each into one buffer, not an allocation or
+/// a parse each; an answer parses the few newest lines it uses. Exactly the last `keep` valid
+/// lines count: past `2 * keep` candidates the newest `keep` valid ones are kept, the rest
+/// dropped ([`Scored::compact`]).
 struct Scored {
-    lines: std::collections::VecDeque<String>,
+    /// The candidates' text, one after another.
+    text: String,
+    /// Each candidate's span in `text`, oldest first.
+    lines: Vec<std::ops::Range<usize>>,
     keep: usize,
     notation: DropNotation,
+}
+
+/// A kept line that counts: it parses, with a score.
+fn scored_info(line: &str) -> Option<InfoRef<'_>> {
+    parse_info_line(line).ok().filter(|i| i.score.is_some())
 }
 
 impl Scored {
     fn new(keep: usize, notation: DropNotation) -> Self {
         Self {
-            lines: std::collections::VecDeque::new(),
+            text: String::new(),
+            lines: Vec::new(),
             keep,
             notation,
         }
     }
 
-    /// Keep `line` (a scored `info` that parsed), dropping the oldest beyond `keep`.
+    /// Keep `line` (an `info` with a `score` word), dropping the oldest beyond `keep`.
     fn push(&mut self, line: &str) {
-        let mut text = if self.lines.len() >= self.keep {
-            self.lines.pop_front().unwrap_or_default()
-        } else {
-            String::new()
-        };
         if self.keep == 0 {
             return;
         }
-        text.clear();
-        text.push_str(line);
-        self.lines.push_back(text);
+        let at = self.text.len();
+        self.text.push_str(line);
+        self.lines.push(at..self.text.len());
+        if self.lines.len() > 2 * self.keep {
+            self.compact();
+        }
     }
 
-    /// A kept line as an [`Info`], its pv in our notation.
-    fn info(&self, line: &str) -> Option<Info> {
-        let mut info = parse_info_line(line).ok()?.to_info();
+    /// Keep only the newest `keep` valid lines.
+    fn compact(&mut self) {
+        let kept: Vec<std::ops::Range<usize>> = self.valid().take(self.keep).collect();
+        let mut text = String::with_capacity(self.text.len());
+        self.lines.clear();
+        for r in kept.into_iter().rev() {
+            let at = text.len();
+            text.push_str(&self.text[r]);
+            self.lines.push(at..text.len());
+        }
+        self.text = text;
+    }
+
+    /// The spans of the valid lines that count, newest first.
+    fn valid(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        self.lines
+            .iter()
+            .rev()
+            .filter(|r| scored_info(&self.text[(*r).clone()]).is_some())
+            .take(self.keep)
+            .cloned()
+    }
+
+    /// A line as an [`Info`], its pv in our notation.
+    fn info(&self, info: InfoRef<'_>) -> Info {
+        let mut info = info.to_info();
         if self.notation != DropNotation::Star {
             info.pv = info
                 .pv
@@ -850,32 +884,38 @@ impl Scored {
                 .map(|m| from_engine(self.notation, m))
                 .collect();
         }
-        Some(info)
+        info
     }
 
-    /// Every kept line, oldest first.
+    /// The line at `span` (a valid one) as an [`Info`].
+    fn info_at(&self, span: std::ops::Range<usize>) -> Option<Info> {
+        scored_info(&self.text[span]).map(|i| self.info(i))
+    }
+
+    /// Every line that counts, oldest first.
     fn infos(&self) -> Vec<Info> {
-        self.lines.iter().filter_map(|l| self.info(l)).collect()
+        let mut spans: Vec<_> = self.valid().collect();
+        spans.reverse();
+        spans.into_iter().filter_map(|r| self.info_at(r)).collect()
     }
 
     /// The last line.
     fn last(&self) -> Option<Info> {
-        self.lines.back().and_then(|l| self.info(l))
+        self.valid().next().and_then(|r| self.info_at(r))
     }
 
     /// The last line whose pv starts with `mv` (our notation), else the last line.
     fn for_move(&self, mv: &str) -> Option<Info> {
-        let starts_with_mv = |line: &&String| {
-            parse_info_line(line)
-                .ok()
+        let starts_with_mv = |r: &std::ops::Range<usize>| {
+            scored_info(&self.text[r.clone()])
                 .and_then(|i| i.pv().next())
                 .is_some_and(|first| match self.notation {
                     DropNotation::Star => first == mv,
                     at => from_engine(at, first) == mv,
                 })
         };
-        match self.lines.iter().rev().find(starts_with_mv) {
-            Some(line) => self.info(line),
+        match self.valid().find(starts_with_mv) {
+            Some(r) => self.info_at(r),
             None => self.last(),
         }
     }
@@ -1064,6 +1104,32 @@ impl Player for UsiPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_last_keep_valid_scored_lines_count() {
+        let mut s = Scored::new(2, DropNotation::Star);
+        s.push("info depth 1 score cp 10 pv 7g7f");
+        for _ in 0..10 {
+            // Garbage and unscored lines with a `score` word never count, however many.
+            s.push("info depth x score cp 1 pv 2g2f");
+            s.push("info string score");
+        }
+        s.push("info depth 2 score cp 20 pv 2g2f 8c8d");
+        let depths = |s: &Scored| s.infos().iter().map(|i| i.depth).collect::<Vec<_>>();
+        assert_eq!(depths(&s), [Some(1), Some(2)]);
+        assert_eq!(s.for_move("7g7f").and_then(|i| i.depth), Some(1));
+        s.push("info depth 3 score cp 30 pv 2g2f");
+        // Beyond `keep`, the oldest valid line is dropped: a move only it names falls back
+        // to the last line.
+        assert_eq!(depths(&s), [Some(2), Some(3)]);
+        assert_eq!(s.for_move("7g7f").and_then(|i| i.depth), Some(3));
+        assert_eq!(s.for_move("2g2f").map(|i| i.pv.len()), Some(1));
+        assert_eq!(
+            s.last().and_then(|i| i.score).map(|sc| sc.value),
+            Some(Score::Cp(30))
+        );
+        assert!(Scored::new(0, DropNotation::Star).last().is_none());
+    }
 
     #[test]
     fn drops_are_translated_only_for_engines_configured_for_at() {
