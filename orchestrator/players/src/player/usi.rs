@@ -94,6 +94,9 @@ pub struct UsiPlayer {
     live: Option<Live>,
     /// Where its processes log their lines (`--log`, `log = true`).
     log: Option<LogTag>,
+    /// The buffers of the last search's [`Scored`], emptied: the next search's, so a search's
+    /// lines allocate nothing once the first searches grew them.
+    scored_buffers: ScoredBuffers,
 }
 
 /// How often a read looks at the GUI's stop flag.
@@ -131,6 +134,7 @@ impl UsiPlayer {
             last_ponder: None,
             live: None,
             log: None,
+            scored_buffers: ScoredBuffers::default(),
         }
     }
 
@@ -487,7 +491,11 @@ impl UsiPlayer {
                 detail: "not running".into(),
             });
         };
-        let mut infos = Scored::new(keep, drop_notation);
+        let mut infos = Scored::new(
+            keep,
+            drop_notation,
+            std::mem::take(&mut self.scored_buffers),
+        );
         let mut wait = deadline;
         loop {
             let gui_stopping = gui_stop.as_ref().filter(|_| owed.is_none());
@@ -662,7 +670,7 @@ impl UsiPlayer {
 
     /// The answer of a search as a [`Thought`].
     fn thought(
-        &self,
+        &mut self,
         (scored, best, engine_time): (Scored, UsiBestMove, Duration),
         multipv: usize,
     ) -> Thought {
@@ -684,6 +692,7 @@ impl UsiPlayer {
             Decision::Move(m) => scored.for_move(m),
             _ => scored.last(),
         };
+        self.scored_buffers = scored.into_buffers();
         let info = info.as_ref();
         Thought {
             eval: info
@@ -771,6 +780,7 @@ impl UsiPlayer {
             .search(position, go, Deadline::after(timeout), keep, false)
             .await?;
         let lines = multipv_lines(&scored.infos(), self.settings.mate_cp);
+        self.scored_buffers = scored.into_buffers();
         if lines.is_empty()
             && let UsiBestMove::Move { mv, .. } = best
         {
@@ -823,19 +833,32 @@ struct Scored {
     notation: DropNotation,
 }
 
+/// A [`Scored`]'s buffers (its text, its spans), kept from one search for the next.
+#[derive(Default)]
+struct ScoredBuffers(String, Vec<std::ops::Range<usize>>);
+
 /// A kept line that counts: it parses, with a score.
 fn scored_info(line: &str) -> Option<InfoRef<'_>> {
     parse_info_line(line).ok().filter(|i| i.score.is_some())
 }
 
 impl Scored {
-    fn new(keep: usize, notation: DropNotation) -> Self {
+    /// Empty, in `buffers` (what an earlier search's [`Scored::into_buffers`] gave back).
+    fn new(keep: usize, notation: DropNotation, buffers: ScoredBuffers) -> Self {
+        let ScoredBuffers(mut text, mut lines) = buffers;
+        text.clear();
+        lines.clear();
         Self {
-            text: String::new(),
-            lines: Vec::new(),
+            text,
+            lines,
             keep,
             notation,
         }
+    }
+
+    /// Its buffers, for the next search.
+    fn into_buffers(self) -> ScoredBuffers {
+        ScoredBuffers(self.text, self.lines)
     }
 
     /// Keep `line` (an `info` with a `score` word), dropping the oldest beyond `keep`.
@@ -1107,7 +1130,7 @@ mod tests {
 
     #[test]
     fn only_the_last_keep_valid_scored_lines_count() {
-        let mut s = Scored::new(2, DropNotation::Star);
+        let mut s = Scored::new(2, DropNotation::Star, ScoredBuffers::default());
         s.push("info depth 1 score cp 10 pv 7g7f");
         for _ in 0..10 {
             // Garbage and unscored lines with a `score` word never count, however many.
@@ -1128,7 +1151,9 @@ mod tests {
             s.last().and_then(|i| i.score).map(|sc| sc.value),
             Some(Score::Cp(30))
         );
-        assert!(Scored::new(0, DropNotation::Star).last().is_none());
+        // Its buffers serve the next search, emptied.
+        let s = Scored::new(0, DropNotation::Star, s.into_buffers());
+        assert!(s.last().is_none() && s.infos().is_empty());
     }
 
     #[test]
