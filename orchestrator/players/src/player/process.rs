@@ -221,7 +221,7 @@ pub(crate) struct EngineProcess {
     log: Option<ProcessLog>,
     /// The timer of [`EngineProcess::read_line`]'s deadline: one for all its reads, moved only
     /// when the deadline changes (a move's many lines share one), so a line costs no timer
-    /// set and cleared.
+    /// set and cleared; cleared by [`EngineProcess::idle`] (a move's reads are over).
     timer: Option<Pin<Box<Sleep>>>,
 }
 
@@ -439,6 +439,9 @@ impl EngineProcess {
     /// stops reading, so an engine that floods its output blocks on its own pipe. Never ends:
     /// run it beside the wait it fills (`select!`) and drop it.
     pub(crate) async fn idle(&mut self) -> std::convert::Infallible {
+        // Nobody waits: the last wait's timer goes (left set, it would wake the game for
+        // nothing at a deadline already met).
+        self.timer = None;
         loop {
             self.log_read();
             let full = self.output.ended || self.output.pending() >= IDLE_KEPT;
