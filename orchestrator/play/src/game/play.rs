@@ -25,6 +25,10 @@ pub async fn play_game(
     cancel: &CancellationToken,
     feed: Option<Arc<dyn RunFeed>>,
 ) -> Option<PlayedGame> {
+    // The game's own token, cancelled with the run's: it is polled at every wake-up of the game
+    // (each line an engine writes), and the run's is shared by all games' threads, its lock
+    // and waiters with it; this one is this game's alone.
+    let cancel = &cancel.child_token();
     let mut arbiter = match Arbiter::new(config, spec) {
         Ok(a) => a.with_feed(feed),
         Err(e) => {

@@ -23,6 +23,7 @@
 use std::borrow::Cow;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
+use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -30,7 +31,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 use super::engine_log::{Direction, LogTag, ProcessLog};
 
@@ -197,6 +198,10 @@ impl Output {
 
 /// A piece of output as a line: lossy UTF-8, trailing whitespace trimmed (borrowed when valid).
 fn as_line(bytes: &[u8]) -> Cow<'_, str> {
+    // The valid case first: `from_utf8` checks ASCII a word at a time, the lossy walk a byte.
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(s.trim_end());
+    }
     match String::from_utf8_lossy(bytes) {
         Cow::Borrowed(s) => Cow::Borrowed(s.trim_end()),
         Cow::Owned(s) => Cow::Owned(s.trim_end().to_string()),
@@ -214,6 +219,10 @@ pub(crate) struct EngineProcess {
     exited: Option<(String, Instant)>,
     /// Where its lines are logged, when they are.
     log: Option<ProcessLog>,
+    /// The timer of [`EngineProcess::read_line`]'s deadline: one for all its reads, moved only
+    /// when the deadline changes (a move's many lines share one), so a line costs no timer
+    /// set and cleared; cleared by [`EngineProcess::idle`] (a move's reads are over).
+    timer: Option<Pin<Box<Sleep>>>,
 }
 
 impl EngineProcess {
@@ -297,6 +306,7 @@ impl EngineProcess {
             label: label.to_string(),
             exited: None,
             log,
+            timer: None,
         })
     }
 
@@ -382,13 +392,24 @@ impl EngineProcess {
             if self.output.ended {
                 return Err(self.exit_error().await);
             }
+            let timer = match &mut self.timer {
+                Some(timer) => {
+                    if timer.deadline() != deadline.at {
+                        timer.as_mut().reset(deadline.at);
+                    }
+                    timer
+                }
+                None => self
+                    .timer
+                    .insert(Box::pin(tokio::time::sleep_until(deadline.at))),
+            };
             tokio::select! {
                 biased;
                 () = self.output.fill() => {}
                 status = self.child.wait() => {
                     self.on_exit(status);
                 }
-                () = tokio::time::sleep_until(deadline.at) => {
+                () = timer.as_mut() => {
                     return Err(ProcessError::Timeout(deadline.budget));
                 }
             }
@@ -418,6 +439,9 @@ impl EngineProcess {
     /// stops reading, so an engine that floods its output blocks on its own pipe. Never ends:
     /// run it beside the wait it fills (`select!`) and drop it.
     pub(crate) async fn idle(&mut self) -> std::convert::Infallible {
+        // Nobody waits: the last wait's timer goes (left set, it would wake the game for
+        // nothing at a deadline already met).
+        self.timer = None;
         loop {
             self.log_read();
             let full = self.output.ended || self.output.pending() >= IDLE_KEPT;

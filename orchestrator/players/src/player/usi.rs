@@ -43,7 +43,7 @@ use std::time::Duration;
 use engine::position::Position;
 use engine::types::Score;
 use engine::usi::protocol::{
-    EngineMessage, Go, GuiCommand, Info, OptionSpec, PositionStart, UsiBestMove,
+    EngineMessage, Go, GuiCommand, Info, InfoRef, OptionSpec, PositionStart, UsiBestMove,
     parse_engine_message, parse_info_line,
 };
 use tokio::time::Instant;
@@ -94,6 +94,9 @@ pub struct UsiPlayer {
     live: Option<Live>,
     /// Where its processes log their lines (`--log`, `log = true`).
     log: Option<LogTag>,
+    /// The buffers of the last search's [`Scored`], emptied: the next search's, so a search's
+    /// lines allocate nothing once the first searches grew them.
+    scored_buffers: ScoredBuffers,
 }
 
 /// How often a read looks at the GUI's stop flag.
@@ -131,6 +134,7 @@ impl UsiPlayer {
             last_ponder: None,
             live: None,
             log: None,
+            scored_buffers: ScoredBuffers::default(),
         }
     }
 
@@ -487,27 +491,27 @@ impl UsiPlayer {
                 detail: "not running".into(),
             });
         };
-        let mut infos = Scored::new(keep, drop_notation);
+        let mut infos = Scored::new(
+            keep,
+            drop_notation,
+            std::mem::take(&mut self.scored_buffers),
+        );
         let mut wait = deadline;
         loop {
             let gui_stopping = gui_stop.as_ref().filter(|_| owed.is_none());
-            let stopped = async {
-                match gui_stopping {
-                    Some(flag) => {
+            // Looked at before each line too, so an engine that floods its output is stopped.
+            // Without a GUI's stop flag a read is only a read (no select to poll per line).
+            let read = match gui_stopping {
+                Some(flag) if flag.is_stopped() => None,
+                Some(flag) => tokio::select! {
+                    read = p.read_line(wait) => Some(read),
+                    () = async {
                         while !flag.is_stopped() {
                             tokio::time::sleep(GUI_STOP_POLL).await;
                         }
-                    }
-                    None => std::future::pending().await,
-                }
-            };
-            // Looked at before each line too, so an engine that floods its output is stopped.
-            let read = match gui_stopping {
-                Some(flag) if flag.is_stopped() => None,
-                _ => tokio::select! {
-                    read = p.read_line(wait) => Some(read),
-                    () = stopped => None,
+                    } => None,
                 },
+                None => Some(p.read_line(wait).await),
             };
             let Some(read) = read else {
                 // The GUI's stop: as at a deadline, but the answer it gives now is on time.
@@ -541,32 +545,34 @@ impl UsiPlayer {
             if line.trim().is_empty() {
                 continue;
             }
-            // Only a scored `info` is kept: one without a `score` word is not even parsed, one
-            // with it is parsed in place and kept as its text (see [`Scored`]).
+            // Only an `info` with a `score` word is kept, as its text, parsed only when an
+            // answer looks at it (see [`Scored`]); a GUI's progress board gets it parsed now.
             if is_info(&line) {
                 if !line.split_whitespace().any(|w| w == "score") {
                     continue;
                 }
+                let Some(progress) = &progress else {
+                    infos.push(&line);
+                    continue;
+                };
                 match parse_info_line(&line) {
                     Ok(info) => {
                         let Some(score) = info.score else {
                             continue;
                         };
-                        if let Some(progress) = &progress {
-                            progress.publish(
-                                &name,
-                                Line {
-                                    multipv: info.multipv.unwrap_or(1),
-                                    depth: info.depth,
-                                    nodes: info.nodes,
-                                    time: info
-                                        .time
-                                        .map_or_else(|| began.elapsed(), Duration::from_millis),
-                                    score: Some(normalize_score(score.value, mate_cp)),
-                                    pv: info.pv().map(from_engine).collect(),
-                                },
-                            );
-                        }
+                        progress.publish(
+                            &name,
+                            Line {
+                                multipv: info.multipv.unwrap_or(1),
+                                depth: info.depth,
+                                nodes: info.nodes,
+                                time: info
+                                    .time
+                                    .map_or_else(|| began.elapsed(), Duration::from_millis),
+                                score: Some(normalize_score(score.value, mate_cp)),
+                                pv: info.pv().map(from_engine).collect(),
+                            },
+                        );
                         infos.push(&line);
                     }
                     Err(e) => tracing::debug!(player = %name, "ignoring non-USI line: {e}"),
@@ -664,7 +670,7 @@ impl UsiPlayer {
 
     /// The answer of a search as a [`Thought`].
     fn thought(
-        &self,
+        &mut self,
         (scored, best, engine_time): (Scored, UsiBestMove, Duration),
         multipv: usize,
     ) -> Thought {
@@ -686,6 +692,7 @@ impl UsiPlayer {
             Decision::Move(m) => scored.for_move(m),
             _ => scored.last(),
         };
+        self.scored_buffers = scored.into_buffers();
         let info = info.as_ref();
         Thought {
             eval: info
@@ -773,6 +780,7 @@ impl UsiPlayer {
             .search(position, go, Deadline::after(timeout), keep, false)
             .await?;
         let lines = multipv_lines(&scored.infos(), self.settings.mate_cp);
+        self.scored_buffers = scored.into_buffers();
         if lines.is_empty()
             && let UsiBestMove::Move { mv, .. } = best
         {
@@ -810,43 +818,88 @@ impl UsiPlayer {
 }
 
 /// The scored `info` lines of one search, the last `keep` of them (oldest first), kept as the
-/// engine wrote them: each was parsed when it came (one that does not parse, or has no score,
-/// is not kept) without copying its words, and only the lines an answer uses are parsed into an
-/// [`Info`] (its pv in our notation). So a line costs one copy of its text, not an allocation
-/// per word, and a kept line's text is reused for a later one once `keep` are held.
+/// engine wrote them. A line is kept when it has a `score` word, unparsed: it is parsed when an
+/// answer looks at it (one that does not parse, or has no score, counts as never kept), so a
+/// search's many lines cost one copy of their text each into one buffer, not an allocation or
+/// a parse each; an answer parses the few newest lines it uses. Exactly the last `keep` valid
+/// lines count: past `2 * keep` candidates the newest `keep` valid ones are kept, the rest
+/// dropped ([`Scored::compact`]).
 struct Scored {
-    lines: std::collections::VecDeque<String>,
+    /// The candidates' text, one after another.
+    text: String,
+    /// Each candidate's span in `text`, oldest first.
+    lines: Vec<std::ops::Range<usize>>,
     keep: usize,
     notation: DropNotation,
 }
 
+/// A [`Scored`]'s buffers (its text, its spans), kept from one search for the next.
+#[derive(Default)]
+struct ScoredBuffers(String, Vec<std::ops::Range<usize>>);
+
+/// A kept line that counts: it parses, with a score.
+fn scored_info(line: &str) -> Option<InfoRef<'_>> {
+    parse_info_line(line).ok().filter(|i| i.score.is_some())
+}
+
 impl Scored {
-    fn new(keep: usize, notation: DropNotation) -> Self {
+    /// Empty, in `buffers` (what an earlier search's [`Scored::into_buffers`] gave back).
+    fn new(keep: usize, notation: DropNotation, buffers: ScoredBuffers) -> Self {
+        let ScoredBuffers(mut text, mut lines) = buffers;
+        text.clear();
+        lines.clear();
         Self {
-            lines: std::collections::VecDeque::new(),
+            text,
+            lines,
             keep,
             notation,
         }
     }
 
-    /// Keep `line` (a scored `info` that parsed), dropping the oldest beyond `keep`.
+    /// Its buffers, for the next search.
+    fn into_buffers(self) -> ScoredBuffers {
+        ScoredBuffers(self.text, self.lines)
+    }
+
+    /// Keep `line` (an `info` with a `score` word), dropping the oldest beyond `keep`.
     fn push(&mut self, line: &str) {
-        let mut text = if self.lines.len() >= self.keep {
-            self.lines.pop_front().unwrap_or_default()
-        } else {
-            String::new()
-        };
         if self.keep == 0 {
             return;
         }
-        text.clear();
-        text.push_str(line);
-        self.lines.push_back(text);
+        let at = self.text.len();
+        self.text.push_str(line);
+        self.lines.push(at..self.text.len());
+        if self.lines.len() > 2 * self.keep {
+            self.compact();
+        }
     }
 
-    /// A kept line as an [`Info`], its pv in our notation.
-    fn info(&self, line: &str) -> Option<Info> {
-        let mut info = parse_info_line(line).ok()?.to_info();
+    /// Keep only the newest `keep` valid lines.
+    fn compact(&mut self) {
+        let kept: Vec<std::ops::Range<usize>> = self.valid().take(self.keep).collect();
+        let mut text = String::with_capacity(self.text.len());
+        self.lines.clear();
+        for r in kept.into_iter().rev() {
+            let at = text.len();
+            text.push_str(&self.text[r]);
+            self.lines.push(at..text.len());
+        }
+        self.text = text;
+    }
+
+    /// The spans of the valid lines that count, newest first.
+    fn valid(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        self.lines
+            .iter()
+            .rev()
+            .filter(|r| scored_info(&self.text[(*r).clone()]).is_some())
+            .take(self.keep)
+            .cloned()
+    }
+
+    /// A line as an [`Info`], its pv in our notation.
+    fn info(&self, info: InfoRef<'_>) -> Info {
+        let mut info = info.to_info();
         if self.notation != DropNotation::Star {
             info.pv = info
                 .pv
@@ -854,32 +907,38 @@ impl Scored {
                 .map(|m| from_engine(self.notation, m))
                 .collect();
         }
-        Some(info)
+        info
     }
 
-    /// Every kept line, oldest first.
+    /// The line at `span` (a valid one) as an [`Info`].
+    fn info_at(&self, span: std::ops::Range<usize>) -> Option<Info> {
+        scored_info(&self.text[span]).map(|i| self.info(i))
+    }
+
+    /// Every line that counts, oldest first.
     fn infos(&self) -> Vec<Info> {
-        self.lines.iter().filter_map(|l| self.info(l)).collect()
+        let mut spans: Vec<_> = self.valid().collect();
+        spans.reverse();
+        spans.into_iter().filter_map(|r| self.info_at(r)).collect()
     }
 
     /// The last line.
     fn last(&self) -> Option<Info> {
-        self.lines.back().and_then(|l| self.info(l))
+        self.valid().next().and_then(|r| self.info_at(r))
     }
 
     /// The last line whose pv starts with `mv` (our notation), else the last line.
     fn for_move(&self, mv: &str) -> Option<Info> {
-        let starts_with_mv = |line: &&String| {
-            parse_info_line(line)
-                .ok()
+        let starts_with_mv = |r: &std::ops::Range<usize>| {
+            scored_info(&self.text[r.clone()])
                 .and_then(|i| i.pv().next())
                 .is_some_and(|first| match self.notation {
                     DropNotation::Star => first == mv,
                     at => from_engine(at, first) == mv,
                 })
         };
-        match self.lines.iter().rev().find(starts_with_mv) {
-            Some(line) => self.info(line),
+        match self.valid().find(starts_with_mv) {
+            Some(r) => self.info_at(r),
             None => self.last(),
         }
     }
@@ -1068,6 +1127,34 @@ impl Player for UsiPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_last_keep_valid_scored_lines_count() {
+        let mut s = Scored::new(2, DropNotation::Star, ScoredBuffers::default());
+        s.push("info depth 1 score cp 10 pv 7g7f");
+        for _ in 0..10 {
+            // Garbage and unscored lines with a `score` word never count, however many.
+            s.push("info depth x score cp 1 pv 2g2f");
+            s.push("info string score");
+        }
+        s.push("info depth 2 score cp 20 pv 2g2f 8c8d");
+        let depths = |s: &Scored| s.infos().iter().map(|i| i.depth).collect::<Vec<_>>();
+        assert_eq!(depths(&s), [Some(1), Some(2)]);
+        assert_eq!(s.for_move("7g7f").and_then(|i| i.depth), Some(1));
+        s.push("info depth 3 score cp 30 pv 2g2f");
+        // Beyond `keep`, the oldest valid line is dropped: a move only it names falls back
+        // to the last line.
+        assert_eq!(depths(&s), [Some(2), Some(3)]);
+        assert_eq!(s.for_move("7g7f").and_then(|i| i.depth), Some(3));
+        assert_eq!(s.for_move("2g2f").map(|i| i.pv.len()), Some(1));
+        assert_eq!(
+            s.last().and_then(|i| i.score).map(|sc| sc.value),
+            Some(Score::Cp(30))
+        );
+        // Its buffers serve the next search, emptied.
+        let s = Scored::new(0, DropNotation::Star, s.into_buffers());
+        assert!(s.last().is_none() && s.infos().is_empty());
+    }
 
     #[test]
     fn drops_are_translated_only_for_engines_configured_for_at() {
