@@ -41,8 +41,8 @@ use engine::types::ByColor;
 /// in one burst, two workers get two engines' share and the answers queue behind them (a move's
 /// clock runs until its `bestmove` is read). More workers cost CPU per move (a thread woken
 /// per answer instead of one turn taking many). Measured at 1024 mock games on 2 cores (the
-/// runner study, docs/studies/runner-cost.md): 2 workers lost hundreds of games on time, 8 about
-/// ten, 32 hundreds again at twice the CPU.
+/// runner study, docs/studies/runner-cost.md): 2 workers lost hundreds of games on time, 8 the
+/// fewest (11 to 83 in three runs), 32 more again, and a runtime per game over a thousand.
 pub const GAMES_PER_WORKER: usize = 128;
 
 /// How a scheduler plays.
