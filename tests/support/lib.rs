@@ -98,6 +98,25 @@ pub fn succeeded(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// A run stopped by a file it could not write: it exits non-zero, and exactly one line of its
+/// stderr, its last, names `file`, with `cause`.
+///
+/// # Panics
+/// When it does not.
+pub fn assert_stopped_naming(run: &std::process::Output, file: &str, cause: &str) {
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "the run exits non-zero: {stderr}");
+    let naming: Vec<&str> = stderr.lines().filter(|l| l.contains(file)).collect();
+    assert!(
+        naming.len() == 1 && naming[0].contains(cause),
+        "one line names {file}, with {cause}: {stderr}"
+    );
+    assert!(
+        stderr.lines().last().is_some_and(|l| l.contains(file)),
+        "the last line names {file}: {stderr}"
+    );
+}
+
 /// The built-in engine's search of `pos` as the analysis reference makes it (`council-analyze
 /// moves`, `council-openings`): one thread, a 16 MB hash, cleared tables, single line, `nodes`
 /// nodes. Tests re-search with it what a binary reported.

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use council_tests::{run_tune, succeeded, tune_iterations, tune_trajectory, workspace_bin};
+use council_tests::{
+    assert_stopped_naming, run_tune, succeeded, tune_iterations, tune_trajectory, workspace_bin,
+};
 use serde_json::Value;
 
 const GAMES: usize = 8;
@@ -66,22 +68,6 @@ fn reference(dir: &Path, config: &Path) -> BTreeMap<u64, Value> {
     let games = moves_by_id(&out);
     assert_eq!(games.len(), GAMES);
     games
-}
-
-/// The stopped run's one line (the only one naming the file), its exit, and that it kept what
-/// it finished.
-fn assert_stopped_naming(run: &std::process::Output, file: &str, cause: &str) {
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(!run.status.success(), "the run exits non-zero: {stderr}");
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(file)).collect();
-    assert!(
-        errors.len() == 1 && errors[0].contains(cause),
-        "one line names {file}, with {cause}: {stderr}"
-    );
-    assert!(
-        stderr.lines().last().is_some_and(|l| l.contains(file)),
-        "the last line names {file}: {stderr}"
-    );
 }
 
 /// `--resume` (with `extra`) finishes the run with exactly the reference's games.

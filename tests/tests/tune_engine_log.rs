@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use council_tests::{run_tune, succeeded, tune_iterations, tune_trajectory, workspace_bin};
+use council_tests::{
+    assert_stopped_naming, run_tune, succeeded, tune_iterations, tune_trajectory, workspace_bin,
+};
 use serde_json::Value;
 
 /// A fresh folder for one test.
@@ -177,21 +179,6 @@ fn log_true_on_one_player_writes_the_folders_engines_log_with_its_lines_only() {
     // Every game has θ+ or θ− on one side: each has its verdict.
     let ids = game_ids(&out);
     assert_eq!(verdicts(&parsed), (ids.clone(), ids.len()));
-}
-
-/// The stopped tune's one line naming `file` (with `cause`), its last, and its exit.
-fn assert_stopped_naming(run: &std::process::Output, file: &str, cause: &str) {
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(!run.status.success(), "the tune exits non-zero: {stderr}");
-    let naming: Vec<&str> = stderr.lines().filter(|l| l.contains(file)).collect();
-    assert!(
-        naming.len() == 1 && naming[0].contains(cause),
-        "one line names {file}, with {cause}: {stderr}"
-    );
-    assert!(
-        stderr.lines().last().is_some_and(|l| l.contains(file)),
-        "the last line names {file}: {stderr}"
-    );
 }
 
 #[test]
