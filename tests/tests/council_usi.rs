@@ -1143,7 +1143,8 @@ fn a_member_with_a_pondering_fault_is_left_out_of_the_vote_the_gui_gets() {
         let mut game = "startpos".to_string();
         // An early `bestmove` is caught when it came before `ponderhit` was sent; on a loaded
         // machine it may cross it (the member not yet scheduled to write it), and a later
-        // ponder is the one caught. The whole suite running beside it crossed five in a row.
+        // ponder from the same position is the one caught. The whole suite running beside it
+        // crossed five in a row.
         let attempts = if scenario == "ponder-early" { 20 } else { 1 };
         let mut caught = false;
         let mut heard = Vec::new();
@@ -1181,12 +1182,12 @@ fn a_member_with_a_pondering_fault_is_left_out_of_the_vote_the_gui_gets() {
                     .any(|l| l.contains("quick search") || l.contains("abandoned")),
                 "{scenario}: the others' vote answers: {lines:#?}"
             );
-            game = format!("{pondered} {answer}");
             caught = votes
                 .iter()
                 .any(|l| l.contains("member bad has no vote") && l.contains(words));
             heard = lines;
             if caught {
+                game = format!("{pondered} {answer}");
                 break;
             }
         }
