@@ -18,7 +18,7 @@ Debian's Fairy-Stockfish at 20000 nodes a move, concurrency 2), and reports per 
 
     ulimit -n 4096   # 256 concurrent games are 512 engines, 3 pipes each
     cargo build --release --bin council-match --bin mock-usi --bin council-engine
-    python3 scripts/bench-runner.py --out /tmp/bench-runner
+    python3 scripts/bench-runner.py          # into /dev/shm/bench-runner (tmpfs) by default
 
 `--runner label=PATH` (repeatable) compares builds, interleaved run by run; `--repeat N` runs
 each cell N times and reports medians. `--shogitest PATH` adds Shogitest (87flowers/shogitest,
@@ -699,7 +699,11 @@ def svg(cells, path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("/tmp/bench-runner"))
+    # On tmpfs by default: council-match creates two record files a game, and on a disk
+    # filesystem their cost grows with the files the previous runs' folders deleted
+    # (docs/studies/runner-cost.md), which would compare filesystem states, not runners.
+    shm = Path("/dev/shm")
+    ap.add_argument("--out", type=Path, default=(shm if shm.is_dir() else Path("/tmp")) / "bench-runner")
     ap.add_argument("--runner", action="append", help="LABEL=PATH of a council-match build (repeatable)")
     ap.add_argument("--shogitest", help="PATH of a Shogitest build: one more runner on the same workloads")
     ap.add_argument("--mock", default=str(ROOT / "target/release/mock-usi"))
