@@ -86,10 +86,12 @@ impl Position {
     /// The moves played since the root, first move first.
     #[must_use]
     pub fn moves(&self) -> Vec<Move> {
-        self.played
-            .iter()
-            .map(|m| Move::from_rs(m.to_move()))
-            .collect()
+        self.moves_played().collect()
+    }
+
+    /// The moves played since the root, first move first, without collecting them.
+    pub fn moves_played(&self) -> impl ExactSizeIterator<Item = Move> + Clone + '_ {
+        self.played.iter().map(|m| Move::from_rs(m.to_move()))
     }
 
     /// The last move played since the root.
@@ -169,10 +171,13 @@ impl Position {
         self.legal_move32(mv).is_some()
     }
 
+    /// `mv` with its piece filled in, if it is legal here: rsshogi's check of one move (the
+    /// piece is there and moves so, the square is free, nifu, pawn-drop mate, the king safe;
+    /// every legal non-promotion allowed), not a generation of every legal move. The unit test
+    /// `one_move_judged_alone_agrees_with_the_generated_legal_moves` holds the two together.
     fn legal_move32(&self, mv: Move) -> Option<Move32> {
-        let mut list = Move32List::new();
-        rsshogi::movegen::generate_legal_all_move32(&self.inner, &mut list);
-        list.iter().copied().find(|m| m.to_move() == mv.to_rs())
+        let m32 = self.inner.move32_from_move(mv.to_rs());
+        self.inner.is_legal_move32(m32).then_some(m32)
     }
 
     /// Reads USI move text and checks it is legal here.

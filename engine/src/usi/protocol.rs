@@ -302,19 +302,47 @@ impl fmt::Display for GuiCommand {
                 write!(f, "setoption name {name} value {value}")
             }
             Self::SetOption { name, value: None } => write!(f, "setoption name {name}"),
-            Self::Position { start, moves } => {
-                match start {
-                    PositionStart::Startpos => f.write_str("position startpos")?,
-                    PositionStart::Sfen(sfen) => write!(f, "position sfen {sfen}")?,
-                }
-                if !moves.is_empty() {
-                    write!(f, " moves {}", moves.join(" "))?;
-                }
-                Ok(())
+            Self::Position { start, moves } => PositionLine {
+                sfen: match start {
+                    PositionStart::Startpos => None,
+                    PositionStart::Sfen(sfen) => Some(sfen),
+                },
+                moves: moves.iter(),
             }
+            .fmt(f),
             Self::Go(go) => go.fmt(f),
             Self::GameOver(outcome) => write!(f, "gameover {}", outcome.word()),
         }
+    }
+}
+
+/// The text of a `position` command, written from borrowed parts: a GUI that sends one per move
+/// of a long game writes the moves into the line, not a `String` per move first.
+pub struct PositionLine<'a, I> {
+    /// `None`: `startpos`.
+    pub sfen: Option<&'a str>,
+    /// The moves, each as its USI text.
+    pub moves: I,
+}
+
+impl<I> fmt::Display for PositionLine<'_, I>
+where
+    I: Iterator + Clone,
+    I::Item: fmt::Display,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.sfen {
+            None => f.write_str("position startpos")?,
+            Some(sfen) => write!(f, "position sfen {sfen}")?,
+        }
+        let mut moves = self.moves.clone().peekable();
+        if moves.peek().is_some() {
+            f.write_str(" moves")?;
+            for m in moves {
+                write!(f, " {m}")?;
+            }
+        }
+        Ok(())
     }
 }
 

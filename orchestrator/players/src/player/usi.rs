@@ -43,7 +43,7 @@ use std::time::Duration;
 use engine::position::Position;
 use engine::types::Score;
 use engine::usi::protocol::{
-    EngineMessage, Go, GuiCommand, Info, InfoRef, OptionSpec, PositionStart, UsiBestMove,
+    EngineMessage, Go, GuiCommand, Info, InfoRef, OptionSpec, PositionLine, UsiBestMove,
     parse_engine_message, parse_info_line,
 };
 use tokio::time::Instant;
@@ -392,25 +392,15 @@ impl UsiPlayer {
     }
 
     /// The `position` command for `position` (its root and moves, in the engine's notation).
-    fn position_command(&self, position: &Position) -> GuiCommand {
+    fn position_line(&self, position: &Position) -> String {
         let s = &self.settings;
         let root = position.root_sfen();
-        let start = if s.position_startpos && root == startpos_sfen() {
-            PositionStart::Startpos
-        } else {
-            PositionStart::Sfen(root.to_string())
-        };
-        GuiCommand::Position {
-            start,
-            moves: position
-                .moves()
-                .iter()
-                .map(|m| match s.drop_notation {
-                    DropNotation::Star => m.to_usi(),
-                    at => to_engine(at, &m.to_usi()),
-                })
-                .collect(),
+        let notation = s.drop_notation;
+        PositionLine {
+            sfen: (!(s.position_startpos && root == startpos_sfen())).then_some(root),
+            moves: position.moves_played().map(|m| EngineMove(m, notation)),
         }
+        .to_string()
     }
 
     /// Send `position` and `go`, then read until `bestmove`: the last `keep` info lines that
@@ -418,13 +408,13 @@ impl UsiPlayer {
     /// `stop_at_deadline` the engine is sent `stop` at the deadline (see the module's docs).
     async fn search(
         &mut self,
-        position: GuiCommand,
+        position: String,
         go: Go,
         deadline: Deadline,
         keep: usize,
         stop_at_deadline: bool,
     ) -> Result<(Scored, UsiBestMove, Duration), PlayerError> {
-        self.send_commands(&[position.to_string(), GuiCommand::Go(go).to_string()])
+        self.send_commands(&[position, GuiCommand::Go(go).to_string()])
             .await?;
         self.read_answer(Instant::now(), deadline, keep, stop_at_deadline)
             .await
@@ -634,12 +624,12 @@ impl UsiPlayer {
         // The whole wait for the answer, from the request on: what a timeout reports.
         let deadline = Deadline::until(req.deadline);
         self.settle(req.deadline).await?;
-        let position = self.position_command(&req.position);
+        let position = self.position_line(&req.position);
         let multipv = req.multipv.max(1);
         let keep = if multipv == 1 { 64 } else { 4 * multipv + 64 };
         self.ponder_answered_early()?;
         let answer = match self.pondering.take() {
-            Some(pd) if pd.position == position.to_string() && pd.multipv == multipv => {
+            Some(pd) if pd.position == position && pd.multipv == multipv => {
                 // The expected reply came: the search in progress is this move's. A GUI that
                 // stopped the ponder before any `ponderhit` gets its answer by `stop` alone (the
                 // read below sends it), as USI says.
@@ -727,7 +717,7 @@ impl UsiPlayer {
         let mv = req.position.parse_usi_move(&expected).ok()?;
         let mut next = req.clone();
         std::sync::Arc::make_mut(&mut next.position).play(mv);
-        let position = self.position_command(&next.position).to_string();
+        let position = self.position_line(&next.position);
         let go = Go {
             ponder: true,
             ..self.go_command(&next)
@@ -774,7 +764,7 @@ impl UsiPlayer {
             searchmoves: searchmoves.iter().map(|m| to_engine(notation, m)).collect(),
             ..Go::default()
         };
-        let position = self.position_command(position);
+        let position = self.position_line(position);
         let keep = 4 * multipv + 64;
         let (scored, best, _) = self
             .search(position, go, Deadline::after(timeout), keep, false)
@@ -965,6 +955,18 @@ fn multipv_lines(infos: &[Info], mate_cp: i32) -> Vec<AnalysisLine> {
 }
 
 /// A USI move as an engine with `notation` writes it.
+/// A move as an engine with `.1`'s drop notation reads it, written where it is needed.
+struct EngineMove(engine::types::Move, DropNotation);
+
+impl std::fmt::Display for EngineMove {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            DropNotation::Star => self.0.fmt(f),
+            at => f.write_str(&to_engine(at, &self.0.to_usi())),
+        }
+    }
+}
+
 pub(crate) fn to_engine(notation: DropNotation, mv: &str) -> String {
     match notation {
         DropNotation::Star => mv.to_string(),
